@@ -1,0 +1,31 @@
+"""The root ``mnemowire`` command group and the exit codes every command shares."""
+
+from __future__ import annotations
+
+import enum
+
+import click
+
+from mnemowire._version import __version__
+
+__all__ = ["Exit", "cli", "main"]
+
+
+class Exit(enum.IntEnum):
+    """Exit codes: scripts rely on them, so they never change meaning."""
+
+    OK = 0
+    #: a message was invalid or an operation was rejected; stdout holds the error envelope
+    REJECTED = 1
+    #: the command line itself was wrong (click's own code for usage errors)
+    USAGE = 2
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="mnemowire")
+def cli() -> None:
+    """mnemowire: the memorywire agent-memory wire format, made real."""
+
+
+def main() -> None:
+    cli()

@@ -1,0 +1,1 @@
+"""The memorywire JSON Schema files, shipped as package data (read them with mnemowire.spec)."""

@@ -1,0 +1,85 @@
+"""A wheel built from the repository installs in a clean venv and is one ``mnemowire`` package."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
+        check=True,
+    )
+    [built] = out.glob("mnemowire-*.whl")
+    return built
+
+
+def test_wheel_installs_only_the_mnemowire_package(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        top_level = archive.read(next(n for n in names if n.endswith("top_level.txt")))
+    roots = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith(".dist-info")}
+    assert roots == {"mnemowire"}
+    assert top_level.decode().split() == ["mnemowire"]
+    assert "mnemowire/schemas/v0/remember.request.json" in names
+    assert "mnemowire/schemas/v0/examples/recall.request/invalid/k-zero.json" in names
+    assert "mnemowire/py.typed" in names
+
+
+def test_every_source_package_is_in_the_wheel(wheel: Path) -> None:
+    """pyproject lists packages by hand (folders are remapped); none may be forgotten."""
+    mapping = {
+        "runtime": "mnemowire",
+        "adapters": "mnemowire/adapters",
+        "codegen": "mnemowire/codegen",
+        "conformance": "mnemowire/conformance",
+        "generated/python": "mnemowire/models",
+        "spec": "mnemowire/schemas",
+    }
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    for folder, package in mapping.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            relative = init.relative_to(ROOT / folder).as_posix()
+            assert f"{package}/{relative}" in names, f"{init} is not packaged"
+
+
+def test_wheel_works_in_a_clean_venv(wheel: Path, tmp_path: Path) -> None:
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    python = env_dir / "bin" / "python"
+    subprocess.run([python, "-m", "pip", "install", "-q", str(wheel)], check=True)
+    probe = (
+        "import json, mnemowire, mnemowire.spec as s;"
+        "f = s.read_spec();"
+        "print(json.dumps({'file': s.__file__, 'messages': len(f.messages),"
+        " 'ok': s.validate('recall.request', {'agent_id': 'a', 'query': 'q'}) is None,"
+        " 'bad': s.validate('recall.request', {'agent_id': 'a', 'query': 'q', 'k': 0})"
+        "['details'][0]['path']}))"
+    )
+    result = subprocess.run(
+        [python, "-c", probe], check=True, capture_output=True, text=True, cwd=tmp_path
+    )
+    report = json.loads(result.stdout)
+    assert str(env_dir) in report["file"]
+    assert report == {**report, "messages": 15, "ok": True, "bad": "/k"}
+    cli = subprocess.run(
+        [env_dir / "bin" / "mnemowire", "spec", "lint"], capture_output=True, text=True, check=False
+    )
+    assert cli.returncode == 0, cli.stdout + cli.stderr
+    for generic in ("runtime", "adapters", "codegen", "conformance", "generated", "spec"):
+        found = subprocess.run(
+            [python, "-c", f"import {generic}"], capture_output=True, cwd=tmp_path, check=False
+        )
+        assert found.returncode != 0, f"a top-level module {generic!r} is installed"

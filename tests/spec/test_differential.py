@@ -1,0 +1,101 @@
+"""The run-time validator (jsonschema-rs) and the reference (python-jsonschema) never disagree.
+
+Cases come from the schemas themselves (hypothesis-jsonschema), so they reach every branch, and
+from arbitrary JSON objects, so they reach the rejections.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
+
+from mnemowire import spec
+from mnemowire.spec.lint import reference_validator
+
+MESSAGES = spec.read_spec().messages
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=12,
+)
+SETTINGS = settings(
+    max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None
+)
+
+
+@functools.cache
+def _oracle(message: str) -> Any:
+    return reference_validator(spec.read_spec(), message)
+
+
+def _agree(message: str, payload: Any) -> None:
+    fast = spec.validator(message)
+    oracle = _oracle(message)
+    assert fast.schema_valid(payload) is oracle.is_valid(payload), payload
+    assert bool(fast.errors(payload)) is not fast.is_valid(payload)
+
+
+def _generated(message: str) -> st.SearchStrategy[Any]:
+    """Cases drawn from the message's own schema.
+
+    review-request nests a whole request schema under an if/then per operation, which
+    hypothesis-jsonschema canonicalises into a search that takes minutes; it is composed from
+    the parts instead (the operation, that operation's request, a diff).
+    """
+    if message != "review-request":
+        return from_schema(_without_extras(spec.inlined_schema(message)))
+    review = _without_extras(spec.inlined_schema(message))
+    diff = from_schema(review["properties"]["diff"])
+
+    staged = [
+        st.fixed_dictionaries(
+            {
+                "operation": st.just(operation),
+                "agent_id": st.just("a"),
+                "request": from_schema(spec.inlined_schema(f"{operation}.request")),
+                "diff": diff,
+            }
+        )
+        for operation in ("remember", "forget", "merge")
+    ]
+    return st.one_of(staged)
+
+
+def _without_extras(schema: Any) -> Any:
+    """Close the extensible objects: unknown fields are what test_arbitrary_objects_agree adds,
+    and generating arbitrary extra members here only makes the cases huge and slow."""
+    if isinstance(schema, list):
+        return [_without_extras(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _without_extras(v) for k, v in schema.items()}
+    if "properties" in out and out.get("additionalProperties") is True:
+        out["additionalProperties"] = False
+    return out
+
+
+@pytest.mark.parametrize("message", MESSAGES)
+def test_generated_valid_cases_agree(message: str) -> None:
+    @SETTINGS
+    @given(_generated(message))
+    def run(payload: Any) -> None:
+        _agree(message, payload)
+
+    run()
+
+
+@pytest.mark.parametrize("message", MESSAGES)
+def test_arbitrary_objects_agree(message: str) -> None:
+    base = next(e.instance for e in spec.read_spec().examples(message) if e.valid)
+
+    @SETTINGS
+    @given(st.dictionaries(st.sampled_from(sorted(base)) | st.text(max_size=6), JSON))
+    def run(changes: dict[str, Any]) -> None:
+        _agree(message, {**base, **changes})
+
+    run()
