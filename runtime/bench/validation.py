@@ -56,7 +56,7 @@ def _time(call: Callable[[], object], seconds: float = 0.3) -> dict[str, float]:
         if time.perf_counter() - start > 0.01:
             break
         loops *= 2
-    samples = []
+    samples: list[float] = []
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline or len(samples) < 5:
         start = time.perf_counter()

@@ -27,18 +27,17 @@ def validation_command(seconds: float, out: Path | None) -> None:
     """Time spec validation per message (target: < 50 µs for a typical remember)."""
     from mnemowire.bench import environment, run_validation
 
-    report = {
-        "environment": environment(" ".join(["mnemowire", *sys.argv[1:]])),
-        "validation": run_validation(seconds),
-    }
-    click.echo(json.dumps(report["environment"], indent=2))
+    env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
+    rows = run_validation(seconds)
+    click.echo(json.dumps(env, indent=2))
     click.echo("| case | mnemowire p50 µs | p95 µs | python-jsonschema p50 µs |")
     click.echo("|---|---:|---:|---:|")
-    for row in report["validation"]:
+    for row in rows:
         click.echo(
             f"| {row['case']} | {row['mnemowire']['p50_us']} | "
             f"{row['mnemowire']['p95_us']} | {row['python_jsonschema']['p50_us']} |"
         )
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
+        report = {"environment": env, "validation": rows}
         (out / "validation.json").write_text(json.dumps(report, indent=2) + "\n")
