@@ -1,0 +1,76 @@
+"""mnemowire-codegen: the spec's bindings for Python, TypeScript and Go, generated from one IR.
+
+Three stages, each its own module: ``load`` (spec files -> ``ir.Spec``), then one emitter per
+language under ``emit/`` (IR -> files), then ``write`` / ``check`` here (files -> ``generated/``).
+Build-time only: nothing in the runtime imports this package.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from mnemowire.codegen._output import GeneratedFile, header_lines
+from mnemowire.codegen.ir import Spec
+from mnemowire.codegen.load import CodegenError, load
+from mnemowire.spec import LATEST, read_spec
+
+__all__ = [
+    "LANGUAGES",
+    "CodegenError",
+    "GeneratedFile",
+    "diff",
+    "generate",
+    "header_lines",
+    "load",
+    "write",
+]
+
+#: language -> the module whose ``emit(spec) -> list[GeneratedFile]`` writes its bindings
+LANGUAGES = {
+    "python": "mnemowire.codegen.emit.python",
+    "ts": "mnemowire.codegen.emit.typescript",
+    "go": "mnemowire.codegen.emit.go",
+}
+
+
+def generate(languages: Iterable[str] = LANGUAGES, version: str = LATEST) -> list[GeneratedFile]:
+    """Every file the given languages' bindings consist of, paths relative to ``generated/``."""
+    spec: Spec = load(read_spec(version))
+    files: list[GeneratedFile] = []
+    for language in languages:
+        module = importlib.import_module(LANGUAGES[language])
+        files.extend(module.emit(spec))
+    return sorted(files, key=lambda f: f.path)
+
+
+def write(files: Sequence[GeneratedFile], out: Path) -> list[str]:
+    """Write files under ``out``; return the paths whose content changed."""
+    changed = []
+    for file in files:
+        target = out / file.path
+        if not target.exists() or target.read_text(encoding="utf-8") != file.content:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(file.content, encoding="utf-8")
+            changed.append(file.path)
+    return changed
+
+
+def diff(files: Sequence[GeneratedFile], out: Path) -> str:
+    """A unified diff from what is under ``out`` to what codegen would write; empty if current."""
+    chunks = []
+    for file in files:
+        target = out / file.path
+        current = target.read_text(encoding="utf-8") if target.exists() else ""
+        if current != file.content:
+            chunks.extend(
+                difflib.unified_diff(
+                    current.splitlines(keepends=True),
+                    file.content.splitlines(keepends=True),
+                    fromfile=f"generated/{file.path} (on disk)",
+                    tofile=f"generated/{file.path} (from spec)",
+                )
+            )
+    return "".join(chunks)

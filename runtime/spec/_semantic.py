@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["SEMANTIC_RULES", "state_machine_problems"]
+__all__ = ["SEMANTIC_RULES", "SEMANTIC_RULE_NAMES", "state_machine_problems"]
 
 Detail = dict[str, str]
 
@@ -57,4 +57,9 @@ def _review(payload: Any) -> Iterator[Detail]:
 SEMANTIC_RULES: dict[str, Callable[[Any], Iterator[Detail]]] = {
     "remember.request": _remember,
     "review-request": _review,
+}
+#: message name -> the rule names its checks report (bindings in other languages implement them)
+SEMANTIC_RULE_NAMES: dict[str, tuple[str, ...]] = {
+    "remember.request": ("stateReference",),
+    "review-request": ("stateReference",),
 }

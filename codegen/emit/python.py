@@ -1,0 +1,186 @@
+"""Python emitter: Pydantic v2 models, written by datamodel-code-generator from the IR.
+
+The IR is rendered back into one JSON Schema bundle (every named type under ``$defs``, named as
+the IR names it), so the Python classes carry the same names as the TypeScript and Go types, and
+datamodel-code-generator (pinned) writes the models. Requests forbid unknown fields; responses
+keep them (``extra="allow"``) and type enumerations as "known values or any string", so a v0
+client keeps what a newer server sends.
+
+What Pydantic cannot express (the if/then rules, "ids or filter", JSON content schemas,
+uniqueItems) is listed in docs/bindings.md; the runtime validates every message with the spec
+itself, so those rules still hold at every boundary.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from mnemowire.codegen._output import GeneratedFile, header_lines
+from mnemowire.codegen.ir import NO_DEFAULT, Constraints, Schema, Spec
+
+__all__ = ["emit"]
+
+_CONSTRAINT_KEYS = {
+    "min_length": "minLength",
+    "max_length": "maxLength",
+    "pattern": "pattern",
+    "minimum": "minimum",
+    "maximum": "maximum",
+    "exclusive_minimum": "exclusiveMinimum",
+    "exclusive_maximum": "exclusiveMaximum",
+    "min_items": "minItems",
+    "max_items": "maxItems",
+    "unique_items": "uniqueItems",
+    "min_properties": "minProperties",
+    "max_properties": "maxProperties",
+}
+
+
+def emit(spec: Spec) -> list[GeneratedFile]:
+    """``python/<version>.py`` with every model, and ``python/__init__.py`` re-exporting it."""
+    source = _run_generator(bundle(spec))
+    for step in (_drop_root_placeholder, _replace_header):
+        source = step(source, spec)
+    return [
+        GeneratedFile(f"python/{spec.version}.py", source),
+        GeneratedFile("python/__init__.py", _package_init(spec, source)),
+    ]
+
+
+def bundle(spec: Spec) -> dict[str, Any]:
+    """One JSON Schema document: every IR type under ``$defs`` by its IR name.
+
+    Open enumerations are written in place rather than as classes of their own, so a field's
+    type reads ``Literal[...] | str`` instead of a wrapper class nobody can compare with a str.
+    """
+    open_enums = {t.name: t.schema for t in spec.types if t.schema.open_enum is not None}
+
+    def render(schema: Schema) -> dict[str, Any]:
+        if schema.kind == "ref" and schema.ref in open_enums:
+            inline = _render(open_enums[schema.ref], render)
+            if schema.description:
+                inline["description"] = schema.description
+            return inline
+        return _render(schema, render)
+
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": {t.name: render(t.schema) for t in spec.types if t.name not in open_enums},
+    }
+
+
+def _render(schema: Schema, render: Callable[[Schema], dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if schema.description:
+        out["description"] = schema.description
+    if schema.kind == "ref":
+        out["$ref"] = f"#/$defs/{schema.ref}"
+    elif schema.kind == "union":
+        if schema.open_enum is not None:
+            # "known values or any string": Literal[...] | str keeps a newer server's values
+            out["anyOf"] = [{"$ref": f"#/$defs/{schema.open_enum}"}, {"type": "string"}]
+        else:
+            out["anyOf"] = [render(m) for m in schema.members]
+    elif schema.kind == "object":
+        out["type"] = "object"
+        if schema.fields:
+            out["properties"] = {
+                f.name: _field(render(f.schema), f.description, f.default) for f in schema.fields
+            }
+            required = [f.name for f in schema.fields if f.required]
+            if required:
+                out["required"] = required
+        if isinstance(schema.additional, Schema):
+            out["additionalProperties"] = render(schema.additional)
+        else:
+            out["additionalProperties"] = schema.additional
+    elif schema.kind == "array":
+        out["type"] = "array"
+        if schema.items is not None:
+            out["items"] = render(schema.items)
+    else:
+        if schema.types:
+            out["type"] = list(schema.types) if len(schema.types) > 1 else schema.types[0]
+        if schema.enum is not None:
+            out["enum"] = list(schema.enum)
+        if schema.const is not NO_DEFAULT:
+            out["const"] = schema.const
+    out.update(_constraints(schema.constraints))
+    return out
+
+
+def _field(rendered: dict[str, Any], description: str, default: Any) -> dict[str, Any]:
+    out = dict(rendered)
+    if description:
+        out["description"] = description
+    if default is not NO_DEFAULT:
+        out["default"] = default
+    return out
+
+
+def _constraints(constraints: Constraints) -> dict[str, Any]:
+    out = {}
+    for attr, key in _CONSTRAINT_KEYS.items():
+        value = getattr(constraints, attr)
+        if value is not None and value is not False:
+            out[key] = value
+    return out
+
+
+def _run_generator(schema: dict[str, Any]) -> str:
+    from datamodel_code_generator import (
+        DataModelType,
+        InputFileType,
+        LiteralType,
+        PythonVersion,
+        generate,
+    )
+    from datamodel_code_generator.format import Formatter
+
+    result = generate(
+        json.dumps(schema, sort_keys=True),
+        input_file_type=InputFileType.JsonSchema,
+        output_model_type=DataModelType.PydanticV2BaseModel,
+        target_python_version=PythonVersion.PY_311,
+        use_annotated=True,
+        field_constraints=True,
+        use_standard_collections=True,
+        use_union_operator=True,
+        use_double_quotes=True,
+        enum_field_as_literal=LiteralType.All,
+        use_schema_description=True,
+        use_field_description=True,
+        collapse_root_models=True,
+        disable_timestamp=True,
+        formatters=[Formatter.BUILTIN],
+    )
+    if not isinstance(result, str):
+        raise TypeError("datamodel-code-generator returned several modules; expected one")
+    return result
+
+
+def _drop_root_placeholder(source: str, spec: Spec) -> str:
+    """The bundle's root has no type of its own; drop the ``Model`` class written for it."""
+    return re.sub(r"\n\nclass Model\(RootModel\[Any\]\):\n    root: Any\n", "", source)
+
+
+def _replace_header(source: str, spec: Spec) -> str:
+    body = source.split("\n\n", 1)[1] if source.startswith("# generated by") else source
+    header = "".join(f"# {line}\n" for line in header_lines(spec))
+    return f"{header}\n{body}"
+
+
+def _package_init(spec: Spec, source: str) -> str:
+    classes = sorted(re.findall(r"^class (\w+)\(", source, flags=re.MULTILINE))
+    header = "".join(f"# {line}\n" for line in header_lines(spec))
+    imports = "".join(f"    {name},\n" for name in classes)
+    exports = "".join(f'    "{name}",\n' for name in classes)
+    return (
+        f'{header}"""Pydantic models for every memorywire {spec.version} message and definition."""\n'
+        f"\nfrom mnemowire.models.{spec.version} import (\n{imports})\n"
+        f"\nSPEC_VERSION = {spec.version!r}\nSPEC_DIGEST = {spec.digest!r}\n"
+        f'\n__all__ = [\n    "SPEC_DIGEST",\n    "SPEC_VERSION",\n{exports}]\n'
+    )
