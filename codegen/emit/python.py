@@ -178,8 +178,9 @@ def _package_init(spec: Spec, source: str) -> str:
     header = "".join(f"# {line}\n" for line in header_lines(spec))
     imports = "".join(f"    {name},\n" for name in classes)
     exports = "".join(f'    "{name}",\n' for name in classes)
+    docstring = f"Pydantic models for every memorywire {spec.version} message and definition."
     return (
-        f'{header}"""Pydantic models for every memorywire {spec.version} message and definition."""\n'
+        f'{header}"""{docstring}"""\n'
         f"\nfrom mnemowire.models.{spec.version} import (\n{imports})\n"
         f"\nSPEC_VERSION = {spec.version!r}\nSPEC_DIGEST = {spec.digest!r}\n"
         f'\n__all__ = [\n    "SPEC_DIGEST",\n    "SPEC_VERSION",\n{exports}]\n'
