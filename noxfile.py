@@ -47,6 +47,13 @@ def spec(session: nox.Session) -> None:
 
 
 @nox.session
+def codegen(session: nox.Session) -> None:
+    """Regenerate generated/ from the spec; ``nox -s codegen -- --check`` only checks."""
+    session.install("-e", ".[codegen]")
+    session.run("mnemowire", "codegen", *session.posargs)
+
+
+@nox.session
 def bench(session: nox.Session) -> None:
     """Benchmarks (not tests): print measured numbers with machine, date and command."""
     session.install("-e", ".")
