@@ -141,7 +141,7 @@ def _run_generator(schema: dict[str, Any]) -> str:
     from datamodel_code_generator.format import Formatter
 
     result = generate(
-        json.dumps(schema, sort_keys=True),
+        json.dumps(schema),
         input_file_type=InputFileType.JsonSchema,
         output_model_type=DataModelType.PydanticV2BaseModel,
         target_python_version=PythonVersion.PY_311,

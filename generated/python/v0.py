@@ -16,10 +16,6 @@ class ErrorDetail(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    message: Annotated[str, Field(min_length=1)]
-    """
-    What is wrong, in words.
-    """
     path: str
     """
     JSON Pointer (RFC 6901) to the offending field; the empty string means the whole request.
@@ -27,6 +23,10 @@ class ErrorDetail(BaseModel):
     rule: Annotated[str, Field(min_length=1)]
     """
     The rule broken: the JSON Schema keyword (required, additionalProperties, minimum, type, enum, ...) or a semantic rule named in the spec prose.
+    """
+    message: Annotated[str, Field(min_length=1)]
+    """
+    What is wrong, in words.
     """
 
 
@@ -75,27 +75,27 @@ class ReviewDecision(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    approved: bool
-    """
-    true commits the staged write; false discards it.
-    """
-    reason: Annotated[str | None, Field(max_length=4096)] = None
-    """
-    Why, in the reviewer's words.
-    """
     review_id: Annotated[
         str | None, Field(max_length=128, min_length=1, pattern="^[A-Za-z0-9][A-Za-z0-9._:-]*$")
     ] = None
     """
     Review the decision answers.
     """
-    reviewed_at: Annotated[int, Field(ge=0, le=9007199254740991)]
+    approved: bool
     """
-    When the decision was made.
+    true commits the staged write; false discards it.
     """
     reviewer: Annotated[str, Field(max_length=256, min_length=1)]
     """
     Identity of the reviewer.
+    """
+    reviewed_at: Annotated[int, Field(ge=0, le=9007199254740991)]
+    """
+    When the decision was made.
+    """
+    reason: Annotated[str | None, Field(max_length=4096)] = None
+    """
+    Why, in the reviewer's words.
     """
 
 
@@ -114,21 +114,21 @@ class StoreHealth(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    details: dict[str, Any] | None = None
+    store: Annotated[str, Field(min_length=1)]
     """
-    Backend facts worth showing an operator: engine versions, embedder, record counts.
-    """
-    latency_ms: Annotated[float | None, Field(ge=0.0)] = None
-    """
-    Time the health probe took, in milliseconds.
+    Name of the store.
     """
     status: str | Literal["ok", "degraded", "down"]
     """
     ok: serving. degraded: serving with reduced function (details say which). down: not serving.
     """
-    store: Annotated[str, Field(min_length=1)]
+    latency_ms: Annotated[float | None, Field(ge=0.0)] = None
     """
-    Name of the store.
+    Time the health probe took, in milliseconds.
+    """
+    details: dict[str, Any] | None = None
+    """
+    Backend facts worth showing an operator: engine versions, embedder, record counts.
     """
 
 
@@ -147,21 +147,21 @@ class Transition(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    conditions: Identifier | IdentifierList1 | None = None
+    trigger: Annotated[str, Field(max_length=128, min_length=1, pattern="^[A-Za-z_][A-Za-z0-9_]*$")]
     """
-    Guard predicates that must all be true.
-    """
-    dest: Annotated[str, Field(max_length=128, min_length=1)]
-    """
-    State the transition enters.
+    Event name that fires the transition.
     """
     source: StateName | Source
     """
     State(s) the transition leaves from: one state, a list of states, or "*" for any state.
     """
-    trigger: Annotated[str, Field(max_length=128, min_length=1, pattern="^[A-Za-z_][A-Za-z0-9_]*$")]
+    dest: Annotated[str, Field(max_length=128, min_length=1)]
     """
-    Event name that fires the transition.
+    State the transition enters.
+    """
+    conditions: Identifier | IdentifierList1 | None = None
+    """
+    Guard predicates that must all be true.
     """
     unless: Identifier | IdentifierList1 | None = None
     """
@@ -177,17 +177,17 @@ class Capabilities(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    capabilities: list[str | Literal["semantic", "episodic", "procedural", "emotional", "vector", "fts", "graph", "user_scope", "metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete", "governance", "recall_tracking", "demote", "archive", "client_ids"]]
+    store: Annotated[str, Field(min_length=1)]
     """
-    Declared capabilities.
+    Name of the store (adapter name or configured name).
     """
     spec_version: Annotated[str, Field(min_length=1)]
     """
     memorywire version the store speaks, e.g. "v0".
     """
-    store: Annotated[str, Field(min_length=1)]
+    capabilities: list[str | Literal["semantic", "episodic", "procedural", "emotional", "vector", "fts", "graph", "user_scope", "metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete", "governance", "recall_tracking", "demote", "archive", "client_ids"]]
     """
-    Name of the store (adapter name or configured name).
+    Declared capabilities.
     """
 
 
@@ -199,14 +199,6 @@ class ExpirePolicy(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    confidence_below: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
-    """
-    With confidence strictly below this value.
-    """
-    no_recall_in_days: Annotated[float | None, Field(ge=0.0)] = None
-    """
-    Not returned by any recall for this many days (never-recalled records count from their creation).
-    """
     older_than_days: Annotated[float | None, Field(ge=0.0)] = None
     """
     Created more than this many days ago.
@@ -214,6 +206,14 @@ class ExpirePolicy(BaseModel):
     type: Literal["semantic", "episodic", "procedural", "emotional"] | None = None
     """
     Of this memory type.
+    """
+    confidence_below: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    """
+    With confidence strictly below this value.
+    """
+    no_recall_in_days: Annotated[float | None, Field(ge=0.0)] = None
+    """
+    Not returned by any recall for this many days (never-recalled records count from their creation).
     """
 
 
@@ -225,22 +225,22 @@ class ExpireRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    action: Literal["forget", "archive", "demote"] | None = "forget"
-    """
-    forget: soft-delete the matches. archive: hide them, restorable. demote: keep them but multiply their recall score by demote_factor (setting, never compounding).
-    """
     agent_id: Annotated[str, Field(max_length=256, min_length=1)]
     """
     Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to exactly one agent.
     """
-    demote_factor: Annotated[float | None, Field(gt=0.0, le=1.0)] = 0.5
-    """
-    Score multiplier applied by the demote action.
-    """
-    policy: ExpirePolicy
     user_id: Annotated[str | None, Field(max_length=256)] = None
     """
     Only apply the policy to memories stored under this user.
+    """
+    policy: ExpirePolicy
+    action: Literal["forget", "archive", "demote"] | None = "forget"
+    """
+    forget: soft-delete the matches. archive: hide them, restorable. demote: keep them but multiply their recall score by demote_factor (setting, never compounding).
+    """
+    demote_factor: Annotated[float | None, Field(gt=0.0, le=1.0)] = 0.5
+    """
+    Score multiplier applied by the demote action.
     """
 
 
@@ -256,9 +256,21 @@ class FilterOperators(BaseModel):
     """
     The value equals this scalar.
     """
-    field_exists: Annotated[bool | None, Field(alias="$exists")] = None
+    field_ne: Annotated[str | float | bool | None, Field(alias="$ne")] = None
     """
-    true: the key is present; false: the key is absent.
+    The value is absent or differs from this scalar.
+    """
+    field_in: Annotated[
+        list[str | float | bool | None] | None, Field(alias="$in", max_length=1000, min_length=1)
+    ] = None
+    """
+    The value equals one of these scalars.
+    """
+    field_nin: Annotated[
+        list[str | float | bool | None] | None, Field(alias="$nin", max_length=1000, min_length=1)
+    ] = None
+    """
+    The value is absent or equals none of these scalars.
     """
     field_gt: Annotated[float | str | None, Field(alias="$gt")] = None
     """
@@ -268,12 +280,6 @@ class FilterOperators(BaseModel):
     """
     The value is a number (or string) greater than or equal to this one.
     """
-    field_in: Annotated[
-        list[str | float | bool | None] | None, Field(alias="$in", max_length=1000, min_length=1)
-    ] = None
-    """
-    The value equals one of these scalars.
-    """
     field_lt: Annotated[float | str | None, Field(alias="$lt")] = None
     """
     The value is a number (or string) less than this one.
@@ -282,15 +288,9 @@ class FilterOperators(BaseModel):
     """
     The value is a number (or string) less than or equal to this one.
     """
-    field_ne: Annotated[str | float | bool | None, Field(alias="$ne")] = None
+    field_exists: Annotated[bool | None, Field(alias="$exists")] = None
     """
-    The value is absent or differs from this scalar.
-    """
-    field_nin: Annotated[
-        list[str | float | bool | None] | None, Field(alias="$nin", max_length=1000, min_length=1)
-    ] = None
-    """
-    The value is absent or equals none of these scalars.
+    true: the key is present; false: the key is absent.
     """
 
 
@@ -302,21 +302,21 @@ class Health(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    details: dict[str, Any] | None = None
+    store: Annotated[str, Field(min_length=1)]
     """
-    Backend facts worth showing an operator: engine versions, embedder, record counts.
-    """
-    latency_ms: Annotated[float | None, Field(ge=0.0)] = None
-    """
-    Time the health probe took, in milliseconds.
+    Name of the store.
     """
     status: str | Literal["ok", "degraded", "down"]
     """
     ok: serving. degraded: serving with reduced function (details say which). down: not serving.
     """
-    store: Annotated[str, Field(min_length=1)]
+    latency_ms: Annotated[float | None, Field(ge=0.0)] = None
     """
-    Name of the store.
+    Time the health probe took, in milliseconds.
+    """
+    details: dict[str, Any] | None = None
+    """
+    Backend facts worth showing an operator: engine versions, embedder, record counts.
     """
     stores: list[StoreHealth] | None = None
     """
@@ -332,47 +332,55 @@ class MemoryRecord(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
+    id: Annotated[str, Field(max_length=128, min_length=1, pattern="^[A-Za-z0-9][A-Za-z0-9._:-]*$")]
+    """
+    Stable identifier of one memory record. Minted once (by the client or the first component that stores the record) and kept by every store that holds a copy.
+    """
     agent_id: Annotated[str, Field(max_length=256, min_length=1)]
     """
     Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to exactly one agent.
     """
-    arousal: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    user_id: Annotated[str | None, Field(max_length=256)] = None
     """
-    Intensity of an emotional memory, from 0 (calm) to 1 (intense).
+    Optional end-user scope inside an agent's memory. When a request carries it, the operation only sees records stored under the same user_id.
     """
-    confidence: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    type: str | Literal["semantic", "episodic", "procedural", "emotional"]
     """
-    How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
+    A memory type as it appears in a response: one of the v0 types, or a type added by a newer minor version, which a v0 client preserves rather than rejects.
     """
     content: str
     """
     The memory's text (for procedural memories, the JSON text of its state machine).
     """
+    metadata: Metadata | None = None
+    confidence: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    """
+    How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
+    """
+    source: str | None = None
+    """
+    Where the memory came from (a tool, a conversation, a document).
+    """
     created_at: Annotated[int, Field(ge=0, le=9007199254740991)]
     """
     When the record was first stored.
     """
-    emotion: str | None = None
+    updated_at: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
     """
-    Emotional: the emotion, in a word (anxiety, joy, ...).
-    """
-    event_time: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
-    """
-    Episodic: when the event happened.
+    When the record last changed.
     """
     expires_at: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
     """
     When the record stops being recalled.
     """
-    id: Annotated[str, Field(max_length=128, min_length=1, pattern="^[A-Za-z0-9][A-Za-z0-9._:-]*$")]
+    event_time: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
     """
-    Stable identifier of one memory record. Minted once (by the client or the first component that stores the record) and kept by every store that holds a copy.
+    Episodic: when the event happened.
     """
     location: str | None = None
     """
     Episodic: where the event happened.
     """
-    metadata: Metadata | None = None
     participants: Annotated[list[Participant] | None, Field(max_length=256)] = None
     """
     People or agents who took part in an episode.
@@ -381,29 +389,21 @@ class MemoryRecord(BaseModel):
     """
     A sentiment as it appears in a response: a v0 value or one added later, preserved by v0 clients.
     """
-    source: str | None = None
+    valence: Annotated[float | None, Field(ge=-1.0, le=1.0)] = None
     """
-    Where the memory came from (a tool, a conversation, a document).
+    Pleasantness of an emotional memory, from -1 (very unpleasant) to 1 (very pleasant).
+    """
+    arousal: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    """
+    Intensity of an emotional memory, from 0 (calm) to 1 (intense).
+    """
+    emotion: str | None = None
+    """
+    Emotional: the emotion, in a word (anxiety, joy, ...).
     """
     target: str | None = None
     """
     Emotional: what or whom the emotion is about.
-    """
-    type: str | Literal["semantic", "episodic", "procedural", "emotional"]
-    """
-    A memory type as it appears in a response: one of the v0 types, or a type added by a newer minor version, which a v0 client preserves rather than rejects.
-    """
-    updated_at: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
-    """
-    When the record last changed.
-    """
-    user_id: Annotated[str | None, Field(max_length=256)] = None
-    """
-    Optional end-user scope inside an agent's memory. When a request carries it, the operation only sees records stored under the same user_id.
-    """
-    valence: Annotated[float | None, Field(ge=-1.0, le=1.0)] = None
-    """
-    Pleasantness of an emotional memory, from -1 (very unpleasant) to 1 (very pleasant).
     """
 
 
@@ -445,12 +445,12 @@ class ModifiedRecord(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    after: MemoryRecord
-    before: MemoryRecord
     id: Annotated[str, Field(max_length=128, min_length=1, pattern="^[A-Za-z0-9][A-Za-z0-9._:-]*$")]
     """
     Stable identifier of one memory record. Minted once (by the client or the first component that stores the record) and kept by every store that holds a copy.
     """
+    before: MemoryRecord
+    after: MemoryRecord
 
 
 class RecallHit(BaseModel):
@@ -461,86 +461,86 @@ class RecallHit(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    arousal: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
-    """
-    Intensity of an emotional memory, from 0 (calm) to 1 (intense).
-    """
-    confidence: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
-    """
-    How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
-    """
-    content: str
-    """
-    The memory's text (for procedural memories, the JSON text of its state machine).
-    """
-    created_at: Annotated[int, Field(ge=0, le=9007199254740991)]
-    """
-    When the record was first stored.
-    """
-    emotion: str | None = None
-    """
-    Emotional: the emotion, in a word.
-    """
-    event_time: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
-    """
-    Episodic: when the event happened.
-    """
-    expires_at: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
-    """
-    When the record stops being recalled.
-    """
     id: Annotated[str, Field(max_length=128, min_length=1, pattern="^[A-Za-z0-9][A-Za-z0-9._:-]*$")]
     """
     Stable identifier of one memory record. Minted once (by the client or the first component that stores the record) and kept by every store that holds a copy.
-    """
-    location: str | None = None
-    """
-    Episodic: where the event happened.
-    """
-    metadata: Metadata
-    participants: Annotated[list[Participant] | None, Field(max_length=256)] = None
-    """
-    People or agents who took part in an episode.
-    """
-    score: float
-    """
-    Relevance; higher is better. Comparable within one response only.
-    """
-    sentiment: str | Literal["positive", "negative", "neutral", "mixed"] | None = None
-    """
-    A sentiment as it appears in a response: a v0 value or one added later, preserved by v0 clients.
-    """
-    source: str | None = None
-    """
-    Where the memory came from.
-    """
-    source_store: str
-    """
-    Store whose copy of the record is returned.
-    """
-    supporting: list[str]
-    """
-    Stores that returned this record.
-    """
-    target: str | None = None
-    """
-    Emotional: what or whom the emotion is about.
     """
     type: str | Literal["semantic", "episodic", "procedural", "emotional"]
     """
     A memory type as it appears in a response: one of the v0 types, or a type added by a newer minor version, which a v0 client preserves rather than rejects.
     """
-    updated_at: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
+    content: str
     """
-    When the record last changed.
+    The memory's text (for procedural memories, the JSON text of its state machine).
+    """
+    score: float
+    """
+    Relevance; higher is better. Comparable within one response only.
+    """
+    metadata: Metadata
+    created_at: Annotated[int, Field(ge=0, le=9007199254740991)]
+    """
+    When the record was first stored.
+    """
+    supporting: list[str]
+    """
+    Stores that returned this record.
+    """
+    source_store: str
+    """
+    Store whose copy of the record is returned.
     """
     user_id: Annotated[str | None, Field(max_length=256)] = None
     """
     Optional end-user scope inside an agent's memory. When a request carries it, the operation only sees records stored under the same user_id.
     """
+    confidence: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    """
+    How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
+    """
+    source: str | None = None
+    """
+    Where the memory came from.
+    """
+    updated_at: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
+    """
+    When the record last changed.
+    """
+    expires_at: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
+    """
+    When the record stops being recalled.
+    """
+    event_time: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
+    """
+    Episodic: when the event happened.
+    """
+    location: str | None = None
+    """
+    Episodic: where the event happened.
+    """
+    participants: Annotated[list[Participant] | None, Field(max_length=256)] = None
+    """
+    People or agents who took part in an episode.
+    """
+    sentiment: str | Literal["positive", "negative", "neutral", "mixed"] | None = None
+    """
+    A sentiment as it appears in a response: a v0 value or one added later, preserved by v0 clients.
+    """
     valence: Annotated[float | None, Field(ge=-1.0, le=1.0)] = None
     """
     Pleasantness of an emotional memory, from -1 (very unpleasant) to 1 (very pleasant).
+    """
+    arousal: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    """
+    Intensity of an emotional memory, from 0 (calm) to 1 (intense).
+    """
+    emotion: str | None = None
+    """
+    Emotional: the emotion, in a word.
+    """
+    target: str | None = None
+    """
+    Emotional: what or whom the emotion is about.
     """
 
 
@@ -556,33 +556,9 @@ class RememberRequest(BaseModel):
     """
     Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to exactly one agent.
     """
-    approval_required: bool | None = False
+    user_id: Annotated[str | None, Field(max_length=256)] = None
     """
-    Stage the write for human review: the record stays invisible to recall until a reviewer approves it.
-    """
-    arousal: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
-    """
-    Emotional only: intensity, 0..1.
-    """
-    confidence: Annotated[float | None, Field(ge=0.0, le=1.0)] = 1.0
-    """
-    How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
-    """
-    content: Annotated[str, Field(min_length=1)]
-    """
-    The memory's text. For a procedural memory, the JSON text of a StateMachine (see common.json#/$defs/StateMachine).
-    """
-    emotion: Annotated[str | None, Field(max_length=64, min_length=1)] = None
-    """
-    Emotional only: the emotion, in a word.
-    """
-    event_time: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
-    """
-    Episodic only: when the event happened.
-    """
-    expires_at: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
-    """
-    When the memory stops being recalled. A time in the past stores a record that is already expired.
+    Optional end-user scope inside an agent's memory. When a request carries it, the operation only sees records stored under the same user_id.
     """
     id: Annotated[
         str | None, Field(max_length=128, min_length=1, pattern="^[A-Za-z0-9][A-Za-z0-9._:-]*$")
@@ -590,11 +566,39 @@ class RememberRequest(BaseModel):
     """
     Client-chosen record id. Optional; when absent the store (or router) mints one. Repeating a remember with the same id and agent returns the first write's result and creates nothing new, which makes retries safe.
     """
+    type: Literal["semantic", "episodic", "procedural", "emotional"]
+    """
+    The four memory types of memorywire v0: semantic (facts), episodic (events with time and place), procedural (how-to, as a state machine) and emotional (affective associations).
+    """
+    content: Annotated[str, Field(min_length=1)]
+    """
+    The memory's text. For a procedural memory, the JSON text of a StateMachine (see common.json#/$defs/StateMachine).
+    """
+    metadata: Metadata | None = None
+    confidence: Annotated[float | None, Field(ge=0.0, le=1.0)] = 1.0
+    """
+    How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
+    """
+    source: str | None = None
+    """
+    Where the memory came from (a tool, a conversation, a document).
+    """
+    expires_at: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
+    """
+    When the memory stops being recalled. A time in the past stores a record that is already expired.
+    """
+    approval_required: bool | None = False
+    """
+    Stage the write for human review: the record stays invisible to recall until a reviewer approves it.
+    """
+    event_time: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
+    """
+    Episodic only: when the event happened.
+    """
     location: Annotated[str | None, Field(max_length=512, min_length=1)] = None
     """
     Episodic only: where the event happened.
     """
-    metadata: Metadata | None = None
     participants: Annotated[list[Participant] | None, Field(max_length=256)] = None
     """
     Episodic only: who took part.
@@ -603,25 +607,21 @@ class RememberRequest(BaseModel):
     """
     Emotional only: overall polarity.
     """
-    source: str | None = None
+    valence: Annotated[float | None, Field(ge=-1.0, le=1.0)] = None
     """
-    Where the memory came from (a tool, a conversation, a document).
+    Emotional only: pleasantness, -1..1.
+    """
+    arousal: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    """
+    Emotional only: intensity, 0..1.
+    """
+    emotion: Annotated[str | None, Field(max_length=64, min_length=1)] = None
+    """
+    Emotional only: the emotion, in a word.
     """
     target: Annotated[str | None, Field(max_length=256, min_length=1)] = None
     """
     Emotional only: what or whom the emotion is about.
-    """
-    type: Literal["semantic", "episodic", "procedural", "emotional"]
-    """
-    The four memory types of memorywire v0: semantic (facts), episodic (events with time and place), procedural (how-to, as a state machine) and emotional (affective associations).
-    """
-    user_id: Annotated[str | None, Field(max_length=256)] = None
-    """
-    Optional end-user scope inside an agent's memory. When a request carries it, the operation only sees records stored under the same user_id.
-    """
-    valence: Annotated[float | None, Field(ge=-1.0, le=1.0)] = None
-    """
-    Emotional only: pleasantness, -1..1.
     """
 
 
@@ -633,21 +633,13 @@ class StateMachine(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    current: Annotated[str | None, Field(max_length=128, min_length=1)] = None
+    name: Annotated[str, Field(max_length=256, min_length=1)]
     """
-    State the procedure is in now, when it is being executed; one of states.
+    Name of the procedure.
     """
     initial: Annotated[str, Field(max_length=128, min_length=1)]
     """
     State the machine starts in; one of states.
-    """
-    metadata: Metadata | None = None
-    """
-    Free-form data about the procedure.
-    """
-    name: Annotated[str, Field(max_length=256, min_length=1)]
-    """
-    Name of the procedure.
     """
     states: Annotated[list[StateName], Field(max_length=256, min_length=1)]
     """
@@ -656,6 +648,14 @@ class StateMachine(BaseModel):
     transitions: Annotated[list[Transition], Field(max_length=1024)]
     """
     Transitions between states.
+    """
+    current: Annotated[str | None, Field(max_length=128, min_length=1)] = None
+    """
+    State the procedure is in now, when it is being executed; one of states.
+    """
+    metadata: Metadata | None = None
+    """
+    Free-form data about the procedure.
     """
 
 
@@ -667,25 +667,25 @@ class StoreResult(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    count: Annotated[int, Field(ge=0)]
+    store: Annotated[str, Field(min_length=1)]
     """
-    Records this store wrote, returned, forgot, merged or matched.
-    """
-    error: str | None = None
-    """
-    Why the store failed or was skipped; absent when status is ok.
-    """
-    latency_ms: Annotated[float | None, Field(ge=0.0)] = None
-    """
-    Time the store took, in milliseconds.
+    Name of the store (its URL with credentials removed, or a configured name).
     """
     status: str | Literal["ok", "error", "timeout", "invalid_response", "skipped"]
     """
     Outcome on this store.
     """
-    store: Annotated[str, Field(min_length=1)]
+    count: Annotated[int, Field(ge=0)]
     """
-    Name of the store (its URL with credentials removed, or a configured name).
+    Records this store wrote, returned, forgot, merged or matched.
+    """
+    latency_ms: Annotated[float | None, Field(ge=0.0)] = None
+    """
+    Time the store took, in milliseconds.
+    """
+    error: str | None = None
+    """
+    Why the store failed or was skipped; absent when status is ok.
     """
 
 
@@ -701,13 +701,13 @@ class Diff(BaseModel):
     """
     Records the write would create.
     """
-    modified: list[ModifiedRecord]
-    """
-    Records the write would change.
-    """
     removed: list[MemoryRecord]
     """
     Records the write would forget.
+    """
+    modified: list[ModifiedRecord]
+    """
+    Records the write would change.
     """
 
 
@@ -723,13 +723,13 @@ class ErrorEnvelope(BaseModel):
     """
     Machine-readable class of the failure.
     """
-    details: list[ErrorDetail]
-    """
-    One entry per broken rule; empty when the failure is not about the request's shape.
-    """
     message: Annotated[str, Field(min_length=1)]
     """
     Human-readable summary that says what to do next.
+    """
+    details: list[ErrorDetail]
+    """
+    One entry per broken rule; empty when the failure is not about the request's shape.
     """
     operation: str | None = None
     """
@@ -749,13 +749,13 @@ class ExpireResponse(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    action_taken: str | Literal["forget", "archive", "demote"]
-    """
-    Action applied to the matches.
-    """
     matched_count: Annotated[int, Field(ge=0)]
     """
     How many records the policy matched.
+    """
+    action_taken: str | Literal["forget", "archive", "demote"]
+    """
+    Action applied to the matches.
     """
     matched_ids: list[MemoryId] | None = None
     """
@@ -779,6 +779,10 @@ class ForgetResponse(BaseModel):
     """
     Ids of the records forgotten (or, when pending_approval, that would be).
     """
+    stores: list[StoreResult]
+    """
+    What each store did.
+    """
     hard_delete: bool
     """
     Whether the records were erased rather than hidden.
@@ -786,10 +790,6 @@ class ForgetResponse(BaseModel):
     pending_approval: bool | None = None
     """
     True when the forget waits for a reviewer.
-    """
-    stores: list[StoreResult]
-    """
-    What each store did.
     """
 
 
@@ -811,13 +811,13 @@ class MergeResponse(BaseModel):
     """
     How many duplicates were merged into it.
     """
-    stores: list[StoreResult]
-    """
-    What each store did.
-    """
     strategy_used: str | Literal["keep_canonical", "merge_content", "keep_highest_confidence"]
     """
     Strategy that was applied.
+    """
+    stores: list[StoreResult]
+    """
+    What each store did.
     """
 
 
@@ -829,25 +829,25 @@ class RecallResponse(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
+    results: list[RecallHit]
+    """
+    Matches sorted by score, highest first; at most k.
+    """
     fusion_used: str | Literal["rrf", "max", "weighted"]
     """
     Fusion method that ranked the results (a single store reports rrf for its own hybrid ranking).
+    """
+    stores_queried: list[str]
+    """
+    Names of the stores that were asked.
     """
     latency_ms: Annotated[float, Field(ge=0.0)]
     """
     Time the recall took, in milliseconds.
     """
-    results: list[RecallHit]
-    """
-    Matches sorted by score, highest first; at most k.
-    """
     stores: list[StoreResult] | None = None
     """
     What each store did.
-    """
-    stores_queried: list[str]
-    """
-    Names of the stores that were asked.
     """
 
 
@@ -859,21 +859,9 @@ class RememberResponse(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    approval_url: Annotated[str | None, Field(min_length=1)] = None
-    """
-    Where a reviewer can approve or reject the staged write, when a review UI is configured.
-    """
     id: Annotated[str, Field(max_length=128, min_length=1, pattern="^[A-Za-z0-9][A-Za-z0-9._:-]*$")]
     """
     Id of the stored (or staged) record.
-    """
-    pending_approval: bool
-    """
-    True when the write is staged for review and invisible to recall until approved.
-    """
-    replayed: bool | None = None
-    """
-    True when a record with the request's client-chosen id already existed, so this response repeats the first write's result and nothing new was stored.
     """
     stored_at: Annotated[int, Field(ge=0, le=9007199254740991)]
     """
@@ -882,6 +870,18 @@ class RememberResponse(BaseModel):
     stores: list[StoreResult]
     """
     What each store did.
+    """
+    pending_approval: bool
+    """
+    True when the write is staged for review and invisible to recall until approved.
+    """
+    approval_url: Annotated[str | None, Field(min_length=1)] = None
+    """
+    Where a reviewer can approve or reject the staged write, when a review UI is configured.
+    """
+    replayed: bool | None = None
+    """
+    True when a record with the request's client-chosen id already existed, so this response repeats the first write's result and nothing new was stored.
     """
 
 
@@ -893,32 +893,32 @@ class ReviewRequest(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    agent_id: Annotated[str, Field(max_length=256, min_length=1)]
-    """
-    Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to exactly one agent.
-    """
-    diff: Diff
-    operation: Literal["remember", "forget", "merge"]
-    """
-    Operation under review.
-    """
-    reasoning: str | None = None
-    """
-    Why the agent wants the change, when it said so.
-    """
-    request: dict[str, Any]
-    """
-    The original request, exactly as the agent sent it; valid under that operation's request schema.
-    """
-    requested_at: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
-    """
-    When the write was staged.
-    """
     review_id: Annotated[
         str | None, Field(max_length=128, min_length=1, pattern="^[A-Za-z0-9][A-Za-z0-9._:-]*$")
     ] = None
     """
     Id of the review; the staged record's id for a remember.
+    """
+    operation: Literal["remember", "forget", "merge"]
+    """
+    Operation under review.
+    """
+    agent_id: Annotated[str, Field(max_length=256, min_length=1)]
+    """
+    Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to exactly one agent.
+    """
+    request: dict[str, Any]
+    """
+    The original request, exactly as the agent sent it; valid under that operation's request schema.
+    """
+    diff: Diff
+    reasoning: str | None = None
+    """
+    Why the agent wants the change, when it said so.
+    """
+    requested_at: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
+    """
+    When the write was staged.
     """
 
 
@@ -942,6 +942,14 @@ class ForgetRequest(BaseModel):
     """
     Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to exactly one agent.
     """
+    user_id: Annotated[str | None, Field(max_length=256)] = None
+    """
+    Only forget memories stored under this user.
+    """
+    ids: Annotated[list[MemoryId] | None, Field(max_length=10000, min_length=1)] = None
+    """
+    Ids of the records to forget.
+    """
     filter: ScopeFilter | None = None
     """
     Forget records whose metadata satisfies this filter.
@@ -950,17 +958,9 @@ class ForgetRequest(BaseModel):
     """
     Erase content and embeddings for good (for erasure requests). Default: soft delete, which hides the record but keeps it for audit.
     """
-    ids: Annotated[list[MemoryId] | None, Field(max_length=10000, min_length=1)] = None
-    """
-    Ids of the records to forget.
-    """
     reason: Annotated[str | None, Field(max_length=4096)] = None
     """
     Why the records are forgotten; kept in the audit log.
-    """
-    user_id: Annotated[str | None, Field(max_length=256)] = None
-    """
-    Only forget memories stored under this user.
     """
 
 
@@ -976,29 +976,17 @@ class RecallRequest(BaseModel):
     """
     Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to exactly one agent.
     """
-    filter: dict[str, FilterOperators | str | float | bool | None] | None = None
+    user_id: Annotated[str | None, Field(max_length=256)] = None
     """
-    Only recall memories whose metadata satisfies this filter. An empty object filters nothing.
-    """
-    fresher_than_days: Annotated[float | None, Field(ge=0.0)] = None
-    """
-    Only recall memories created within this many days.
-    """
-    fusion: Literal["rrf", "max", "weighted"] | None = "rrf"
-    """
-    How a router fuses the stores' ranked lists.
-    """
-    hops: Annotated[int | None, Field(ge=0, le=3)] = 0
-    """
-    Graph hops for the router's neighbour boost (0 = off). Only graph-capable stores use it.
-    """
-    k: Annotated[int | None, Field(ge=1, le=1000)] = 5
-    """
-    Maximum number of results.
+    Only recall memories stored under this user.
     """
     query: Annotated[str, Field(min_length=1)]
     """
     What to look for, in natural language.
+    """
+    k: Annotated[int | None, Field(ge=1, le=1000)] = 5
+    """
+    Maximum number of results.
     """
     types: Annotated[
         list[Literal["semantic", "episodic", "procedural", "emotional"]] | None, Field(max_length=4)
@@ -1006,7 +994,19 @@ class RecallRequest(BaseModel):
     """
     Only recall memories of these types. Absent or empty: every type.
     """
-    user_id: Annotated[str | None, Field(max_length=256)] = None
+    hops: Annotated[int | None, Field(ge=0, le=3)] = 0
     """
-    Only recall memories stored under this user.
+    Graph hops for the router's neighbour boost (0 = off). Only graph-capable stores use it.
+    """
+    fusion: Literal["rrf", "max", "weighted"] | None = "rrf"
+    """
+    How a router fuses the stores' ranked lists.
+    """
+    filter: dict[str, FilterOperators | str | float | bool | None] | None = None
+    """
+    Only recall memories whose metadata satisfies this filter. An empty object filters nothing.
+    """
+    fresher_than_days: Annotated[float | None, Field(ge=0.0)] = None
+    """
+    Only recall memories created within this many days.
     """
