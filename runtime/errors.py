@@ -1,26 +1,47 @@
 """The exceptions mnemowire raises.
 
-One root, :class:`MnemowireError`, so a caller can catch everything we raise in one clause.
-Each error carries the spec's error envelope (``code``, ``message``, ``details``), which is what
-crosses the wire; the Python class only adds a way to ``except`` by kind::
+One root, :class:`MnemowireError`, so a caller can catch everything we raise in one clause. Each
+error carries the spec's error envelope (``code``, ``message``, ``details``), which is what
+crosses the wire; the Python classes only add a way to ``except`` by kind. By lifecycle step::
 
-    MnemowireError                  every error; .envelope is the spec's error JSON
-    ├── SpecError                   the spec files themselves are broken (load / lint)
-    └── RequestError                a message breaks the spec (code invalid_request)
+    MnemowireError            every error; .envelope is the spec's error JSON
+    ├── SpecError             load/lint: the spec files are broken          (internal)
+    ├── ConfigError           connect: bad store URL, wrong embedder        (unavailable)
+    ├── RequestError          operate: the request breaks the spec          (invalid_request)
+    ├── NotFoundError         operate: a named record is not this agent's   (not_found)
+    ├── ConflictError         operate: contradicts stored state             (conflict)
+    ├── UnsupportedError      operate: no capable store for the operation   (unsupported)
+    └── StoreError            operate: the backend failed                   (store_error)
+        └── UnavailableError  operate: the backend cannot be reached        (unavailable)
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
-__all__ = ["MnemowireError", "RequestError", "SpecError"]
+__all__ = [
+    "ConfigError",
+    "ConflictError",
+    "MnemowireError",
+    "NotFoundError",
+    "RequestError",
+    "SpecError",
+    "StoreError",
+    "UnavailableError",
+    "UnsupportedError",
+    "error_for",
+]
 
 
 class MnemowireError(Exception):
     """Root of every mnemowire error; ``envelope`` is the spec error message as a dict."""
 
-    def __init__(self, envelope: dict[str, Any]) -> None:
+    default_code: ClassVar[str] = "internal"
+
+    def __init__(self, envelope: dict[str, Any] | str, **fields: Any) -> None:
+        if isinstance(envelope, str):
+            envelope = {"code": self.default_code, "message": envelope, "details": [], **fields}
         self.envelope = envelope
         super().__init__(envelope["message"])
 
@@ -43,5 +64,56 @@ class SpecError(MnemowireError):
         super().__init__({"code": "internal", "message": message, "details": details or []})
 
 
+class ConfigError(MnemowireError):
+    """A store cannot be opened as configured (bad URL, an embedder the database was not made
+    with, a missing optional dependency); the message says what to change."""
+
+    default_code = "unavailable"
+
+
 class RequestError(MnemowireError):
     """A message breaks the spec; ``details`` names every offending field and rule."""
+
+    default_code = "invalid_request"
+
+
+class NotFoundError(MnemowireError):
+    """A record named by the request is not a visible record of the request's agent."""
+
+    default_code = "not_found"
+
+
+class ConflictError(MnemowireError):
+    """The request contradicts stored state (an id reused with other content, ...)."""
+
+    default_code = "conflict"
+
+
+class UnsupportedError(MnemowireError):
+    """The store (or every store of a router) lacks a capability the request needs."""
+
+    default_code = "unsupported"
+
+
+class StoreError(MnemowireError):
+    """The backend failed while serving a valid request; nothing was changed."""
+
+    default_code = "store_error"
+
+
+class UnavailableError(StoreError):
+    """The backend cannot be reached (connection refused, server gone)."""
+
+    default_code = "unavailable"
+
+
+_BY_CODE: dict[str, type[MnemowireError]] = {
+    cls.default_code: cls
+    for cls in (RequestError, NotFoundError, ConflictError, UnsupportedError, StoreError,
+                UnavailableError)
+}  # fmt: skip
+
+
+def error_for(envelope: dict[str, Any]) -> MnemowireError:
+    """The exception for an error envelope received from elsewhere (another process, a server)."""
+    return _BY_CODE.get(str(envelope.get("code")), MnemowireError)(envelope)

@@ -53,14 +53,20 @@ def emit(spec: Spec) -> list[GeneratedFile]:
 def bundle(spec: Spec) -> dict[str, Any]:
     """One JSON Schema document: every IR type under ``$defs`` by its IR name.
 
-    Open enumerations are written in place rather than as classes of their own, so a field's
-    type reads ``Literal[...] | str`` instead of a wrapper class nobody can compare with a str.
+    Open enumerations and constrained scalars (ids, names, times) are written in place rather
+    than as classes of their own, so a field reads ``Literal[...] | str`` or ``list[str]``
+    instead of a wrapper class nobody can compare with a str.
     """
-    open_enums = {t.name: t.schema for t in spec.types if t.schema.open_enum is not None}
+    inlined = {
+        t.name: t.schema
+        for t in spec.types
+        if t.schema.open_enum is not None
+        or (t.schema.kind == "primitive" and t.schema.enum is None)
+    }
 
     def render(schema: Schema) -> dict[str, Any]:
-        if schema.kind == "ref" and schema.ref in open_enums:
-            inline = _render(open_enums[schema.ref], render)
+        if schema.kind == "ref" and schema.ref in inlined:
+            inline = _render(inlined[schema.ref], render)
             if schema.description:
                 inline["description"] = schema.description
             return inline
@@ -68,7 +74,7 @@ def bundle(spec: Spec) -> dict[str, Any]:
 
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$defs": {t.name: render(t.schema) for t in spec.types if t.name not in open_enums},
+        "$defs": {t.name: render(t.schema) for t in spec.types if t.name not in inlined},
     }
 
 
@@ -100,7 +106,7 @@ def _render(schema: Schema, render: Callable[[Schema], dict[str, Any]]) -> dict[
     elif schema.kind == "array":
         out["type"] = "array"
         if schema.items is not None:
-            out["items"] = render(schema.items)
+            out["items"] = _plain(render(schema.items))
     else:
         if schema.types:
             out["type"] = list(schema.types) if len(schema.types) > 1 else schema.types[0]
@@ -110,6 +116,16 @@ def _render(schema: Schema, render: Callable[[Schema], dict[str, Any]]) -> dict[
             out["const"] = schema.const
     out.update(_constraints(schema.constraints))
     return out
+
+
+def _plain(item: dict[str, Any]) -> dict[str, Any]:
+    """Array items lose their scalar bounds: datamodel-code-generator would otherwise wrap every
+    constrained item in a RootModel class (ids: list[Id]); the spec validator checks them."""
+    if "type" in item and item["type"] in ("string", "integer", "number") and "enum" not in item:
+        return {"type": item["type"]}
+    if "anyOf" in item:
+        return {**item, "anyOf": [_plain(member) for member in item["anyOf"]]}
+    return item
 
 
 def _field(rendered: dict[str, Any], description: str, default: Any) -> dict[str, Any]:

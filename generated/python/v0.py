@@ -30,26 +30,67 @@ class ErrorDetail(BaseModel):
     """
 
 
-class Identifier(RootModel[str]):
+class FilterOperators(BaseModel):
+    """
+    Comparison operators for one metadata key. Several operators in one object are ANDed.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    field_eq: Annotated[str | float | bool | None, Field(alias="$eq")] = None
+    """
+    The value equals this scalar.
+    """
+    field_ne: Annotated[str | float | bool | None, Field(alias="$ne")] = None
+    """
+    The value is absent or differs from this scalar.
+    """
+    field_in: Annotated[
+        list[str | float | bool | None] | None, Field(alias="$in", max_length=1000, min_length=1)
+    ] = None
+    """
+    The value equals one of these scalars.
+    """
+    field_nin: Annotated[
+        list[str | float | bool | None] | None, Field(alias="$nin", max_length=1000, min_length=1)
+    ] = None
+    """
+    The value is absent or equals none of these scalars.
+    """
+    field_gt: Annotated[float | str | None, Field(alias="$gt")] = None
+    """
+    The value is a number (or string) greater than this one.
+    """
+    field_gte: Annotated[float | str | None, Field(alias="$gte")] = None
+    """
+    The value is a number (or string) greater than or equal to this one.
+    """
+    field_lt: Annotated[float | str | None, Field(alias="$lt")] = None
+    """
+    The value is a number (or string) less than this one.
+    """
+    field_lte: Annotated[float | str | None, Field(alias="$lte")] = None
+    """
+    The value is a number (or string) less than or equal to this one.
+    """
+    field_exists: Annotated[bool | None, Field(alias="$exists")] = None
+    """
+    true: the key is present; false: the key is absent.
+    """
+
+
+class IdentifierList1(RootModel[str]):
     root: Annotated[str, Field(max_length=128, min_length=1, pattern="^[A-Za-z_][A-Za-z0-9_]*$")]
     """
     A bare identifier: letters, digits and underscores, not starting with a digit. No dots, so it can never name a module path.
     """
 
 
-class IdentifierList1(RootModel[list[Identifier]]):
-    root: Annotated[list[Identifier], Field(max_length=64, min_length=1)]
+class IdentifierList2(RootModel[list[str]]):
+    root: Annotated[list[str], Field(max_length=64, min_length=1)]
     """
     One bare identifier, or a list of them that must all hold.
-    """
-
-
-class MemoryId(RootModel[str]):
-    root: Annotated[
-        str, Field(max_length=128, min_length=1, pattern="^[A-Za-z0-9][A-Za-z0-9._:-]*$")
-    ]
-    """
-    Stable identifier of one memory record. Minted once (by the client or the first component that stores the record) and kept by every store that holds a copy.
     """
 
 
@@ -61,10 +102,6 @@ class Metadata(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-
-
-class Participant(RootModel[str]):
-    root: Annotated[str, Field(max_length=256, min_length=1)]
 
 
 class ReviewDecision(BaseModel):
@@ -99,13 +136,6 @@ class ReviewDecision(BaseModel):
     """
 
 
-class StateName(RootModel[str]):
-    root: Annotated[str, Field(max_length=128, min_length=1)]
-    """
-    Name of one state of a procedural state machine.
-    """
-
-
 class StoreHealth(BaseModel):
     """
     Health of one child store of a router.
@@ -132,8 +162,15 @@ class StoreHealth(BaseModel):
     """
 
 
-class Source(RootModel[list[StateName]]):
-    root: Annotated[list[StateName], Field(max_length=256, min_length=1)]
+class Source(RootModel[str]):
+    root: Annotated[str, Field(max_length=128, min_length=1)]
+    """
+    Name of one state of a procedural state machine.
+    """
+
+
+class Source1(RootModel[list[str]]):
+    root: Annotated[list[str], Field(max_length=256, min_length=1)]
     """
     State(s) the transition leaves from: one state, a list of states, or "*" for any state.
     """
@@ -151,7 +188,7 @@ class Transition(BaseModel):
     """
     Event name that fires the transition.
     """
-    source: StateName | Source
+    source: Source | Source1
     """
     State(s) the transition leaves from: one state, a list of states, or "*" for any state.
     """
@@ -159,11 +196,11 @@ class Transition(BaseModel):
     """
     State the transition enters.
     """
-    conditions: Identifier | IdentifierList1 | None = None
+    conditions: IdentifierList1 | IdentifierList2 | None = None
     """
     Guard predicates that must all be true.
     """
-    unless: Identifier | IdentifierList1 | None = None
+    unless: IdentifierList1 | IdentifierList2 | None = None
     """
     Guard predicates that must all be false.
     """
@@ -241,56 +278,6 @@ class ExpireRequest(BaseModel):
     demote_factor: Annotated[float | None, Field(gt=0.0, le=1.0)] = 0.5
     """
     Score multiplier applied by the demote action.
-    """
-
-
-class FilterOperators(BaseModel):
-    """
-    Comparison operators for one metadata key. Several operators in one object are ANDed.
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    field_eq: Annotated[str | float | bool | None, Field(alias="$eq")] = None
-    """
-    The value equals this scalar.
-    """
-    field_ne: Annotated[str | float | bool | None, Field(alias="$ne")] = None
-    """
-    The value is absent or differs from this scalar.
-    """
-    field_in: Annotated[
-        list[str | float | bool | None] | None, Field(alias="$in", max_length=1000, min_length=1)
-    ] = None
-    """
-    The value equals one of these scalars.
-    """
-    field_nin: Annotated[
-        list[str | float | bool | None] | None, Field(alias="$nin", max_length=1000, min_length=1)
-    ] = None
-    """
-    The value is absent or equals none of these scalars.
-    """
-    field_gt: Annotated[float | str | None, Field(alias="$gt")] = None
-    """
-    The value is a number (or string) greater than this one.
-    """
-    field_gte: Annotated[float | str | None, Field(alias="$gte")] = None
-    """
-    The value is a number (or string) greater than or equal to this one.
-    """
-    field_lt: Annotated[float | str | None, Field(alias="$lt")] = None
-    """
-    The value is a number (or string) less than this one.
-    """
-    field_lte: Annotated[float | str | None, Field(alias="$lte")] = None
-    """
-    The value is a number (or string) less than or equal to this one.
-    """
-    field_exists: Annotated[bool | None, Field(alias="$exists")] = None
-    """
-    true: the key is present; false: the key is absent.
     """
 
 
@@ -381,7 +368,7 @@ class MemoryRecord(BaseModel):
     """
     Episodic: where the event happened.
     """
-    participants: Annotated[list[Participant] | None, Field(max_length=256)] = None
+    participants: Annotated[list[str] | None, Field(max_length=256)] = None
     """
     People or agents who took part in an episode.
     """
@@ -425,7 +412,7 @@ class MergeRequest(BaseModel):
     """
     Id of the record that survives.
     """
-    duplicates: Annotated[list[MemoryId], Field(max_length=1000, min_length=1)]
+    duplicates: Annotated[list[str], Field(max_length=1000, min_length=1)]
     """
     Ids of the records merged into the canonical one and then hidden. Must not contain the canonical id.
     """
@@ -518,7 +505,7 @@ class RecallHit(BaseModel):
     """
     Episodic: where the event happened.
     """
-    participants: Annotated[list[Participant] | None, Field(max_length=256)] = None
+    participants: Annotated[list[str] | None, Field(max_length=256)] = None
     """
     People or agents who took part in an episode.
     """
@@ -599,7 +586,7 @@ class RememberRequest(BaseModel):
     """
     Episodic only: where the event happened.
     """
-    participants: Annotated[list[Participant] | None, Field(max_length=256)] = None
+    participants: Annotated[list[str] | None, Field(max_length=256)] = None
     """
     Episodic only: who took part.
     """
@@ -625,6 +612,14 @@ class RememberRequest(BaseModel):
     """
 
 
+class ScopeFilter(RootModel[dict[str, str | float | bool | FilterOperators | None]]):
+    """
+    A metadata filter that selects records to change. Same shape as Filter but never empty, because an empty filter matches every record.
+    """
+
+    root: Annotated[dict[str, str | float | bool | FilterOperators | None], Field(min_length=1)]
+
+
 class StateMachine(BaseModel):
     """
     A procedure as a finite state machine (the pytransitions shape, restricted to data). In v0 it travels as the JSON text of a procedural memory's content.
@@ -641,7 +636,7 @@ class StateMachine(BaseModel):
     """
     State the machine starts in; one of states.
     """
-    states: Annotated[list[StateName], Field(max_length=256, min_length=1)]
+    states: Annotated[list[str], Field(max_length=256, min_length=1)]
     """
     Every state of the machine, each named once.
     """
@@ -757,13 +752,47 @@ class ExpireResponse(BaseModel):
     """
     Action applied to the matches.
     """
-    matched_ids: list[MemoryId] | None = None
+    matched_ids: list[str] | None = None
     """
     Ids of the matched records.
     """
     stores: list[StoreResult]
     """
     What each store did.
+    """
+
+
+class ForgetRequest(BaseModel):
+    """
+    Forget memories by id and/or by metadata filter. Closed: unknown fields are rejected. A forget must name its scope: ids, a non-empty filter, or both (then a record must be listed in ids and match the filter).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    agent_id: Annotated[str, Field(max_length=256, min_length=1)]
+    """
+    Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to exactly one agent.
+    """
+    user_id: Annotated[str | None, Field(max_length=256)] = None
+    """
+    Only forget memories stored under this user.
+    """
+    ids: Annotated[list[str] | None, Field(max_length=10000, min_length=1)] = None
+    """
+    Ids of the records to forget.
+    """
+    filter: ScopeFilter | None = None
+    """
+    Forget records whose metadata satisfies this filter.
+    """
+    hard_delete: bool | None = False
+    """
+    Erase content and embeddings for good (for erasure requests). Default: soft delete, which hides the record but keeps it for audit.
+    """
+    reason: Annotated[str | None, Field(max_length=4096)] = None
+    """
+    Why the records are forgotten; kept in the audit log.
     """
 
 
@@ -775,7 +804,7 @@ class ForgetResponse(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    forgotten_ids: list[MemoryId]
+    forgotten_ids: list[str]
     """
     Ids of the records forgotten (or, when pending_approval, that would be).
     """
@@ -818,6 +847,54 @@ class MergeResponse(BaseModel):
     stores: list[StoreResult]
     """
     What each store did.
+    """
+
+
+class RecallRequest(BaseModel):
+    """
+    Find an agent's memories most relevant to a query. Closed: unknown fields are rejected.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    agent_id: Annotated[str, Field(max_length=256, min_length=1)]
+    """
+    Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to exactly one agent.
+    """
+    user_id: Annotated[str | None, Field(max_length=256)] = None
+    """
+    Only recall memories stored under this user.
+    """
+    query: Annotated[str, Field(min_length=1)]
+    """
+    What to look for, in natural language.
+    """
+    k: Annotated[int | None, Field(ge=1, le=1000)] = 5
+    """
+    Maximum number of results.
+    """
+    types: Annotated[
+        list[Literal["semantic", "episodic", "procedural", "emotional"]] | None, Field(max_length=4)
+    ] = None
+    """
+    Only recall memories of these types. Absent or empty: every type.
+    """
+    hops: Annotated[int | None, Field(ge=0, le=3)] = 0
+    """
+    Graph hops for the router's neighbour boost (0 = off). Only graph-capable stores use it.
+    """
+    fusion: Literal["rrf", "max", "weighted"] | None = "rrf"
+    """
+    How a router fuses the stores' ranked lists.
+    """
+    filter: dict[str, str | float | bool | FilterOperators | None] | None = None
+    """
+    Only recall memories whose metadata satisfies this filter. An empty object filters nothing.
+    """
+    fresher_than_days: Annotated[float | None, Field(ge=0.0)] = None
+    """
+    Only recall memories created within this many days.
     """
 
 
@@ -919,94 +996,4 @@ class ReviewRequest(BaseModel):
     requested_at: Annotated[int | None, Field(ge=0, le=9007199254740991)] = None
     """
     When the write was staged.
-    """
-
-
-class ScopeFilter(RootModel[dict[str, FilterOperators | str | float | bool | None]]):
-    """
-    A metadata filter that selects records to change. Same shape as Filter but never empty, because an empty filter matches every record.
-    """
-
-    root: Annotated[dict[str, FilterOperators | str | float | bool | None], Field(min_length=1)]
-
-
-class ForgetRequest(BaseModel):
-    """
-    Forget memories by id and/or by metadata filter. Closed: unknown fields are rejected. A forget must name its scope: ids, a non-empty filter, or both (then a record must be listed in ids and match the filter).
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    agent_id: Annotated[str, Field(max_length=256, min_length=1)]
-    """
-    Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to exactly one agent.
-    """
-    user_id: Annotated[str | None, Field(max_length=256)] = None
-    """
-    Only forget memories stored under this user.
-    """
-    ids: Annotated[list[MemoryId] | None, Field(max_length=10000, min_length=1)] = None
-    """
-    Ids of the records to forget.
-    """
-    filter: ScopeFilter | None = None
-    """
-    Forget records whose metadata satisfies this filter.
-    """
-    hard_delete: bool | None = False
-    """
-    Erase content and embeddings for good (for erasure requests). Default: soft delete, which hides the record but keeps it for audit.
-    """
-    reason: Annotated[str | None, Field(max_length=4096)] = None
-    """
-    Why the records are forgotten; kept in the audit log.
-    """
-
-
-class RecallRequest(BaseModel):
-    """
-    Find an agent's memories most relevant to a query. Closed: unknown fields are rejected.
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    agent_id: Annotated[str, Field(max_length=256, min_length=1)]
-    """
-    Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to exactly one agent.
-    """
-    user_id: Annotated[str | None, Field(max_length=256)] = None
-    """
-    Only recall memories stored under this user.
-    """
-    query: Annotated[str, Field(min_length=1)]
-    """
-    What to look for, in natural language.
-    """
-    k: Annotated[int | None, Field(ge=1, le=1000)] = 5
-    """
-    Maximum number of results.
-    """
-    types: Annotated[
-        list[Literal["semantic", "episodic", "procedural", "emotional"]] | None, Field(max_length=4)
-    ] = None
-    """
-    Only recall memories of these types. Absent or empty: every type.
-    """
-    hops: Annotated[int | None, Field(ge=0, le=3)] = 0
-    """
-    Graph hops for the router's neighbour boost (0 = off). Only graph-capable stores use it.
-    """
-    fusion: Literal["rrf", "max", "weighted"] | None = "rrf"
-    """
-    How a router fuses the stores' ranked lists.
-    """
-    filter: dict[str, FilterOperators | str | float | bool | None] | None = None
-    """
-    Only recall memories whose metadata satisfies this filter. An empty object filters nothing.
-    """
-    fresher_than_days: Annotated[float | None, Field(ge=0.0)] = None
-    """
-    Only recall memories created within this many days.
     """

@@ -6,6 +6,6 @@ logic tests only: retrieval-quality numbers always come from the real model.
 """
 
 from mnemowire.embedders._hash import HashEmbedder
-from mnemowire.embedders._protocol import Embedder
+from mnemowire.embedders._protocol import Embedder, Vectors
 
-__all__ = ["Embedder", "HashEmbedder"]
+__all__ = ["Embedder", "HashEmbedder", "Vectors"]

@@ -1,0 +1,179 @@
+"""An in-process exact vector index for large agents, kept in step with the database.
+
+sqlite-vec's vec0 scans every vector of a partition on each query: ~0.4 ms at 1k rows, ~8 ms at
+10k and ~100 ms at 100k on this project's 2-core machines (docs/benchmarks.md). For agents past
+a threshold the store instead keeps that agent's vectors in one float32 matrix and answers with a
+single matrix-vector product (~7 ms at 100k), which is still exact, so recall@k versus exact
+search is 1.0 by construction. Every filter becomes a boolean mask applied before the top k.
+
+The database stays the source of truth. Each write transaction appends to ``vec_changes``
+(which records entered or left the vector index); before searching, the index applies the
+changes after the last sequence number it saw, so writes from other connections and processes
+are seen at the next query. If the change log has been pruned past that point it reloads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from mnemowire.adapters.sqlite_vec._schema import user_key
+
+__all__ = ["AgentIndex", "Hit", "load_rows"]
+
+Hit = tuple[int, float]  # (record rowid, cosine distance)
+_ROW_QUERY = (
+    "SELECT rowid, embedding, user_id, type, created_at, expires_at FROM memories "
+    "WHERE agent_id = ? AND state = 'active'"
+)
+
+
+@dataclass
+class AgentIndex:
+    """One agent's visible vectors and the columns recall filters on."""
+
+    agent_id: str
+    dimension: int
+    last_seq: int = 0
+    size: int = 0
+    rowids: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    vectors: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    users: npt.NDArray[np.object_] = field(default_factory=lambda: np.zeros(0, object))
+    types: npt.NDArray[np.object_] = field(default_factory=lambda: np.zeros(0, object))
+    created: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    expires: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    alive: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
+    position: dict[int, int] = field(default_factory=dict)
+
+    def reload(self, connection: Any, never: int) -> None:
+        """Rebuild from the database (inside the caller's read transaction)."""
+        seq = connection.execute("SELECT coalesce(max(seq), 0) FROM vec_changes").fetchone()[0]
+        rows = connection.execute(_ROW_QUERY, (self.agent_id,)).fetchall()
+        self.size = 0
+        self.position = {}
+        self._reserve(max(len(rows), 1024))
+        self._append(rows, never)
+        self.last_seq = int(seq)
+
+    def catch_up(self, connection: Any, never: int) -> None:
+        """Apply the changes since ``last_seq``; reload if the log no longer reaches back."""
+        floor = connection.execute(
+            "SELECT value FROM mnemowire_meta WHERE key = 'vec_changes_floor'"
+        ).fetchone()
+        if floor is not None and self.last_seq < int(floor[0]):
+            self.reload(connection, never)
+            return
+        changes = connection.execute(
+            "SELECT seq, record, added FROM vec_changes WHERE agent_id = ? AND seq > ? "
+            "ORDER BY seq",
+            (self.agent_id, self.last_seq),
+        ).fetchall()
+        if not changes:
+            return
+        for _, record, _ in changes:  # every touched record leaves; current live rows re-enter
+            pos = self.position.pop(record, None)
+            if pos is not None:
+                self.alive[pos] = False
+        touched = sorted({record for _, record, _ in changes})
+        placeholders = ",".join("?" * len(touched))
+        rows = connection.execute(
+            f"{_ROW_QUERY} AND rowid IN ({placeholders})", (self.agent_id, *touched)
+        ).fetchall()
+        self._append(rows, never)
+        self.last_seq = int(changes[-1][0])
+        if self.size > 1024 and self.alive[: self.size].sum() < self.size * 0.75:
+            self._compact()
+
+    def search(
+        self,
+        query: npt.NDArray[np.float32],
+        k: int,
+        *,
+        user_key: str | None,
+        types: list[str] | None,
+        created_min: int | None,
+        now: int,
+        only: set[int] | None = None,
+    ) -> list[Hit]:
+        """The k nearest visible records passing every filter, nearest first (exact)."""
+        n = self.size
+        if n == 0 or k <= 0:
+            return []
+        mask = self.alive[:n] & (self.expires[:n] > now)
+        if user_key is not None:
+            mask &= self.users[:n] == user_key
+        if types:
+            mask &= np.isin(self.types[:n], types)
+        if created_min is not None:
+            mask &= self.created[:n] >= created_min
+        if only is not None:
+            mask &= np.isin(self.rowids[:n], np.fromiter(only, np.int64, len(only)))
+        candidates = np.flatnonzero(mask)
+        if candidates.size == 0:
+            return []
+        similarity = (
+            self.vectors[candidates] @ query
+            if candidates.size < n // 2
+            else ((self.vectors[:n] @ query)[candidates])
+        )
+        take = min(k, candidates.size)
+        top = np.argpartition(-similarity, take - 1)[:take]
+        order = top[np.argsort(-similarity[top], kind="stable")]
+        return [(int(self.rowids[candidates[i]]), float(1.0 - similarity[i])) for i in order]
+
+    # -- storage -----------------------------------------------------------------------------
+
+    def _reserve(self, capacity: int) -> None:
+        if capacity <= len(self.rowids):
+            return
+        old = len(self.rowids)
+        grow = max(capacity, 2 * old)
+
+        def extend(array: Any, shape: tuple[int, ...], dtype: Any) -> Any:
+            fresh = np.zeros(shape, dtype)
+            fresh[:old] = array[:old]
+            return fresh
+
+        self.rowids = extend(self.rowids, (grow,), np.int64)
+        vectors = np.zeros((grow, self.dimension), np.float32)
+        if old:
+            vectors[:old] = self.vectors[:old]
+        self.vectors = vectors
+        self.users = extend(self.users, (grow,), object)
+        self.types = extend(self.types, (grow,), object)
+        self.created = extend(self.created, (grow,), np.int64)
+        self.expires = extend(self.expires, (grow,), np.int64)
+        self.alive = extend(self.alive, (grow,), bool)
+
+    def _append(self, rows: list[Any], never: int) -> None:
+        self._reserve(self.size + len(rows))
+        for rowid, blob, user_id, kind, created_at, expires_at in rows:
+            i = self.size
+            self.rowids[i] = rowid
+            self.vectors[i] = np.frombuffer(blob, np.float32)
+            self.users[i] = user_key(user_id)
+            self.types[i] = kind
+            self.created[i] = created_at
+            self.expires[i] = never if expires_at is None else expires_at
+            self.alive[i] = True
+            self.position[int(rowid)] = i
+            self.size += 1
+
+    def _compact(self) -> None:
+        keep = np.flatnonzero(self.alive[: self.size])
+        for name in ("rowids", "vectors", "users", "types", "created", "expires", "alive"):
+            array = getattr(self, name)
+            setattr(self, name, array[keep].copy())
+        self.size = len(keep)
+        self.position = {int(r): i for i, r in enumerate(self.rowids[: self.size])}
+        self._reserve(max(self.size, 1024))
+
+
+def load_rows(connection: Any, agent_id: str, dimension: int, never: int) -> AgentIndex:
+    """A fresh index for ``agent_id`` (inside the caller's read transaction)."""
+    index = AgentIndex(agent_id, dimension, vectors=np.zeros((0, dimension), np.float32))
+    index.reload(connection, never)
+    return index

@@ -1,0 +1,115 @@
+"""The database layout, as an append-only list of migrations applied in order at open.
+
+Only visible records (state ``active``) have rows in the vector and full-text indexes, so a
+pending, forgotten, archived or merged record can never take a place in a top-k. The vector
+index partitions by agent and carries every other recall filter as a metadata column, so those
+filters apply inside the KNN, before the k nearest are chosen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["MIGRATIONS", "NEVER", "NO_USER", "migrate", "user_key"]
+
+#: expires_at stored for records that never expire (vec0 metadata columns cannot hold NULL)
+NEVER = 2**62
+#: user key stored for records without user_id (user keys are "u:" + user_id otherwise)
+NO_USER = "-"
+
+
+def user_key(user_id: str | None) -> str:
+    """The vector index's user column: vec0 metadata cannot be NULL, and "" is a valid user."""
+    return NO_USER if user_id is None else f"u:{user_id}"
+
+
+def _v1(connection: Any, dimension: int) -> None:
+    for statement in (
+        """CREATE TABLE memories(
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            agent_id TEXT NOT NULL,
+            user_id TEXT,
+            type TEXT NOT NULL,
+            content TEXT NOT NULL,
+            metadata TEXT NOT NULL,
+            confidence REAL NOT NULL,
+            source TEXT,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            expires_at INTEGER,
+            event_time INTEGER,
+            location TEXT,
+            participants TEXT,
+            sentiment TEXT,
+            valence REAL,
+            arousal REAL,
+            emotion TEXT,
+            target TEXT,
+            state TEXT NOT NULL
+                CHECK (state IN ('active', 'pending', 'deleted', 'archived', 'merged')),
+            merged_into TEXT,
+            demote REAL NOT NULL DEFAULT 1.0,
+            last_recalled_at INTEGER,
+            embedding BLOB NOT NULL
+        )""",
+        "CREATE INDEX memories_scope ON memories(agent_id, state, user_id, type, created_at)",
+        f"""CREATE VIRTUAL TABLE memories_vec USING vec0(
+            agent_id TEXT PARTITION KEY,
+            embedding float[{dimension}] distance_metric=cosine,
+            user_key TEXT,
+            type TEXT,
+            created_at INTEGER,
+            expires_at INTEGER
+        )""",
+        """CREATE VIRTUAL TABLE memories_fts USING fts5(
+            content, scope, tokenize = 'unicode61 remove_diacritics 2'
+        )""",
+        # What changed in the vector index, so an in-process accelerator catches up cheaply.
+        """CREATE TABLE vec_changes(
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            agent_id TEXT NOT NULL,
+            record INTEGER NOT NULL,
+            added INTEGER NOT NULL
+        )""",
+        "CREATE INDEX vec_changes_agent ON vec_changes(agent_id, seq)",
+        """CREATE TABLE agent_stats(agent_id TEXT PRIMARY KEY, visible INTEGER NOT NULL)
+            WITHOUT ROWID""",
+        """CREATE TABLE audit_log(
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            at INTEGER NOT NULL,
+            operation TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            ids TEXT NOT NULL,
+            request_sha256 TEXT NOT NULL,
+            detail TEXT
+        )""",
+        """CREATE TRIGGER audit_log_append_only_update BEFORE UPDATE ON audit_log
+            BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END""",
+        """CREATE TRIGGER audit_log_append_only_delete BEFORE DELETE ON audit_log
+            BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END""",
+    ):
+        connection.execute(statement)
+
+
+#: migration n (1-based) brings the schema from version n-1 to n; never edit a published one
+MIGRATIONS: list[Callable[[Any, int], None]] = [_v1]
+
+
+def migrate(connection: Any, dimension: int) -> int:
+    """Apply the missing migrations inside the caller's transaction; return the new version."""
+    connection.execute(
+        "CREATE TABLE IF NOT EXISTS mnemowire_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+    )
+    row = connection.execute(
+        "SELECT value FROM mnemowire_meta WHERE key = 'schema_version'"
+    ).fetchone()
+    version = int(row[0]) if row else 0
+    for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
+        step(connection, dimension)
+        connection.execute(
+            "INSERT OR REPLACE INTO mnemowire_meta(key, value) VALUES ('schema_version', ?)",
+            (str(number),),
+        )
+    return len(MIGRATIONS)

@@ -1,0 +1,982 @@
+"""The embedded default store: one SQLite file, sqlite-vec for vectors, FTS5 for keywords.
+
+Recall is hybrid: the k' nearest vectors (vec0, cosine) and the k' best keyword matches (FTS5,
+bm25) are fused by Reciprocal Rank Fusion (k=60, ranks from 1) and multiplied by each record's
+demote factor. Every recall filter (agent, user, types, metadata, freshness, expiry) applies
+inside both searches, before their top k', and only visible records are in either index, so a
+small agent beside a huge one always gets its full k. Every operation is one transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import numpy as np
+
+from mnemowire import spec
+from mnemowire._version import __version__
+from mnemowire._wire import checked, digest, now_ms
+from mnemowire.adapters._common import TYPE_FIELDS, keyword_terms, new_id, record_fields
+from mnemowire.adapters.sqlite_vec._accel import AgentIndex, load_rows
+from mnemowire.adapters.sqlite_vec._driver import Driver, connect, find_driver
+from mnemowire.adapters.sqlite_vec._filters import compile_filter
+from mnemowire.adapters.sqlite_vec._schema import NEVER, migrate, user_key
+from mnemowire.embedders import Embedder, Vectors
+from mnemowire.errors import (
+    ConfigError,
+    ConflictError,
+    MnemowireError,
+    NotFoundError,
+    StoreError,
+    UnavailableError,
+)
+from mnemowire.fusion import rrf
+from mnemowire.models import (
+    Capabilities,
+    ExpireRequest,
+    ExpireResponse,
+    ForgetRequest,
+    ForgetResponse,
+    Health,
+    MergeRequest,
+    MergeResponse,
+    RecallHit,
+    RecallRequest,
+    RecallResponse,
+    RememberRequest,
+    RememberResponse,
+    StoreResult,
+)
+from mnemowire.protocol import QueryVector
+
+__all__ = ["CAPABILITIES", "SqliteVecStore"]
+
+T = TypeVar("T")
+DAY_MS = 86_400_000
+#: how often, at most, recall tracking rewrites a record's last_recalled_at
+RECALL_TRACKING_GRANULARITY_MS = 60_000
+CAPABILITIES = (
+    "semantic", "episodic", "procedural", "emotional", "vector", "fts", "user_scope",
+    "metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete",
+    "governance", "recall_tracking", "demote", "archive", "client_ids",
+)  # fmt: skip
+_COLUMNS = (
+    "rowid, id, agent_id, user_id, type, content, metadata, confidence, source, created_at, "
+    "updated_at, expires_at, event_time, location, participants, sentiment, valence, arousal, "
+    "emotion, target, state, merged_into, demote, last_recalled_at"
+)
+
+
+class SqliteVecStore:
+    """A memorywire store in one SQLite file (or ``:memory:``).
+
+    >>> store = SqliteVecStore(":memory:", embedder=HashEmbedder())   # doctest: +SKIP
+    >>> await store.remember(RememberRequest(agent_id="a", type="semantic", content="tea"))
+
+    ``clock`` returns epoch milliseconds (tests pass a fake one to exercise expiry);
+    ``accelerate_above`` is the agent size from which vector search runs on the in-process
+    exact index (``_accel``) instead of vec0's per-query scan.
+    """
+
+    def __init__(
+        self,
+        path: str = ":memory:",
+        *,
+        embedder: Embedder,
+        name: str | None = None,
+        clock: Callable[[], int] = now_ms,
+        accelerate_above: int = 4096,
+        driver: str | None = None,
+    ) -> None:
+        self.path = path
+        self.embedder = embedder
+        self._name = name or f"sqlite-vec://{path}"
+        self._clock = clock
+        self._accelerate_above = accelerate_above
+        self._driver: Driver = find_driver(driver)
+        self._lock = threading.RLock()
+        self._indexes: dict[str, AgentIndex] = {}
+        self._closed = False
+        with self._errors():
+            self._db = connect(self._driver, path)
+            self._configure()
+
+    @classmethod
+    def from_url(cls, url: str, *, embedder: Embedder | None = None) -> SqliteVecStore:
+        """Open ``sqlite-vec://PATH`` (``sqlite-vec://:memory:``, ``sqlite-vec:///abs.db``,
+        ``sqlite-vec://relative.db``); query options: ``embedder`` (e.g. ``hash:64``),
+        ``name``, ``accelerate_above``."""
+        parts = urlsplit(url)
+        if parts.scheme != "sqlite-vec":
+            raise ConfigError(f"not a sqlite-vec URL: {url!r}; use sqlite-vec://PATH")
+        path = unquote(parts.netloc + parts.path) or ":memory:"
+        options = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        if embedder is None:
+            from mnemowire.embedders import load_embedder
+
+            embedder = load_embedder(options.get("embedder", "default"))
+        return cls(
+            path,
+            embedder=embedder,
+            name=options.get("name"),
+            accelerate_above=int(options.get("accelerate_above", 4096)),
+        )
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    async def __aenter__(self) -> SqliteVecStore:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._db.close()
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(
+            store=self._name, spec_version=spec.LATEST, capabilities=list(CAPABILITIES)
+        )
+
+    # -- the five operations -----------------------------------------------------------------
+
+    async def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
+        req, payload = checked("remember.request", request, RememberRequest)
+        started = time.perf_counter()
+        if req.id is not None:
+            replay = await self._call(self._replay, req, started)
+            if replay is not None:
+                return replay
+        vector = (await self._embed([searchable_text(req.type, req.content)]))[0]
+        return await self._call(self._insert, req, payload, vector, started)
+
+    async def recall(
+        self,
+        request: RecallRequest | dict[str, Any],
+        *,
+        query_vector: QueryVector | None = None,
+    ) -> RecallResponse:
+        req, _ = checked("recall.request", request, RecallRequest)
+        started = time.perf_counter()
+        if query_vector is not None and query_vector.embedder == self.embedder.name:
+            vector = np.asarray(query_vector.vector, np.float32).reshape(-1)
+        else:
+            vector = (await self._embed([req.query]))[0]
+        return await self._call(self._recall, req, vector, started)
+
+    async def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
+        req, payload = checked("forget.request", request, ForgetRequest)
+        return await self._call(self._forget, req, payload, time.perf_counter())
+
+    async def merge(self, request: MergeRequest | dict[str, Any]) -> MergeResponse:
+        req, payload = checked("merge.request", request, MergeRequest)
+        started = time.perf_counter()
+        plan = await self._call(self._plan_merge, req)
+        if plan.new_text is not None:
+            plan.vector = (await self._embed([plan.new_text]))[0]
+        return await self._call(self._merge, req, payload, plan, started)
+
+    async def expire(self, request: ExpireRequest | dict[str, Any]) -> ExpireResponse:
+        req, payload = checked("expire.request", request, ExpireRequest)
+        return await self._call(self._expire, req, payload, time.perf_counter())
+
+    async def health(self) -> Health:
+        started = time.perf_counter()
+        try:
+            details = await self._call(self._health_details)
+        except MnemowireError as exc:
+            return Health(store=self._name, status="down", details={"error": str(exc)})
+        return Health(store=self._name, status="ok", latency_ms=_ms(started), details=details)
+
+    # -- extras beyond the protocol ----------------------------------------------------------
+
+    async def remember_many(
+        self, requests: Sequence[RememberRequest | dict[str, Any]], *, batch_size: int = 64
+    ) -> list[RememberResponse]:
+        """Bulk import: every request is validated first (one bad request stores nothing),
+        then content is embedded in batches and each batch is written in one transaction."""
+        typed = [checked("remember.request", r, RememberRequest) for r in requests]
+        responses: list[RememberResponse] = []
+        for start in range(0, len(typed), batch_size):
+            batch = typed[start : start + batch_size]
+            started = time.perf_counter()
+            vectors = await self._embed([searchable_text(r.type, r.content) for r, _ in batch])
+            responses.extend(await self._call(self._insert_many, batch, vectors, started))
+        return responses
+
+    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+        """Governance: make staged (pending) writes of ``agent_id`` visible; returns the ids
+        approved. Rejecting a staged write is forgetting it (docs/spec/v0.md#remember.pending)."""
+        return await self._call(self._set_visible, agent_id, list(ids), "pending", "approve")
+
+    async def restore(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+        """Bring archived records of ``agent_id`` back into recall; returns the ids restored."""
+        return await self._call(self._set_visible, agent_id, list(ids), "archived", "restore")
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a blocking database step in a worker thread, one at a time per store."""
+        return await asyncio.to_thread(self._locked, fn, *args)
+
+    def _locked(self, fn: Callable[..., T], *args: Any) -> T:
+        with self._lock:
+            if self._closed:
+                raise UnavailableError(f"store {self._name} is closed")
+            with self._errors():
+                return fn(*args)
+
+    async def _embed(self, texts: list[str]) -> Vectors:
+        vectors = await asyncio.to_thread(self.embedder.embed, texts)
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+    @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Backend exceptions become mnemowire errors here, and only here."""
+        try:
+            yield
+        except MnemowireError:
+            raise
+        except self._driver.module.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise UnavailableError(
+                    f"{self._name}: database is locked by another writer; retry ({exc})"
+                ) from exc
+            raise StoreError(f"{self._name}: {exc}") from exc
+        except self._driver.module.DatabaseError as exc:
+            raise StoreError(f"{self._name}: {exc}") from exc
+
+    @contextlib.contextmanager
+    def _transaction(self, write: bool = True) -> Iterator[Any]:
+        """One transaction: IMMEDIATE for writes (the write lock is taken up front, so two
+        writers never deadlock upgrading), deferred for reads (a consistent WAL snapshot)."""
+        self._db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _configure(self) -> None:
+        db = self._db
+        db.execute("PRAGMA busy_timeout = 10000")
+        if self.path != ":memory:":
+            db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+        db.execute("PRAGMA secure_delete = ON")  # erased content is overwritten, not left behind
+        with self._transaction() as tx:
+            migrate(tx, self.embedder.dimension)
+            stored = dict(tx.execute("SELECT key, value FROM mnemowire_meta").fetchall())
+            if "embedder" not in stored:
+                tx.executemany(
+                    "INSERT INTO mnemowire_meta(key, value) VALUES (?, ?)",
+                    [("embedder", self.embedder.name), ("dimension", str(self.embedder.dimension))],
+                )
+            elif (stored["embedder"], int(stored["dimension"])) != (
+                self.embedder.name,
+                self.embedder.dimension,
+            ):
+                raise ConfigError(
+                    f"{self.path} was made with embedder {stored['embedder']} "
+                    f"({stored['dimension']}-d); this store was opened with "
+                    f"{self.embedder.name} ({self.embedder.dimension}-d). Open it with the same "
+                    "embedder, or use another file."
+                )
+
+    def _result(self, count: int, started: float) -> StoreResult:
+        return StoreResult(store=self._name, status="ok", count=count, latency_ms=_ms(started))
+
+    def _audit(
+        self,
+        tx: Any,
+        operation: str,
+        agent_id: str,
+        ids: Sequence[str],
+        payload: Any,
+        *,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        tx.execute(
+            "INSERT INTO audit_log(at, operation, agent_id, ids, request_sha256, detail) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                self._clock(),
+                operation,
+                agent_id,
+                json.dumps(list(ids)),
+                digest(payload),
+                json.dumps(detail) if detail else None,
+            ),
+        )
+
+    # -- index maintenance -------------------------------------------------------------------
+
+    def _index_add(self, tx: Any, rowid: int, record: dict[str, Any], vector: Any) -> None:
+        tx.execute(
+            "INSERT INTO memories_vec(rowid, agent_id, embedding, user_key, type, created_at, "
+            "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                rowid,
+                record["agent_id"],
+                _blob(vector),
+                user_key(record["user_id"]),
+                record["type"],
+                record["created_at"],
+                record["expires_at"] or NEVER,
+            ),
+        )
+        tx.execute(
+            "INSERT INTO memories_fts(rowid, content, scope) VALUES (?, ?, ?)",
+            (
+                rowid,
+                searchable_text(record["type"], record["content"]),
+                scope_token(record["agent_id"]),
+            ),
+        )
+        self._index_changed(tx, record["agent_id"], rowid, added=True)
+
+    def _index_remove(self, tx: Any, rowid: int, agent_id: str) -> None:
+        tx.execute("DELETE FROM memories_vec WHERE rowid = ?", (rowid,))
+        tx.execute("DELETE FROM memories_fts WHERE rowid = ?", (rowid,))
+        self._index_changed(tx, agent_id, rowid, added=False)
+
+    def _index_changed(self, tx: Any, agent_id: str, rowid: int, *, added: bool) -> None:
+        tx.execute(
+            "INSERT INTO vec_changes(agent_id, record, added) VALUES (?, ?, ?)",
+            (agent_id, rowid, int(added)),
+        )
+        tx.execute(
+            "INSERT INTO agent_stats(agent_id, visible) VALUES (?, ?) "
+            "ON CONFLICT(agent_id) DO UPDATE SET visible = visible + excluded.visible",
+            (agent_id, 1 if added else -1),
+        )
+
+    # -- remember ----------------------------------------------------------------------------
+
+    def _replay(self, req: RememberRequest, started: float) -> RememberResponse | None:
+        with self._transaction(write=False) as tx:
+            return self._existing(tx, req, started)
+
+    def _existing(self, tx: Any, req: RememberRequest, started: float) -> RememberResponse | None:
+        """The first write's response when ``req.id`` exists with the same type and content;
+        ConflictError when it exists otherwise; None when the id is free."""
+        if req.id is None:
+            return None
+        row = tx.execute(
+            "SELECT agent_id, type, content, created_at, state FROM memories WHERE id = ?",
+            (req.id,),
+        ).fetchone()
+        if row is None:
+            return None
+        agent_id, kind, content, created_at, state = row
+        if (agent_id, kind, content) != (req.agent_id, req.type, req.content):
+            raise ConflictError(
+                f"id {req.id!r} is already used by another record; choose another id, or resend "
+                "the original content to retry"
+            )
+        return RememberResponse(
+            id=req.id,
+            stored_at=created_at,
+            stores=[self._result(0, started)],
+            pending_approval=state == "pending",
+            replayed=True,
+        )
+
+    def _insert(
+        self, req: RememberRequest, payload: dict[str, Any], vector: Any, started: float
+    ) -> RememberResponse:
+        with self._transaction() as tx:
+            if req.id is not None:
+                replay = self._existing(tx, req, started)
+                if replay is not None:
+                    return replay
+            response = self._write_record(tx, req, payload, vector, started)
+        return response
+
+    def _insert_many(
+        self, batch: list[tuple[RememberRequest, dict[str, Any]]], vectors: Vectors, started: float
+    ) -> list[RememberResponse]:
+        with self._transaction() as tx:
+            out = []
+            for (req, payload), vector in zip(batch, vectors, strict=True):
+                replay = self._existing(tx, req, started) if req.id is not None else None
+                out.append(replay or self._write_record(tx, req, payload, vector, started))
+        return out
+
+    def _write_record(
+        self, tx: Any, req: RememberRequest, payload: dict[str, Any], vector: Any, started: float
+    ) -> RememberResponse:
+        now = self._clock()
+        record = {
+            "id": req.id or new_id(),
+            "agent_id": req.agent_id,
+            "user_id": req.user_id,
+            "type": req.type,
+            "content": req.content,
+            "metadata": payload.get("metadata", {}),
+            "confidence": req.confidence if req.confidence is not None else 1.0,
+            "source": req.source,
+            "created_at": now,
+            "updated_at": now,
+            "expires_at": req.expires_at,
+            **{name: payload.get(name) for name in TYPE_FIELDS},
+        }
+        pending = bool(req.approval_required)
+        cursor = tx.execute(
+            "INSERT INTO memories(id, agent_id, user_id, type, content, metadata, confidence, "
+            "source, created_at, updated_at, expires_at, event_time, location, participants, "
+            "sentiment, valence, arousal, emotion, target, state, embedding) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                record["id"],
+                record["agent_id"],
+                record["user_id"],
+                record["type"],
+                record["content"],
+                json.dumps(record["metadata"]),
+                record["confidence"],
+                record["source"],
+                now,
+                now,
+                record["expires_at"],
+                record["event_time"],
+                record["location"],
+                None if record["participants"] is None else json.dumps(record["participants"]),
+                record["sentiment"],
+                record["valence"],
+                record["arousal"],
+                record["emotion"],
+                record["target"],
+                "pending" if pending else "active",
+                _blob(vector),
+            ),
+        )
+        if not pending:
+            self._index_add(tx, cursor.lastrowid, record, vector)
+        self._audit(
+            tx,
+            "remember",
+            req.agent_id,
+            [record["id"]],
+            payload,
+            detail={"pending": True} if pending else None,
+        )
+        return RememberResponse(
+            id=record["id"],
+            stored_at=now,
+            stores=[self._result(1, started)],
+            pending_approval=pending,
+        )
+
+    # -- recall ------------------------------------------------------------------------------
+
+    def _recall(self, req: RecallRequest, vector: Any, started: float) -> RecallResponse:
+        scope = _Scope.of(req, self._clock())
+        k = req.k if req.k is not None else 5
+        fetch = max(4 * k, 20)  # each search over-fetches so fusion and demotion can reorder
+        with self._transaction(write=False) as tx:
+            nearest = self._vector_search(tx, scope, vector, fetch)
+            keywords = self._keyword_search(tx, scope, req.query, fetch)
+            fused = rrf([nearest, keywords])
+            rows = self._rows(tx, list(fused), scope)
+        ranked = sorted(rows.values(), key=lambda r: (-fused[r["rowid"]] * r["demote"], r["id"]))
+        ranked = ranked[:k]
+        self._track_recalls(ranked, scope.now)
+        hits = [
+            RecallHit(
+                **record_fields(r),
+                score=fused[r["rowid"]] * r["demote"],
+                supporting=[self._name],
+                source_store=self._name,
+            )
+            for r in ranked
+        ]
+        return RecallResponse(
+            results=hits,
+            fusion_used="rrf",
+            stores_queried=[self._name],
+            latency_ms=_ms(started),
+            stores=[self._result(len(hits), started)],
+        )
+
+    def _vector_search(self, tx: Any, scope: _Scope, vector: Any, fetch: int) -> list[int]:
+        """Record rowids nearest to ``vector`` among those in scope, nearest first."""
+        visible = tx.execute(
+            "SELECT visible FROM agent_stats WHERE agent_id = ?", (scope.agent_id,)
+        ).fetchone()
+        if visible is None or visible[0] == 0:
+            return []
+        if visible[0] >= self._accelerate_above:
+            index = self._index_for(tx, scope.agent_id)
+            only = None
+            if scope.filter:
+                only = {
+                    r
+                    for (r,) in tx.execute(
+                        f"SELECT m.rowid FROM memories m WHERE {scope.sql}", scope.args
+                    )
+                }
+            hits = index.search(
+                vector,
+                fetch,
+                user_key=scope.user_key,
+                types=list(scope.types),
+                created_min=scope.created_min,
+                now=scope.now,
+                only=only,
+            )
+            return [rowid for rowid, _ in hits]
+        if scope.filter:  # exact over the (small) filtered set: vec0 has no metadata column
+            rows = tx.execute(
+                f"SELECT m.rowid, m.embedding FROM memories m WHERE {scope.sql}", scope.args
+            ).fetchall()
+            if not rows:
+                return []
+            matrix = np.frombuffer(b"".join(blob for _, blob in rows), np.float32)
+            similarity = matrix.reshape(len(rows), -1) @ vector
+            order = np.argsort(-similarity, kind="stable")[:fetch]
+            return [rows[i][0] for i in order]
+        sql = (
+            "SELECT rowid FROM memories_vec WHERE embedding MATCH ? AND k = ? "
+            "AND agent_id = ? AND expires_at > ?"
+        )
+        args: list[Any] = [_blob(vector), fetch, scope.agent_id, scope.now]
+        if scope.user_key is not None:
+            sql += " AND user_key = ?"
+            args.append(scope.user_key)
+        if scope.types:
+            sql += f" AND type IN ({','.join('?' * len(scope.types))})"
+            args.extend(scope.types)
+        if scope.created_min is not None:
+            sql += " AND created_at >= ?"
+            args.append(scope.created_min)
+        return [rowid for (rowid,) in tx.execute(sql + " ORDER BY distance", args)]
+
+    def _index_for(self, tx: Any, agent_id: str) -> AgentIndex:
+        index = self._indexes.get(agent_id)
+        if index is None:
+            index = load_rows(tx, agent_id, self.embedder.dimension, NEVER)
+            self._indexes[agent_id] = index
+        else:
+            index.catch_up(tx, NEVER)
+        return index
+
+    def _keyword_search(self, tx: Any, scope: _Scope, query: str, fetch: int) -> list[int]:
+        """Record rowids matching the query's words among those in scope, best bm25 first."""
+        terms = keyword_terms(query)
+        if not terms:
+            return []
+        words = " OR ".join(f'"{term}"' for term in terms)  # \w+ terms: nothing to escape
+        match = f'scope : "{scope_token(scope.agent_id)}" AND content : ({words})'
+        rows = tx.execute(
+            "SELECT m.rowid FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid "
+            f"WHERE memories_fts MATCH ? AND {scope.sql} "
+            "ORDER BY bm25(memories_fts, 1.0, 0.0) LIMIT ?",
+            [match, *scope.args, fetch],
+        )
+        return [rowid for (rowid,) in rows]
+
+    def _rows(self, tx: Any, rowids: list[int], scope: _Scope) -> dict[int, dict[str, Any]]:
+        """Full records for rowids, re-checked against the scope (belt and braces)."""
+        if not rowids:
+            return {}
+        placeholders = ",".join("?" * len(rowids))
+        rows = tx.execute(
+            f"SELECT {_prefixed(_COLUMNS)} FROM memories m WHERE m.rowid IN ({placeholders}) "
+            f"AND {scope.sql}",
+            [*rowids, *scope.args],
+        ).fetchall()
+        return {row[0]: _record(row) for row in rows}
+
+    def _track_recalls(self, records: list[dict[str, Any]], now: int) -> None:
+        """Remember when records were last returned, without a write per read: only records
+        whose timestamp is older than the granularity are rewritten."""
+        stale = [
+            r["rowid"]
+            for r in records
+            if (r["last_recalled_at"] or 0) < now - RECALL_TRACKING_GRANULARITY_MS
+        ]
+        if stale:
+            with self._transaction() as tx:
+                tx.execute(
+                    f"UPDATE memories SET last_recalled_at = ? WHERE rowid IN "
+                    f"({','.join('?' * len(stale))})",
+                    [now, *stale],
+                )
+
+    # -- forget ------------------------------------------------------------------------------
+
+    def _forget(
+        self, req: ForgetRequest, payload: dict[str, Any], started: float
+    ) -> ForgetResponse:
+        hard = bool(req.hard_delete)
+        states = (
+            ("active", "pending", "archived", "deleted", "merged")
+            if hard
+            else ("active", "pending", "archived")
+        )
+        sql = (
+            f"SELECT m.rowid, m.id, m.state FROM memories m WHERE m.agent_id = ? "
+            f"AND m.state IN ({','.join('?' * len(states))})"
+        )
+        args: list[Any] = [req.agent_id, *states]
+        if req.user_id is not None:
+            sql += " AND m.user_id = ?"
+            args.append(req.user_id)
+        if req.ids:
+            sql += f" AND m.id IN ({','.join('?' * len(req.ids))})"
+            args.extend(req.ids)
+        if payload.get("filter"):
+            filter_sql, filter_args = compile_filter(payload["filter"])
+            sql += f" AND {filter_sql}"
+            args.extend(filter_args)
+        now = self._clock()
+        with self._transaction() as tx:
+            targets = tx.execute(sql + " ORDER BY m.rowid", args).fetchall()
+            for rowid, _, state in targets:
+                if state == "active":
+                    self._index_remove(tx, rowid, req.agent_id)
+                if hard:
+                    tx.execute("DELETE FROM memories WHERE rowid = ?", (rowid,))
+                else:
+                    tx.execute(
+                        "UPDATE memories SET state = 'deleted', updated_at = ? WHERE rowid = ?",
+                        (now, rowid),
+                    )
+            ids = [record_id for _, record_id, _ in targets]
+            self._audit(tx, "forget", req.agent_id, ids, payload, detail={"hard_delete": hard})
+        return ForgetResponse(
+            forgotten_ids=ids,
+            stores=[self._result(len(ids), started)],
+            hard_delete=hard,
+            pending_approval=False,
+        )
+
+    # -- merge -------------------------------------------------------------------------------
+
+    def _plan_merge(self, req: MergeRequest) -> _MergePlan:
+        if req.canonical in req.duplicates:
+            raise ConflictError(
+                "a record cannot be merged into itself: remove the canonical id from duplicates"
+            )
+        with self._transaction(write=False) as tx:
+            records = self._visible(tx, req.agent_id, [req.canonical, *req.duplicates])
+        return _MergePlan.of(req, records)
+
+    def _visible(self, tx: Any, agent_id: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+        rows = tx.execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE agent_id = ? AND state = 'active' "
+            f"AND id IN ({','.join('?' * len(ids))})",
+            [agent_id, *ids],
+        ).fetchall()
+        found = {row[1]: _record(row) for row in rows}
+        if len(found) != len(set(ids)):
+            raise NotFoundError(
+                "merge needs the canonical record and every duplicate to be "
+                f"visible records of agent {agent_id!r}; at least one is not"
+            )
+        return found
+
+    def _merge(
+        self,
+        req: MergeRequest,
+        payload: dict[str, Any],
+        plan: _MergePlan,
+        vector: Any,
+        started: float,
+    ) -> MergeResponse:
+        now = self._clock()
+        with self._transaction() as tx:
+            current = self._visible(tx, req.agent_id, [req.canonical, *req.duplicates])
+            if {i: r["updated_at"] for i, r in current.items()} != plan.versions:
+                raise ConflictError("records changed while merging; send the merge again")
+            canonical = current[req.canonical]
+            if plan.update:
+                tx.execute(
+                    "UPDATE memories SET content = ?, confidence = ?, metadata = ?, "
+                    "updated_at = ?, embedding = coalesce(?, embedding) WHERE rowid = ?",
+                    (
+                        plan.update["content"],
+                        plan.update["confidence"],
+                        json.dumps(plan.update["metadata"]),
+                        now,
+                        None if vector is None else _blob(vector),
+                        canonical["rowid"],
+                    ),
+                )
+                if vector is not None:
+                    self._index_remove(tx, canonical["rowid"], req.agent_id)
+                    self._index_add(tx, canonical["rowid"], {**canonical, **plan.update}, vector)
+            else:
+                tx.execute(
+                    "UPDATE memories SET updated_at = ? WHERE rowid = ?", (now, canonical["rowid"])
+                )
+            for duplicate in req.duplicates:
+                record = current[duplicate]
+                self._index_remove(tx, record["rowid"], req.agent_id)
+                tx.execute(
+                    "UPDATE memories SET state = 'merged', merged_into = ?, updated_at = ? "
+                    "WHERE rowid = ?",
+                    (req.canonical, now, record["rowid"]),
+                )
+            self._audit(
+                tx,
+                "merge",
+                req.agent_id,
+                [req.canonical, *req.duplicates],
+                payload,
+                detail={"strategy": plan.strategy},
+            )
+        return MergeResponse(
+            canonical=req.canonical,
+            merged_count=len(req.duplicates),
+            strategy_used=plan.strategy,
+            stores=[self._result(1 + len(req.duplicates), started)],
+        )
+
+    # -- expire ------------------------------------------------------------------------------
+
+    def _expire(
+        self, req: ExpireRequest, payload: dict[str, Any], started: float
+    ) -> ExpireResponse:
+        now = self._clock()
+        policy = req.policy
+        sql = f"SELECT {_COLUMNS} FROM memories WHERE agent_id = ? AND state = 'active'"
+        args: list[Any] = [req.agent_id]
+        if req.user_id is not None:
+            sql += " AND user_id = ?"
+            args.append(req.user_id)
+        if policy.older_than_days is not None:
+            sql += " AND created_at < ?"
+            args.append(now - int(policy.older_than_days * DAY_MS))
+        if policy.type is not None:
+            sql += " AND type = ?"
+            args.append(policy.type)
+        if policy.confidence_below is not None:
+            sql += " AND confidence < ?"
+            args.append(policy.confidence_below)
+        if policy.no_recall_in_days is not None:
+            sql += " AND coalesce(last_recalled_at, created_at) < ?"
+            args.append(now - int(policy.no_recall_in_days * DAY_MS))
+        action = req.action or "forget"
+        factor = req.demote_factor if req.demote_factor is not None else 0.5
+        with self._transaction() as tx:
+            matched = [_record(row) for row in tx.execute(sql + " ORDER BY rowid", args)]
+            for record in matched:
+                if action == "demote":
+                    tx.execute(
+                        "UPDATE memories SET demote = ? WHERE rowid = ?", (factor, record["rowid"])
+                    )
+                    continue
+                self._index_remove(tx, record["rowid"], req.agent_id)
+                state = "deleted" if action == "forget" else "archived"
+                tx.execute(
+                    "UPDATE memories SET state = ?, updated_at = ? WHERE rowid = ?",
+                    (state, now, record["rowid"]),
+                )
+            ids = [r["id"] for r in matched]
+            self._audit(tx, "expire", req.agent_id, ids, payload, detail={"action": action})
+        return ExpireResponse(
+            matched_count=len(ids),
+            action_taken=action,
+            matched_ids=ids,
+            stores=[self._result(len(ids), started)],
+        )
+
+    # -- governance and restore --------------------------------------------------------------
+
+    def _set_visible(
+        self, agent_id: str, ids: list[str], from_state: str, operation: str
+    ) -> list[str]:
+        if not ids:
+            return []
+        now = self._clock()
+        with self._transaction() as tx:
+            rows = tx.execute(
+                f"SELECT {_COLUMNS}, embedding FROM memories WHERE agent_id = ? AND state = ? "
+                f"AND id IN ({','.join('?' * len(ids))}) ORDER BY rowid",
+                [agent_id, from_state, *ids],
+            ).fetchall()
+            for row in rows:
+                record = _record(row[:-1])
+                tx.execute(
+                    "UPDATE memories SET state = 'active', updated_at = ? WHERE rowid = ?",
+                    (now, record["rowid"]),
+                )
+                self._index_add(tx, record["rowid"], record, np.frombuffer(row[-1], np.float32))
+            done = [row[1] for row in rows]
+            self._audit(tx, operation, agent_id, done, {"agent_id": agent_id, "ids": ids})
+        return done
+
+    def _health_details(self) -> dict[str, Any]:
+        with self._transaction(write=False) as tx:
+            counts = dict(tx.execute("SELECT state, count(*) FROM memories GROUP BY state"))
+            vec_version = tx.execute("SELECT vec_version()").fetchone()[0]
+            schema = tx.execute(
+                "SELECT value FROM mnemowire_meta WHERE key = 'schema_version'"
+            ).fetchone()[0]
+        return {
+            "sqlite": f"{self._driver.sqlite_version} ({self._driver.name})",
+            "sqlite_vec": vec_version,
+            "schema_version": int(schema),
+            "embedder": f"{self.embedder.name} ({self.embedder.dimension}-d)",
+            "path": self.path,
+            "records": counts,
+            "accelerated_agents": sorted(self._indexes),
+            "mnemowire": __version__,
+        }
+
+
+class _MergePlan:
+    """What a merge will write, computed (and embedded) before the write transaction."""
+
+    def __init__(
+        self,
+        strategy: str,
+        update: dict[str, Any] | None,
+        new_text: str | None,
+        versions: dict[str, int],
+    ) -> None:
+        self.strategy = strategy
+        self.update = update
+        self.new_text = new_text
+        self.versions = versions
+        #: the embedding of new_text, filled in between planning and writing
+        self.vector: Any = None
+
+    @classmethod
+    def of(cls, req: MergeRequest, records: dict[str, dict[str, Any]]) -> _MergePlan:
+        strategy = req.strategy or "keep_canonical"
+        canonical = records[req.canonical]
+        ordered = [canonical, *(records[d] for d in req.duplicates)]
+        update = None
+        if strategy == "merge_content":
+            if any(r["type"] == "procedural" for r in ordered):
+                raise ConflictError(
+                    "procedural memories cannot be merged with merge_content: "
+                    "two state machines do not concatenate; use keep_canonical"
+                )
+            update = {
+                "content": "\n".join(r["content"] for r in ordered),
+                "confidence": canonical["confidence"],
+                "metadata": canonical["metadata"],
+            }
+        elif strategy == "keep_highest_confidence":
+            best = max(ordered, key=lambda r: r["confidence"])  # max keeps the first: canonical
+            if best is not canonical:
+                update = {
+                    "content": best["content"],
+                    "confidence": best["confidence"],
+                    "metadata": best["metadata"],
+                }
+        new_text = None
+        if update is not None and update["content"] != canonical["content"]:
+            new_text = searchable_text(canonical["type"], update["content"])
+        return cls(strategy, update, new_text, {i: r["updated_at"] for i, r in records.items()})
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def searchable_text(kind: str, content: str) -> str:
+    """What is embedded and keyword-indexed for a record. A procedural memory's content is
+    JSON; its name, states and triggers (underscores as spaces) are what people search for."""
+    if kind != "procedural":
+        return content
+    try:
+        machine = json.loads(content)
+        words = [
+            machine["name"],
+            *machine["states"],
+            *(t["trigger"] for t in machine["transitions"]),
+        ]
+    except (ValueError, KeyError, TypeError):
+        return content
+    return " ".join(str(w).replace("_", " ") for w in words)
+
+
+@functools.lru_cache(maxsize=4096)
+def scope_token(agent_id: str) -> str:
+    """The FTS5 token standing for an agent, so keyword search stays inside the agent."""
+    return "a" + hashlib.blake2b(agent_id.encode(), digest_size=10).hexdigest()
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """Which records a recall may see, as values and as a WHERE clause over ``memories m``."""
+
+    agent_id: str
+    user_id: str | None
+    types: tuple[str, ...]
+    created_min: int | None
+    now: int
+    filter: dict[str, Any] | None
+    sql: str
+    args: tuple[Any, ...]
+
+    @property
+    def user_key(self) -> str | None:
+        return None if self.user_id is None else user_key(self.user_id)
+
+    @classmethod
+    def of(cls, req: RecallRequest, now: int) -> _Scope:
+        wire = req.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        spec_filter = wire.get("filter") or None
+        types = tuple(wire.get("types") or ())
+        days = req.fresher_than_days
+        created_min = None if days is None else now - int(days * DAY_MS)
+        sql = "m.agent_id = ? AND m.state = 'active' AND (m.expires_at IS NULL OR m.expires_at > ?)"
+        args: list[Any] = [req.agent_id, now]
+        if req.user_id is not None:
+            sql += " AND m.user_id = ?"
+            args.append(req.user_id)
+        if types:
+            sql += f" AND m.type IN ({','.join('?' * len(types))})"
+            args.extend(types)
+        if created_min is not None:
+            sql += " AND m.created_at >= ?"
+            args.append(created_min)
+        if spec_filter:
+            filter_sql, filter_args = compile_filter(spec_filter)
+            sql += f" AND {filter_sql}"
+            args.extend(filter_args)
+        return cls(
+            req.agent_id, req.user_id, types, created_min, now, spec_filter, sql, tuple(args)
+        )
+
+
+def _prefixed(columns: str) -> str:
+    return ", ".join(f"m.{c.strip()}" for c in columns.split(","))
+
+
+def _record(row: Sequence[Any]) -> dict[str, Any]:
+    names = [c.strip() for c in _COLUMNS.split(",")]
+    record = dict(zip(names, row, strict=True))
+    record["metadata"] = json.loads(record["metadata"])
+    if record["participants"] is not None:
+        record["participants"] = json.loads(record["participants"])
+    return record
+
+
+def _blob(vector: Any) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)

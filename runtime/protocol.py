@@ -1,0 +1,95 @@
+"""The MemoryStore protocol: what every backend adapter, and the router, implements.
+
+A store takes and returns the spec's messages as the generated models (``mnemowire.models``);
+it never invents types of its own. The surface is as small as the spec: one async method per
+operation, plus ``health`` and ``capabilities``. Anything else a store offers (bulk import,
+governance review) is an extra on its class, not part of the contract.
+
+Example::
+
+    async with SqliteVecStore.open(":memory:", embedder=HashEmbedder()) as store:
+        stored = await store.remember(RememberRequest(agent_id="a", type="semantic",
+                                                      content="Alice likes tea"))
+        found = await store.recall(RecallRequest(agent_id="a", query="tea"))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from mnemowire.embedders import Vectors
+    from mnemowire.models import (
+        Capabilities,
+        ExpireRequest,
+        ExpireResponse,
+        ForgetRequest,
+        ForgetResponse,
+        Health,
+        MergeRequest,
+        MergeResponse,
+        RecallRequest,
+        RecallResponse,
+        RememberRequest,
+        RememberResponse,
+    )
+
+__all__ = ["MemoryStore", "QueryVector"]
+
+
+@dataclass(frozen=True)
+class QueryVector:
+    """A query already embedded, so a router embeds once for every store sharing the model.
+
+    A store uses it only when ``embedder`` equals its own embedder's name; otherwise it embeds
+    the query itself.
+    """
+
+    embedder: str
+    vector: Vectors
+
+
+@runtime_checkable
+class MemoryStore(Protocol):
+    """One memorywire store. Every method may raise a :class:`~mnemowire.errors.MnemowireError`
+    carrying the spec's error envelope; nothing else escapes a well-behaved store."""
+
+    @property
+    def name(self) -> str:
+        """Name reported in ``stores[]`` (a URL without credentials, or a configured name)."""
+        ...
+
+    async def remember(self, request: RememberRequest) -> RememberResponse:
+        """Store one memory; see docs/spec/v0.md#remember.write."""
+        ...
+
+    async def recall(
+        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+    ) -> RecallResponse:
+        """Return the best visible matches, best first; see docs/spec/v0.md#recall.scope."""
+        ...
+
+    async def forget(self, request: ForgetRequest) -> ForgetResponse:
+        """Hide (or erase) records by id and/or filter; see docs/spec/v0.md#forget.scope."""
+        ...
+
+    async def merge(self, request: MergeRequest) -> MergeResponse:
+        """Collapse duplicates into a canonical record; see docs/spec/v0.md#merge.strategies."""
+        ...
+
+    async def expire(self, request: ExpireRequest) -> ExpireResponse:
+        """Apply a retention policy; see docs/spec/v0.md#expire.policy."""
+        ...
+
+    async def health(self) -> Health:
+        """Whether the store can serve now, and what it runs on."""
+        ...
+
+    def capabilities(self) -> Capabilities:
+        """What the store declares it supports (docs/spec/v0.md#store.capabilities)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections and files; the store is unusable afterwards."""
+        ...
