@@ -120,8 +120,9 @@ class AgentIndex:
             else ((self.vectors[:n] @ query)[candidates])
         )
         take = min(k, candidates.size)
-        top = np.argpartition(-similarity, take - 1)[:take]
-        order = top[np.argsort(-similarity[top], kind="stable")]
+        kth = np.partition(similarity, candidates.size - take)[candidates.size - take]
+        top = np.flatnonzero(similarity >= kth)  # ties at the cut all stay in, then rowid decides
+        order = top[np.lexsort((self.rowids[candidates[top]], -similarity[top]))][:take]
         return [(int(self.rowids[candidates[i]]), float(1.0 - similarity[i])) for i in order]
 
     # -- storage -----------------------------------------------------------------------------

@@ -550,10 +550,11 @@ class SqliteVecStore:
                 return []
             matrix = np.frombuffer(b"".join(blob for _, blob in rows), np.float32)
             similarity = matrix.reshape(len(rows), -1) @ vector
-            order = np.argsort(-similarity, kind="stable")[:fetch]
-            return [rows[i][0] for i in order]
+            rowids = np.array([rowid for rowid, _ in rows], np.int64)
+            order = np.lexsort((rowids, -similarity))[:fetch]
+            return [int(rowids[i]) for i in order]
         sql = (
-            "SELECT rowid FROM memories_vec WHERE embedding MATCH ? AND k = ? "
+            "SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ? "
             "AND agent_id = ? AND expires_at > ?"
         )
         args: list[Any] = [_blob(vector), fetch, scope.agent_id, scope.now]
@@ -566,7 +567,8 @@ class SqliteVecStore:
         if scope.created_min is not None:
             sql += " AND created_at >= ?"
             args.append(scope.created_min)
-        return [rowid for (rowid,) in tx.execute(sql + " ORDER BY distance", args)]
+        found = tx.execute(sql, args).fetchall()
+        return [rowid for rowid, _ in sorted(found, key=lambda row: (row[1], row[0]))]
 
     def _index_for(self, tx: Any, agent_id: str) -> AgentIndex:
         index = self._indexes.get(agent_id)
@@ -587,7 +589,7 @@ class SqliteVecStore:
         rows = tx.execute(
             "SELECT m.rowid FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid "
             f"WHERE memories_fts MATCH ? AND {scope.sql} "
-            "ORDER BY bm25(memories_fts, 1.0, 0.0) LIMIT ?",
+            "ORDER BY bm25(memories_fts, 1.0, 0.0), m.rowid LIMIT ?",
             [match, *scope.args, fetch],
         )
         return [rowid for (rowid,) in rows]
@@ -698,9 +700,9 @@ class SqliteVecStore:
         req: MergeRequest,
         payload: dict[str, Any],
         plan: _MergePlan,
-        vector: Any,
         started: float,
     ) -> MergeResponse:
+        vector = plan.vector
         now = self._clock()
         with self._transaction() as tx:
             current = self._visible(tx, req.agent_id, [req.canonical, *req.duplicates])

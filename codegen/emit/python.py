@@ -53,15 +53,16 @@ def emit(spec: Spec) -> list[GeneratedFile]:
 def bundle(spec: Spec) -> dict[str, Any]:
     """One JSON Schema document: every IR type under ``$defs`` by its IR name.
 
-    Open enumerations and constrained scalars (ids, names, times) are written in place rather
-    than as classes of their own, so a field reads ``Literal[...] | str`` or ``list[str]``
-    instead of a wrapper class nobody can compare with a str.
+    Open enumerations, constrained scalars (ids, names, times) and free-form objects (metadata)
+    are written in place rather than as classes of their own, so a field reads
+    ``Literal[...] | str``, ``list[str]`` or ``dict[str, Any]`` instead of a wrapper class.
     """
     inlined = {
         t.name: t.schema
         for t in spec.types
         if t.schema.open_enum is not None
         or (t.schema.kind == "primitive" and t.schema.enum is None)
+        or (t.schema.is_map and t.schema.additional is True)
     }
 
     def render(schema: Schema) -> dict[str, Any]:

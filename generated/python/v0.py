@@ -94,16 +94,6 @@ class IdentifierList2(RootModel[list[str]]):
     """
 
 
-class Metadata(BaseModel):
-    """
-    Free-form JSON object stored with the memory and returned unchanged. Keys are application-defined; recall and forget filters match against them.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-    )
-
-
 class ReviewDecision(BaseModel):
     """
     Governance: a reviewer's verdict on a staged write. Sent by the reviewer; closed, so a misspelt field is rejected rather than ignored.
@@ -339,7 +329,10 @@ class MemoryRecord(BaseModel):
     """
     The memory's text (for procedural memories, the JSON text of its state machine).
     """
-    metadata: Metadata | None = None
+    metadata: dict[str, Any] | None = None
+    """
+    Free-form JSON object stored with the memory and returned unchanged. Keys are application-defined; recall and forget filters match against them.
+    """
     confidence: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
     """
     How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
@@ -464,7 +457,10 @@ class RecallHit(BaseModel):
     """
     Relevance; higher is better. Comparable within one response only.
     """
-    metadata: Metadata
+    metadata: dict[str, Any]
+    """
+    Free-form JSON object stored with the memory and returned unchanged. Keys are application-defined; recall and forget filters match against them.
+    """
     created_at: Annotated[int, Field(ge=0, le=9007199254740991)]
     """
     When the record was first stored.
@@ -561,7 +557,10 @@ class RememberRequest(BaseModel):
     """
     The memory's text. For a procedural memory, the JSON text of a StateMachine (see common.json#/$defs/StateMachine).
     """
-    metadata: Metadata | None = None
+    metadata: dict[str, Any] | None = None
+    """
+    Free-form JSON object stored with the memory and returned unchanged. Keys are application-defined; recall and forget filters match against them.
+    """
     confidence: Annotated[float | None, Field(ge=0.0, le=1.0)] = 1.0
     """
     How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
@@ -648,7 +647,7 @@ class StateMachine(BaseModel):
     """
     State the procedure is in now, when it is being executed; one of states.
     """
-    metadata: Metadata | None = None
+    metadata: dict[str, Any] | None = None
     """
     Free-form data about the procedure.
     """

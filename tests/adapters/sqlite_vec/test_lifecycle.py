@@ -1,0 +1,277 @@
+"""forget, merge and expire on the sqlite-vec store, and what they leave in the database."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mnemowire.errors import ConflictError, NotFoundError
+
+from .conftest import Clock, StoreFactory
+
+
+async def remember(store: Any, content: str, agent_id: str = "a", **fields: Any) -> str:
+    response = await store.remember(
+        {"agent_id": agent_id, "type": "semantic", "content": content, **fields}
+    )
+    return str(response.id)
+
+
+async def recalled(store: Any, query: str, agent_id: str = "a", **request: Any) -> list[str]:
+    response = await store.recall({"agent_id": agent_id, "query": query, "k": 50, **request})
+    return [hit.id for hit in response.results]
+
+
+def rows(path: Path, sql: str, *args: Any) -> list[Any]:
+    connection = sqlite3.connect(path)
+    try:
+        return connection.execute(sql, args).fetchall()
+    finally:
+        connection.close()
+
+
+# -- forget ------------------------------------------------------------------------------------
+
+
+async def test_forget_by_ids_is_soft_and_reported_exactly(
+    make_store: StoreFactory, tmp_path: Path
+) -> None:
+    store = make_store()
+    keep = await remember(store, "tea at noon")
+    drop = await remember(store, "tea at five")
+    other_agent = await remember(store, "tea at five", agent_id="b")
+    response = await store.forget({"agent_id": "a", "ids": [drop, other_agent, "missing"]})
+    assert response.forgotten_ids == [drop]
+    assert response.hard_delete is False
+    assert await recalled(store, "tea") == [keep]
+    assert await recalled(store, "tea", agent_id="b") == [other_agent]
+    state = rows(tmp_path / "memory.db", "SELECT state, content FROM memories WHERE id = ?", drop)
+    assert state == [("deleted", "tea at five")]  # kept for audit, invisible
+    again = await store.forget({"agent_id": "a", "ids": [drop]})
+    assert again.forgotten_ids == []
+
+
+async def test_forget_by_filter_and_by_both(make_store: StoreFactory) -> None:
+    store = make_store()
+    t1 = await remember(store, "trip one", metadata={"topic": "travel"})
+    t2 = await remember(store, "trip two", metadata={"topic": "travel"})
+    h1 = await remember(store, "checkup", metadata={"topic": "health"})
+    both = await store.forget({"agent_id": "a", "ids": [t1, h1], "filter": {"topic": "travel"}})
+    assert both.forgotten_ids == [t1]  # listed AND matching
+    by_filter = await store.forget({"agent_id": "a", "filter": {"topic": "travel"}})
+    assert by_filter.forgotten_ids == [t2]
+    assert set(await recalled(store, "trip checkup")) == {h1}
+
+
+async def test_forget_is_scoped_by_user(make_store: StoreFactory) -> None:
+    store = make_store()
+    alice = await remember(store, "likes tea", user_id="alice")
+    bob = await remember(store, "likes tea", user_id="bob")
+    response = await store.forget({"agent_id": "a", "user_id": "alice", "ids": [alice, bob]})
+    assert response.forgotten_ids == [alice]
+    assert await recalled(store, "tea") == [bob]
+
+
+async def test_hard_delete_erases_from_every_table_and_index(
+    make_store: StoreFactory, tmp_path: Path
+) -> None:
+    store = make_store()
+    secret = await remember(store, "zanzibar passport number", metadata={"pii": True})
+    soft = await remember(store, "zanzibar visa", metadata={"pii": True})
+    await store.forget({"agent_id": "a", "ids": [soft]})
+    response = await store.forget({"agent_id": "a", "filter": {"pii": True}, "hard_delete": True})
+    assert sorted(response.forgotten_ids) == sorted([secret, soft])
+    db = tmp_path / "memory.db"
+    assert rows(db, "SELECT count(*) FROM memories") == [(0,)]
+    assert rows(db, "SELECT count(*) FROM memories_fts") == [(0,)]
+    connection = sqlite3.connect(db)
+    connection.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, memories_fts, row)")
+    assert (
+        connection.execute("SELECT term FROM temp.vocab WHERE term = 'zanzibar'").fetchall() == []
+    )
+    connection.close()
+    assert await recalled(store, "zanzibar") == []
+    with store.inner._transaction(write=False) as tx:
+        assert tx.execute("SELECT count(*) FROM memories_vec").fetchone() == (0,)
+    audit = rows(db, "SELECT operation, ids FROM audit_log WHERE operation = 'forget'")
+    assert sorted(json.loads(audit[-1][1])) == sorted([secret, soft])
+
+
+# -- merge -------------------------------------------------------------------------------------
+
+
+async def test_merge_keep_canonical_hides_duplicates(make_store: StoreFactory) -> None:
+    store = make_store()
+    canonical = await remember(store, "Alice is allergic to peanuts")
+    dupes = [
+        await remember(store, "Alice has a peanut allergy"),
+        await remember(store, "peanuts make Alice sick"),
+    ]
+    response = await store.merge({"agent_id": "a", "canonical": canonical, "duplicates": dupes})
+    assert (response.canonical, response.merged_count, response.strategy_used) == (
+        canonical,
+        2,
+        "keep_canonical",
+    )
+    assert await recalled(store, "Alice peanut allergy sick") == [canonical]
+
+
+async def test_merge_content_joins_and_reembeds(make_store: StoreFactory) -> None:
+    store = make_store()
+    canonical = await remember(store, "Alice lives in Lisbon")
+    duplicate = await remember(store, "Alice owns a yellow bicycle")
+    await store.merge(
+        {
+            "agent_id": "a",
+            "canonical": canonical,
+            "duplicates": [duplicate],
+            "strategy": "merge_content",
+        }
+    )
+    found = await store.recall({"agent_id": "a", "query": "yellow bicycle", "k": 5})
+    assert [(h.id, h.content) for h in found.results] == [
+        (canonical, "Alice lives in Lisbon\nAlice owns a yellow bicycle")
+    ]
+
+
+async def test_merge_keep_highest_confidence(make_store: StoreFactory) -> None:
+    store = make_store()
+    canonical = await remember(store, "meeting at 3pm", confidence=0.4, metadata={"v": 1})
+    better = await remember(store, "meeting at 4pm", confidence=0.9, metadata={"v": 2})
+    await store.merge(
+        {
+            "agent_id": "a",
+            "canonical": canonical,
+            "duplicates": [better],
+            "strategy": "keep_highest_confidence",
+        }
+    )
+    [hit] = (await store.recall({"agent_id": "a", "query": "meeting", "k": 5})).results
+    assert (hit.id, hit.content, hit.confidence, hit.metadata) == (
+        canonical,
+        "meeting at 4pm",
+        0.9,
+        {"v": 2},
+    )
+
+
+@pytest.mark.parametrize("who", ["other-agent-canonical", "other-agent-duplicate", "missing"])
+async def test_merge_across_agents_fails_and_changes_nothing(
+    make_store: StoreFactory, who: str
+) -> None:
+    store = make_store()
+    mine = await remember(store, "tea")
+    also_mine = await remember(store, "more tea")
+    theirs = await remember(store, "their tea", agent_id="b")
+    canonical, duplicates = {
+        "other-agent-canonical": (theirs, [mine]),
+        "other-agent-duplicate": (mine, [theirs]),
+        "missing": (mine, ["no-such-id"]),
+    }[who]
+    with pytest.raises(NotFoundError) as caught:
+        await store.merge({"agent_id": "a", "canonical": canonical, "duplicates": duplicates})
+    assert "at least one is not" in str(caught.value)
+    assert set(await recalled(store, "tea")) == {mine, also_mine}
+    assert await recalled(store, "tea", agent_id="b") == [theirs]
+
+
+async def test_merging_a_record_into_itself_is_a_conflict(make_store: StoreFactory) -> None:
+    store = make_store()
+    mine = await remember(store, "tea")
+    other = await remember(store, "cake")
+    with pytest.raises(ConflictError):
+        await store.merge({"agent_id": "a", "canonical": mine, "duplicates": [other, mine]})
+
+
+# -- expire ------------------------------------------------------------------------------------
+
+
+async def test_expire_predicates_are_anded(make_store: StoreFactory, clock: Clock) -> None:
+    store = make_store()
+    old_low = await remember(store, "old low", confidence=0.1)
+    old_high = await remember(store, "old high", confidence=0.9)
+    old_episode = await remember(store, "old episode", type="episodic", confidence=0.1)
+    clock.advance(days=40)
+    new_low = await remember(store, "new low", confidence=0.1)
+    response = await store.expire(
+        {
+            "agent_id": "a",
+            "policy": {"older_than_days": 30, "confidence_below": 0.5, "type": "semantic"},
+        }
+    )
+    assert response.matched_ids == [old_low]
+    assert response.action_taken == "forget"
+    assert set(await recalled(store, "old new low high episode")) == {
+        old_high,
+        old_episode,
+        new_low,
+    }
+
+
+async def test_no_recall_in_days_uses_recall_tracking(
+    make_store: StoreFactory, clock: Clock
+) -> None:
+    store = make_store()
+    used = await remember(store, "weekly standup notes")
+    unused = await remember(store, "expense policy")
+    clock.advance(days=20)
+    [hit] = (await store.recall({"agent_id": "a", "query": "standup", "k": 1})).results
+    assert hit.id == used
+    clock.advance(days=20)
+    response = await store.expire(
+        {"agent_id": "a", "policy": {"no_recall_in_days": 30}, "action": "archive"}
+    )
+    assert response.matched_ids == [unused]
+    assert await recalled(store, "expense policy") == [used]  # the archived one is gone
+
+
+async def test_archive_is_restorable(make_store: StoreFactory, clock: Clock) -> None:
+    store = make_store()
+    note = await remember(store, "passport renewal")
+    clock.advance(days=2)
+    await store.expire({"agent_id": "a", "policy": {"older_than_days": 1}, "action": "archive"})
+    assert await recalled(store, "passport") == []
+    assert await store.inner.restore("a", [note]) == [note]
+    assert await recalled(store, "passport") == [note]
+
+
+async def test_demote_multiplies_the_score_and_never_compounds(
+    make_store: StoreFactory, clock: Clock
+) -> None:
+    store = make_store()
+    stale = await remember(store, "printer toner order")
+    clock.advance(days=10)
+
+    async def score() -> float:
+        [hit] = (await store.recall({"agent_id": "a", "query": "printer toner order"})).results
+        assert hit.id == stale
+        return float(hit.score)
+
+    full = await score()
+    for _ in range(3):
+        response = await store.expire(
+            {
+                "agent_id": "a",
+                "policy": {"older_than_days": 5},
+                "action": "demote",
+                "demote_factor": 0.5,
+            }
+        )
+        assert response.matched_ids == [stale]
+        assert await score() == pytest.approx(full * 0.5)
+
+
+async def test_expire_respects_user_scope(make_store: StoreFactory, clock: Clock) -> None:
+    store = make_store()
+    alice = await remember(store, "alice note", user_id="alice")
+    bob = await remember(store, "bob note", user_id="bob")
+    clock.advance(days=3)
+    response = await store.expire(
+        {"agent_id": "a", "user_id": "alice", "policy": {"older_than_days": 1}}
+    )
+    assert response.matched_ids == [alice]
+    assert await recalled(store, "note") == [bob]

@@ -1,0 +1,236 @@
+"""remember on the sqlite-vec store: ids, replay, pending writes, procedural checks, bad input."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mnemowire.adapters.sqlite_vec import SqliteVecStore
+from mnemowire.embedders import HashEmbedder
+from mnemowire.errors import ConfigError, ConflictError, RequestError
+
+from .conftest import StoreFactory
+
+FSM = {
+    "name": "book_flight",
+    "initial": "searching",
+    "states": ["searching", "paying", "booked"],
+    "transitions": [
+        {"trigger": "choose", "source": "searching", "dest": "paying", "conditions": "seat_free"},
+        {"trigger": "pay", "source": ["paying"], "dest": "booked", "unless": ["card_declined"]},
+    ],
+}
+
+
+def dump(path: Path) -> str:
+    """The database's bytes (main file and write-ahead log): unchanged means byte-for-byte."""
+    digest = hashlib.sha256()
+    for part in (path, path.with_name(path.name + "-wal")):
+        if part.exists():
+            digest.update(part.read_bytes())
+    return digest.hexdigest()
+
+
+async def test_remember_mints_sortable_ids_and_reports_itself(make_store: StoreFactory) -> None:
+    store = make_store()
+    first = await store.remember({"agent_id": "a", "type": "semantic", "content": "one"})
+    second = await store.remember({"agent_id": "a", "type": "semantic", "content": "two"})
+    assert len(first.id) == 26  # a ULID
+    assert first.id < second.id
+    assert first.pending_approval is False
+    assert [s.store for s in first.stores] == [store.name]
+    assert first.stores[0].count == 1
+
+
+async def test_client_chosen_id_is_kept_and_a_retry_is_a_replay(make_store: StoreFactory) -> None:
+    store = make_store()
+    request = {"agent_id": "a", "id": "client-1", "type": "semantic", "content": "tea"}
+    first = await store.remember(request)
+    again = await store.remember(request)
+    assert first.id == again.id == "client-1"
+    assert again.replayed is True
+    assert again.stored_at == first.stored_at
+    found = await store.recall({"agent_id": "a", "query": "tea", "k": 10})
+    assert [h.id for h in found.results] == ["client-1"]
+
+
+async def test_reusing_an_id_for_other_content_or_agent_is_a_conflict(
+    make_store: StoreFactory,
+) -> None:
+    store = make_store()
+    await store.remember({"agent_id": "a", "id": "x1", "type": "semantic", "content": "tea"})
+    with pytest.raises(ConflictError):
+        await store.remember({"agent_id": "a", "id": "x1", "type": "semantic", "content": "cake"})
+    with pytest.raises(ConflictError) as caught:
+        await store.remember({"agent_id": "b", "id": "x1", "type": "semantic", "content": "tea"})
+    assert "tea" not in str(caught.value)  # nothing about the other agent's record leaks
+
+
+async def test_pending_write_is_invisible_until_approved(make_store: StoreFactory) -> None:
+    store = make_store()
+    staged = await store.remember(
+        {
+            "agent_id": "a",
+            "type": "semantic",
+            "content": "Alice is allergic to peanuts",
+            "approval_required": True,
+        }
+    )
+    assert staged.pending_approval is True
+    assert (await store.recall({"agent_id": "a", "query": "peanuts"})).results == []
+    assert await store.approve("a", [staged.id]) == [staged.id]
+    found = await store.recall({"agent_id": "a", "query": "peanuts"})
+    assert [h.id for h in found.results] == [staged.id]
+
+
+async def test_rejecting_a_pending_write_is_forgetting_it(make_store: StoreFactory) -> None:
+    store = make_store()
+    staged = await store.remember(
+        {"agent_id": "a", "type": "semantic", "content": "secret", "approval_required": True}
+    )
+    forgotten = await store.forget({"agent_id": "a", "ids": [staged.id], "hard_delete": True})
+    assert forgotten.forgotten_ids == [staged.id]
+    assert await store.approve("a", [staged.id]) == []
+
+
+async def test_procedural_state_machine_round_trips(make_store: StoreFactory) -> None:
+    store = make_store()
+    content = json.dumps(FSM)
+    stored = await store.remember({"agent_id": "a", "type": "procedural", "content": content})
+    found = await store.recall({"agent_id": "a", "query": "book flight", "types": ["procedural"]})
+    assert [(h.id, h.content) for h in found.results] == [(stored.id, content)]
+
+
+@pytest.mark.parametrize(
+    ("machine", "rule"),
+    [
+        (
+            {
+                **FSM,
+                "transitions": [
+                    {
+                        "trigger": "go",
+                        "source": "searching",
+                        "dest": "booked",
+                        "before": "os.system",
+                    }
+                ],
+            },
+            "contentSchema",
+        ),
+        (
+            {
+                **FSM,
+                "transitions": [
+                    {
+                        "trigger": "go",
+                        "source": "searching",
+                        "dest": "booked",
+                        "conditions": "os.path.exists",
+                    }
+                ],
+            },
+            "contentSchema",
+        ),
+        ({**FSM, "initial": "nowhere"}, "stateReference"),
+        (
+            {**FSM, "transitions": [{"trigger": "go", "source": "limbo", "dest": "booked"}]},
+            "stateReference",
+        ),
+    ],
+)
+async def test_unsafe_or_broken_state_machine_is_rejected_at_write_time(
+    make_store: StoreFactory, tmp_path: Path, machine: dict[str, Any], rule: str
+) -> None:
+    store = make_store()
+    await store.remember({"agent_id": "a", "type": "semantic", "content": "before"})
+    before = dump(tmp_path / "memory.db")
+    with pytest.raises(RequestError) as caught:
+        await store.remember(
+            {"agent_id": "a", "type": "procedural", "content": json.dumps(machine)}
+        )
+    assert [(d["path"], d["rule"]) for d in caught.value.details] == [("/content", rule)]
+    assert dump(tmp_path / "memory.db") == before
+
+
+@pytest.mark.parametrize(
+    ("request_", "path", "rule"),
+    [
+        (
+            {"agent_id": "a", "type": "semantic", "content": "x", "approval_requried": True},
+            "/approval_requried",
+            "additionalProperties",
+        ),
+        (
+            {"agent_id": "a", "type": "semantic", "content": "x", "confidence": 1.5},
+            "/confidence",
+            "maximum",
+        ),
+        ({"agent_id": "a", "type": "fact", "content": "x"}, "/type", "enum"),
+        ({"agent_id": "a", "type": "semantic", "content": ""}, "/content", "minLength"),
+    ],
+)
+async def test_invalid_request_changes_nothing(
+    make_store: StoreFactory, tmp_path: Path, request_: dict[str, Any], path: str, rule: str
+) -> None:
+    store = make_store()
+    await store.remember({"agent_id": "a", "type": "semantic", "content": "before"})
+    before = dump(tmp_path / "memory.db")
+    with pytest.raises(RequestError) as caught:
+        await store.remember(request_)
+    assert [(d["path"], d["rule"]) for d in caught.value.details] == [(path, rule)]
+    assert dump(tmp_path / "memory.db") == before
+
+
+async def test_every_field_round_trips_losslessly(make_store: StoreFactory) -> None:
+    store = make_store()
+    episodic = {
+        "agent_id": "a",
+        "user_id": "alice",
+        "type": "episodic",
+        "content": "Alice said she was nervous about her flight to Lisbon",
+        "metadata": {"topic": "travel", "nested": {"list": [1, 2.5, None, True]}},
+        "confidence": 0.7,
+        "source": "chat:42",
+        "expires_at": 9_000_000_000_000,
+        "event_time": 1_779_000_000_000,
+        "location": "video call",
+        "participants": ["alice", "assistant"],
+    }
+    emotional = {
+        "agent_id": "a",
+        "user_id": "alice",
+        "type": "emotional",
+        "content": "Alice expressed anxiety when discussing flights",
+        "sentiment": "negative",
+        "valence": -0.6,
+        "arousal": 0.7,
+        "emotion": "anxiety",
+        "target": "air travel",
+    }
+    for request in (episodic, emotional):
+        stored = await store.remember(request)
+        found = await store.recall(
+            {"agent_id": "a", "query": request["content"], "k": 1, "types": [request["type"]]}
+        )
+        [hit] = found.results
+        assert hit.id == stored.id
+        wire = hit.model_dump(mode="json", exclude_unset=True)
+        for key, value in request.items():
+            if key != "agent_id":
+                assert wire[key] == value, key
+        assert hit.created_at == stored.stored_at
+        assert hit.source_store == store.name
+        assert hit.supporting == [store.name]
+
+
+async def test_opening_with_another_embedder_is_a_clear_error(tmp_path: Path) -> None:
+    path = str(tmp_path / "m.db")
+    store = SqliteVecStore(path, embedder=HashEmbedder(64))
+    await store.aclose()
+    with pytest.raises(ConfigError, match="mnemowire-hash-v1/64"):
+        SqliteVecStore(path, embedder=HashEmbedder(32))
