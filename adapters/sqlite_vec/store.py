@@ -26,10 +26,11 @@ import numpy as np
 from mnemowire import spec
 from mnemowire._version import __version__
 from mnemowire._wire import checked, digest, now_ms
-from mnemowire.adapters._common import TYPE_FIELDS, keyword_terms, new_id, record_fields
+from mnemowire.adapters._common import TYPE_FIELDS, new_id, record_fields
 from mnemowire.adapters.sqlite_vec._accel import AgentIndex, load_rows
 from mnemowire.adapters.sqlite_vec._driver import Driver, connect, find_driver
 from mnemowire.adapters.sqlite_vec._filters import compile_filter
+from mnemowire.adapters.sqlite_vec._keywords import KeywordIndex
 from mnemowire.adapters.sqlite_vec._schema import NEVER, migrate, user_key
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import (
@@ -106,6 +107,7 @@ class SqliteVecStore:
         self._driver: Driver = find_driver(driver)
         self._lock = threading.RLock()
         self._indexes: dict[str, AgentIndex] = {}
+        self._keywords = KeywordIndex()
         self._closed = False
         with self._errors():
             self._db = connect(self._driver, path)
@@ -206,17 +208,34 @@ class SqliteVecStore:
     # -- extras beyond the protocol ----------------------------------------------------------
 
     async def remember_many(
-        self, requests: Sequence[RememberRequest | dict[str, Any]], *, batch_size: int = 64
+        self,
+        requests: Sequence[RememberRequest | dict[str, Any]],
+        *,
+        batch_size: int = 64,
+        vectors: Vectors | None = None,
     ) -> list[RememberResponse]:
         """Bulk import: every request is validated first (one bad request stores nothing),
-        then content is embedded in batches and each batch is written in one transaction."""
+        then content is embedded in batches and each batch is written in one transaction.
+
+        ``vectors`` (one row per request, from this store's embedder) skips the embedding, for
+        imports that already have them. A backend failure mid-import keeps earlier batches.
+        """
         typed = [checked("remember.request", r, RememberRequest) for r in requests]
+        if vectors is not None and vectors.shape != (len(typed), self.embedder.dimension):
+            raise ValueError(
+                f"vectors must have shape ({len(typed)}, {self.embedder.dimension}), "
+                f"not {vectors.shape}"
+            )
         responses: list[RememberResponse] = []
         for start in range(0, len(typed), batch_size):
             batch = typed[start : start + batch_size]
             started = time.perf_counter()
-            vectors = await self._embed([searchable_text(r.type, r.content) for r, _ in batch])
-            responses.extend(await self._call(self._insert_many, batch, vectors, started))
+            if vectors is None:
+                texts = [searchable_text(r.type, r.content) for r, _ in batch]
+                embedded = await self._embed(texts)
+            else:
+                embedded = vectors[start : start + batch_size]
+            responses.extend(await self._call(self._insert_many, batch, embedded, started))
         return responses
 
     async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
@@ -298,6 +317,10 @@ class SqliteVecStore:
                     f"{self.embedder.name} ({self.embedder.dimension}-d). Open it with the same "
                     "embedder, or use another file."
                 )
+        db.execute(  # document frequencies, for keeping only a query's rare words
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memories_vocab "
+            "USING fts5vocab(main, memories_fts, row)"
+        )
 
     def _result(self, count: int, started: float) -> StoreResult:
         return StoreResult(store=self._name, status="ok", count=count, latency_ms=_ms(started))
@@ -494,14 +517,18 @@ class SqliteVecStore:
             nearest = self._vector_search(tx, scope, vector, fetch)
             keywords = self._keyword_search(tx, scope, req.query, fetch)
             fused = rrf([nearest, keywords])
-            rows = self._rows(tx, list(fused), scope)
-        ranked = sorted(rows.values(), key=lambda r: (-fused[r["rowid"]] * r["demote"], r["id"]))
-        ranked = ranked[:k]
+            score = {
+                rowid: fused[rowid] * demote
+                for rowid, demote in self._demotions(tx, list(fused), scope).items()
+            }
+            top = sorted(score, key=lambda rowid: (-score[rowid], rowid))[:k]
+            rows = self._rows(tx, top, scope)
+        ranked = [rows[rowid] for rowid in top if rowid in rows]
         self._track_recalls(ranked, scope.now)
         hits = [
             RecallHit(
                 **record_fields(r),
-                score=fused[r["rowid"]] * r["demote"],
+                score=score[r["rowid"]],
                 supporting=[self._name],
                 source_store=self._name,
             )
@@ -580,19 +607,23 @@ class SqliteVecStore:
         return index
 
     def _keyword_search(self, tx: Any, scope: _Scope, query: str, fetch: int) -> list[int]:
-        """Record rowids matching the query's words among those in scope, best bm25 first."""
-        terms = keyword_terms(query)
-        if not terms:
-            return []
-        words = " OR ".join(f'"{term}"' for term in terms)  # \w+ terms: nothing to escape
-        match = f'scope : "{scope_token(scope.agent_id)}" AND content : ({words})'
-        rows = tx.execute(
-            "SELECT m.rowid FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid "
-            f"WHERE memories_fts MATCH ? AND {scope.sql} "
-            "ORDER BY bm25(memories_fts, 1.0, 0.0), m.rowid LIMIT ?",
-            [match, *scope.args, fetch],
+        """Record rowids matching the query's rare words among those in scope (``_keywords``)."""
+        return self._keywords.search(
+            tx, query, fetch, token=scope_token(scope.agent_id), where=(scope.sql, scope.args)
         )
-        return [rowid for (rowid,) in rows]
+
+    def _demotions(self, tx: Any, rowids: list[int], scope: _Scope) -> dict[int, float]:
+        """Demote factor of each candidate still in scope (the scope is re-checked here)."""
+        if not rowids:
+            return {}
+        placeholders = ",".join("?" * len(rowids))
+        return dict(
+            tx.execute(
+                f"SELECT m.rowid, m.demote FROM memories AS m NOT INDEXED "
+                f"WHERE m.rowid IN ({placeholders}) AND {scope.sql}",
+                [*rowids, *scope.args],
+            )
+        )
 
     def _rows(self, tx: Any, rowids: list[int], scope: _Scope) -> dict[int, dict[str, Any]]:
         """Full records for rowids, re-checked against the scope (belt and braces)."""
@@ -600,7 +631,8 @@ class SqliteVecStore:
             return {}
         placeholders = ",".join("?" * len(rowids))
         rows = tx.execute(
-            f"SELECT {_prefixed(_COLUMNS)} FROM memories m WHERE m.rowid IN ({placeholders}) "
+            f"SELECT {_prefixed(_COLUMNS)} FROM memories AS m NOT INDEXED "
+            f"WHERE m.rowid IN ({placeholders}) "
             f"AND {scope.sql}",
             [*rowids, *scope.args],
         ).fetchall()

@@ -1,0 +1,138 @@
+"""Synthetic memories for scale benchmarks: varied sentences from templates, seeded.
+
+Scale runs need tens of thousands of distinct, realistic-looking texts; the quality corpus
+(hand-written) is for retrieval quality. Same seed, same texts, on every machine.
+"""
+
+from __future__ import annotations
+
+import random
+
+__all__ = ["synthetic_texts"]
+
+_PEOPLE = [
+    "Alice",
+    "Bob",
+    "Carla",
+    "Dan",
+    "Eve",
+    "Farid",
+    "Grace",
+    "Hiro",
+    "Ines",
+    "Jonas",
+    "Kemi",
+    "Liam",
+    "Mara",
+    "Nils",
+    "Olga",
+    "Pedro",
+    "Quinn",
+    "Rosa",
+    "Sami",
+    "Tara",
+]
+_TEMPLATES = [
+    "{p} prefers {thing} when {situation}.",
+    "{p} mentioned that {thing} was {quality} during {event}.",
+    "On {day}, {p} {did} at {place}.",
+    "{p} is allergic to {allergen} and avoids {food}.",
+    "{p} feels {feeling} about {thing}.",
+    "Remember that {p} has a {event} at {place} on {day}.",
+    "{p} asked me to {task} before {day}.",
+    "{p} works on {project} with {q} and reports to {r}.",
+]
+_WORDS = {
+    "thing": [
+        "green tea",
+        "an aisle seat",
+        "morning meetings",
+        "the night train",
+        "oat milk",
+        "the new laptop",
+        "spicy food",
+        "quiet rooms",
+        "paper notebooks",
+        "jazz records",
+    ],
+    "situation": [
+        "travelling for work",
+        "it rains",
+        "the kids are home",
+        "deadlines loom",
+        "the weekend starts",
+        "the office is noisy",
+    ],
+    "quality": ["excellent", "disappointing", "too expensive", "surprisingly good", "late"],
+    "event": [
+        "the quarterly review",
+        "a dentist appointment",
+        "the team offsite",
+        "a job interview",
+        "the school play",
+        "a marathon",
+        "the product launch",
+    ],
+    "day": [
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "the 3rd of May",
+        "New Year's Eve",
+        "the first day of spring",
+    ],
+    "did": [
+        "lost a passport",
+        "met an old friend",
+        "signed the contract",
+        "missed the bus",
+        "gave a talk",
+        "broke a wrist",
+        "adopted a cat",
+    ],
+    "place": [
+        "the airport",
+        "the library",
+        "Lisbon",
+        "the gym",
+        "the city hall",
+        "Kyoto",
+        "the hospital",
+        "the coffee shop on Main Street",
+    ],
+    "allergen": ["peanuts", "penicillin", "shellfish", "pollen", "latex", "gluten"],
+    "food": ["satay", "prawns", "bread", "trail mix", "pesto"],
+    "feeling": ["anxious", "excited", "proud", "frustrated", "relieved", "nostalgic"],
+    "task": [
+        "book a table",
+        "renew the insurance",
+        "call the plumber",
+        "send the invoice",
+        "water the plants",
+        "update the slides",
+    ],
+    "project": [
+        "the bridge retrofit",
+        "the billing migration",
+        "the mobile app",
+        "the annual audit",
+        "the warehouse move",
+    ],
+}
+
+
+def synthetic_texts(count: int, seed: int = 7) -> list[str]:
+    """``count`` distinct sentences (a counter keeps them distinct past the combinations)."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        template = rng.choice(_TEMPLATES)
+        values = {key: rng.choice(options) for key, options in _WORDS.items()}
+        people = rng.sample(_PEOPLE, 3)
+        text = template.format(p=people[0], q=people[1], r=people[2], **values)
+        out.append(f"{text} (note {i})")
+    return out

@@ -1,0 +1,24 @@
+"""``mnemowire demo``: the first thing a newcomer runs."""
+
+from __future__ import annotations
+
+import asyncio
+
+import click
+
+from mnemowire.cli._app import cli
+
+
+@cli.command("demo")
+@click.option(
+    "--embedder",
+    envvar="MNEMOWIRE_EMBEDDER",
+    default=None,
+    help="Embedder to use (default: the real all-MiniLM-L6-v2, offline).",
+)
+def demo_command(embedder: str | None) -> None:
+    """Load a small bundled corpus into a temporary store and ask it questions."""
+    from mnemowire.demo import run_demo
+    from mnemowire.embedders import load_embedder
+
+    asyncio.run(run_demo(load_embedder(embedder) if embedder else None, echo=click.echo))
