@@ -314,16 +314,16 @@ def forget_command(
     type=click.Choice(["keep_canonical", "merge_content", "keep_highest_confidence"]),
     help="How the records combine (default keep_canonical).",
 )
-@click.argument("canonical", required=False)
-@click.argument("duplicates", nargs=-1)
-@_operation("merge", "Merge DUPLICATES into CANONICAL.")
+@click.argument("ids", nargs=-1)
+@_operation("merge", "Merge records: IDS is CANONICAL DUPLICATE [DUPLICATE ...].")
 def merge_command(
-    agent_id: str | None, strategy: str | None, canonical: str | None, duplicates: tuple[str, ...]
+    agent_id: str | None, strategy: str | None, ids: tuple[str, ...]
 ) -> dict[str, Any]:
+    canonical, *duplicates = ids or (None,)
     return {
         "agent_id": agent_id,
         "canonical": canonical,
-        "duplicates": list(duplicates) or None,
+        "duplicates": duplicates or None,
         "strategy": strategy,
     }
 
