@@ -22,6 +22,7 @@ from mnemowire._wire import to_wire
 from mnemowire.cli._app import Exit, cli
 from mnemowire.cli._render import render_pretty
 from mnemowire.errors import MnemowireError
+from mnemowire.spec import loads_strict
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -72,7 +73,7 @@ def _json_object(text: str | None, what: str) -> Any:
     if text is None:
         return None
     try:
-        return json.loads(text)
+        return loads_strict(text)
     except ValueError as exc:
         raise click.BadParameter(f"{what} must be JSON: {exc}") from exc
 
@@ -85,14 +86,14 @@ def _requests(source: IO[str]) -> Iterator[Any]:
             first = line
             break
     try:
-        yield json.loads(first)
+        yield loads_strict(first)
     except ValueError:
-        yield json.loads(first + source.read())  # one pretty-printed JSON document
+        yield loads_strict(first + source.read())  # one pretty-printed JSON document
         return
     for line in source:
         if line.strip():
             try:
-                yield json.loads(line)
+                yield loads_strict(line)
             except ValueError as exc:
                 yield _NotJson(str(exc))
 

@@ -12,6 +12,7 @@ import click
 from mnemowire import spec
 from mnemowire.cli._app import Exit, cli
 from mnemowire.spec import lint as spec_lint
+from mnemowire.spec import loads_strict
 
 
 @cli.group("spec")
@@ -106,7 +107,7 @@ def validate_command(message: str, source: TextIO, version: str) -> None:
 
 def _validate_text(message: str, text: str, version: str) -> dict[str, Any] | None:
     try:
-        payload = json.loads(text)
+        payload = loads_strict(text)
     except ValueError as exc:
         return {
             "code": "invalid_request",

@@ -30,6 +30,7 @@ __all__ = [
     "check",
     "compile_files",
     "compile_spec",
+    "loads_strict",
     "pointer",
     "validate",
     "validator",
@@ -37,6 +38,15 @@ __all__ = [
 
 Detail = dict[str, str]
 JSON_MEDIA_TYPE = "application/json"
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def loads_strict(text: str) -> Any:
+    """``json.loads`` without Python's extensions (NaN, Infinity): JSON text, or ValueError."""
+    return json.loads(text, parse_constant=_no_constant)
 
 
 def pointer(parts: Iterable[str | int]) -> str:
@@ -53,7 +63,7 @@ class _ContentMediaType:
     def validate(self, instance: Any) -> None:
         if self.applies and isinstance(instance, str):
             try:
-                json.loads(instance)
+                loads_strict(instance)
             except ValueError as exc:
                 raise ValueError(f"must be JSON text ({exc})") from None
 
@@ -72,7 +82,7 @@ def _content_schema_keyword(
             if not (self.applies and isinstance(instance, str)):
                 return
             try:
-                parsed = json.loads(instance)
+                parsed = loads_strict(instance)
             except ValueError:
                 return  # contentMediaType reports it; one rule, one error
             problems = [

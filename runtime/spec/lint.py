@@ -23,7 +23,7 @@ import referencing.jsonschema
 
 from mnemowire.spec._loader import COMMON, SpecFiles
 from mnemowire.spec._refs import absolute, lookup
-from mnemowire.spec._validate import JSON_MEDIA_TYPE, compile_files, pointer
+from mnemowire.spec._validate import JSON_MEDIA_TYPE, compile_files, loads_strict, pointer
 
 __all__ = [
     "ALLOWED_KEYWORDS",
@@ -334,7 +334,7 @@ def reference_validator(files: SpecFiles, message: str) -> jsonschema.protocols.
     def content_media_type(v: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
         if value == JSON_MEDIA_TYPE and isinstance(instance, str):
             try:
-                json.loads(instance)
+                loads_strict(instance)
             except ValueError:
                 yield jsonschema.ValidationError("must be JSON text")
 
@@ -342,7 +342,7 @@ def reference_validator(files: SpecFiles, message: str) -> jsonschema.protocols.
         if schema.get("contentMediaType") != JSON_MEDIA_TYPE or not isinstance(instance, str):
             return
         try:
-            parsed = json.loads(instance)
+            parsed = loads_strict(instance)
         except ValueError:
             return
         for error in v.descend(parsed, value):

@@ -1,0 +1,221 @@
+"""The check registry and the runner: one generic loop, each check an async function.
+
+A check gets a :class:`Harness` around a fresh store. The harness validates every response the
+store returns against the spec (a store that answers with an invalid message fails whatever check
+was running), mints agent ids no other check uses, and turns the outcome into PASS, FAIL, SKIP
+(a capability the store does not declare) or ERROR (the store raised something that is not a
+spec error: a crash).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import time
+import traceback
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from mnemowire import spec
+from mnemowire._wire import now_ms, to_wire
+from mnemowire.errors import MnemowireError
+from mnemowire.protocol import MemoryStore
+
+__all__ = [
+    "CHECKS",
+    "Check",
+    "CheckFailed",
+    "Harness",
+    "Outcome",
+    "Skip",
+    "StoreFactory",
+    "check",
+    "expect",
+    "run_checks",
+]
+
+Status = Literal["PASS", "FAIL", "SKIP", "ERROR"]
+Strength = Literal["MUST", "SHOULD", "MAY"]
+#: opens a fresh store for one check and closes it afterwards
+StoreFactory = Callable[[], AbstractAsyncContextManager[MemoryStore]]
+_RESPONSES = {"remember": "remember.response", "recall": "recall.response",
+              "forget": "forget.response", "merge": "merge.response",
+              "expire": "expire.response"}  # fmt: skip
+
+
+class CheckFailed(AssertionError):
+    """The store broke the rule the check tests; ``reproducer`` shows how, when there is one."""
+
+    def __init__(self, message: str, reproducer: str | None = None) -> None:
+        super().__init__(message)
+        self.reproducer = reproducer
+
+
+class Skip(Exception):  # noqa: N818  (a control-flow signal, not an error)
+    """The check needs something the store does not declare."""
+
+
+def expect(condition: object, message: str) -> None:
+    """Fail the running check unless ``condition`` holds (an explicit raise, unlike assert)."""
+    if not condition:
+        raise CheckFailed(message)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One named invariant of the spec, the section it comes from and how strong it is."""
+
+    id: str
+    section: str
+    strength: Strength
+    needs: frozenset[str]
+    summary: str
+    run: Callable[[Harness], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened when a check ran against a store."""
+
+    check: Check
+    status: Status
+    reason: str = ""
+    reproducer: str | None = None
+    duration_ms: float = 0.0
+
+
+CHECKS: list[Check] = []
+
+
+def check(
+    check_id: str, *, section: str, strength: Strength = "MUST", needs: Iterable[str] = ()
+) -> Callable[[Callable[[Harness], Awaitable[None]]], Callable[[Harness], Awaitable[None]]]:
+    """Register a check. ``section`` is an id in docs/spec/v0.md; ``needs`` are capabilities."""
+
+    def register(run: Callable[[Harness], Awaitable[None]]) -> Callable[[Harness], Awaitable[None]]:
+        if any(c.id == check_id for c in CHECKS):
+            raise ValueError(f"duplicate check id {check_id!r}")
+        summary = (run.__doc__ or check_id).strip().splitlines()[0]
+        CHECKS.append(Check(check_id, section, strength, frozenset(needs), summary, run))
+        return run
+
+    return register
+
+
+class Harness:
+    """What a check sees: the store (every response validated), fresh ids, and helpers."""
+
+    _serial = itertools.count()
+
+    def __init__(self, store: MemoryStore, check_id: str, *, seed: int, examples: int) -> None:
+        self.store = store
+        self.check_id = check_id
+        self.seed = seed
+        self.examples = examples
+        self.capabilities = set(store.capabilities().capabilities)
+
+    def agent(self, label: str = "agent") -> str:
+        """An agent id no other check (or earlier run on a persistent store) uses."""
+        return f"cf-{self.check_id}-{label}-{now_ms()}-{next(self._serial)}"[:256]
+
+    def require(self, *capabilities: str) -> None:
+        missing = sorted(set(capabilities) - self.capabilities)
+        if missing:
+            raise Skip(f"the store does not declare {', '.join(missing)}")
+
+    async def call(self, operation: str, request: dict[str, Any], **kwargs: Any) -> Any:
+        """Send a request (as spec JSON) and hold the response to its schema."""
+        response = await getattr(self.store, operation)(request, **kwargs)
+        envelope = spec.validate(_RESPONSES[operation], to_wire(response))
+        if envelope is not None:
+            raise CheckFailed(
+                f"{operation} answered with an invalid {_RESPONSES[operation]}: "
+                + "; ".join(f"{d['path']} {d['message']}" for d in envelope["details"])
+            )
+        return response
+
+    async def rejected(self, operation: str, request: dict[str, Any]) -> MnemowireError:
+        """Send a request that must be refused; return the error (its envelope is checked)."""
+        try:
+            await self.call(operation, request)
+        except MnemowireError as exc:
+            envelope = spec.validate("error", exc.envelope)
+            expect(envelope is None, f"the error is not a valid spec error envelope: {envelope}")
+            return exc
+        raise CheckFailed(f"{operation} accepted a request it must refuse: {request}")
+
+    async def remember(self, agent_id: str, content: str, **fields: Any) -> str:
+        request = {"agent_id": agent_id, "type": "semantic", "content": content, **fields}
+        return str((await self.call("remember", request)).id)
+
+    async def recall(self, agent_id: str, query: str, **request: Any) -> list[Any]:
+        body = {"agent_id": agent_id, "query": query, "k": 1000, **request}
+        return list((await self.call("recall", body)).results)
+
+    async def recall_ids(self, agent_id: str, query: str, **request: Any) -> list[str]:
+        return [hit.id for hit in await self.recall(agent_id, query, **request)]
+
+
+async def run_checks(
+    factory: StoreFactory,
+    checks: Sequence[Check],
+    *,
+    seed: int,
+    examples: int,
+    progress: Callable[[Check], None] | None = None,
+) -> list[Outcome]:
+    """Run every check on its own fresh store, in order."""
+    outcomes = []
+    for item in checks:
+        if progress is not None:
+            progress(item)
+        outcomes.append(await _run_one(factory, item, seed=seed, examples=examples))
+    return outcomes
+
+
+async def _run_one(factory: StoreFactory, item: Check, *, seed: int, examples: int) -> Outcome:
+    started = time.perf_counter()
+
+    def done(status: Status, reason: str = "", reproducer: str | None = None) -> Outcome:
+        elapsed = round((time.perf_counter() - started) * 1000, 1)
+        return Outcome(item, status, reason, reproducer, elapsed)
+
+    try:
+        async with _opened(factory) as store:
+            harness = Harness(store, item.id, seed=seed, examples=examples)
+            missing = sorted(item.needs - harness.capabilities)
+            if missing:
+                return done("SKIP", f"the store does not declare {', '.join(missing)}")
+            await item.run(harness)
+    except Skip as skip:
+        return done("SKIP", str(skip))
+    except CheckFailed as failure:
+        return done("FAIL", str(failure), failure.reproducer)
+    except MnemowireError as error:
+        return done("FAIL", f"the store refused a valid request: {error.code}: {error}")
+    except Exception as exc:  # a crash is reported, never allowed to stop certification
+        where = traceback.format_exception(type(exc), exc, exc.__traceback__)[-3:]
+        return done("ERROR", f"{type(exc).__name__}: {exc}", "".join(where))
+    return done("PASS")
+
+
+@contextlib.asynccontextmanager
+async def _opened(factory: StoreFactory) -> AsyncIterator[MemoryStore]:
+    async with factory() as store:
+        yield store
+
+
+@dataclass
+class Tally:
+    """Counts per status, for summaries and badges."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, outcomes: Iterable[Outcome]) -> Tally:
+        counts = {"PASS": 0, "FAIL": 0, "SKIP": 0, "ERROR": 0}
+        for outcome in outcomes:
+            counts[outcome.status] += 1
+        return cls(counts)
