@@ -194,6 +194,11 @@ def _unexported(exported: str) -> str:
     return first.lower() + exported[len(first) :]
 
 
+def _a(word: str) -> str:
+    """``word`` with its indefinite article: "an ErrorDetail", "a Diff"."""
+    return f"an {word}" if word[:1].lower() in "aeio" else f"a {word}"
+
+
 def _go_string(value: str) -> str:
     """A Go interpreted string literal (JSON's escapes are Go's; non-ASCII stays UTF-8)."""
     return json.dumps(value, ensure_ascii=False)
@@ -557,12 +562,12 @@ class _Model:
                     "Extra", "", "map[string]json.RawMessage", '`json:"-"`', comment([text], 1)
                 )
             )
-        unmarshal = f"UnmarshalJSON decodes a {name}"
+        unmarshal = f"UnmarshalJSON decodes {_a(name)}"
         if extensible:
             unmarshal += ", keeping the members it does not declare in Extra"
         marshal_doc: list[str] = []
         if extensible or required_collections:
-            text = f"MarshalJSON encodes a {name}"
+            text = f"MarshalJSON encodes {_a(name)}"
             if extensible:
                 text += ", followed by the members kept in Extra"
             text += "."
@@ -739,7 +744,7 @@ class _Model:
                     ),
                     decode_doc=comment(
                         [
-                            f"Decode{go} validates data as a {m.name} message, then decodes "
+                            f"Decode{go} validates data as {_a(m.name)} message, then decodes "
                             "it. The error is ValidationErrors when data breaks the spec, or "
                             "the decoding error when data is not JSON."
                         ]
@@ -806,12 +811,13 @@ class _Model:
                 continue
             response = self.spec.message(f"{operation}.response")
             method = go_name(operation)
+            doc = f"{method} serves {_a(m.name)}. {_sentence(m.description)}"
             out.append(
                 _GoOperation(
                     method,
                     self.go_names[m.type_name],
                     self.go_names[response.type_name],
-                    comment([f"{method}: {m.description}"], 1),
+                    comment([doc], 1),
                 )
             )
         return out
@@ -882,11 +888,23 @@ class _Model:
             "messages": messages,
             "message_lines": _literal_lines([m.literal for m in messages]),
             "requests": [m for m in messages if m.direction == "in"],
+            "direction_doc": comment(
+                [
+                    "The messages a store emits ("
+                    + ", ".join(m.name for m in messages if m.direction == "out")
+                    + ") are extensible: their structs keep the members they do not declare in "
+                    "Extra and write them back when encoded, so decoding and encoding a newer "
+                    "peer's message loses nothing. The messages sent to a store ("
+                    + ", ".join(m.name for m in messages if m.direction == "in")
+                    + ") are closed: validation rejects the members they do not declare."
+                ]
+            ),
             "operations": operations,
             "store_doc": comment(
                 [
-                    f"MemoryStore is anything that implements the {len(operations)} operations "
-                    "of memorywire: a backend adapter, or a router over several stores.",
+                    "MemoryStore is anything that implements the operations of memorywire ("
+                    + ", ".join(op.method for op in operations)
+                    + "): a backend adapter, or a router over several stores.",
                     "A store validates every request before it acts on it (the Decode functions "
                     "do both) and changes nothing for an invalid one; an operation that fails "
                     "leaves the store as it was."

@@ -22,10 +22,12 @@
 // (metadata, filters) are json.Number, so that they keep their exact value and text. An
 // optional any field that was an explicit null is a pointer to nil, so null is kept too.
 //
-// Messages a store emits (responses, errors, capabilities, health, review requests) are
-// extensible: their structs keep the members they do not declare in Extra and write them back
-// when encoded, so decoding and encoding a newer server's message loses nothing. Messages sent
-// to a store (requests, review decisions) are closed: validation rejects unknown members.
+// The messages a store emits (capabilities, error, expire.response, forget.response, health,
+// merge.response, recall.response, remember.response, review-request) are extensible: their structs
+// keep the members they do not declare in Extra and write them back when encoded, so decoding and
+// encoding a newer peer's message loses nothing. The messages sent to a store (expire.request,
+// forget.request, merge.request, recall.request, remember.request, review-decision) are closed:
+// validation rejects the members they do not declare.
 //
 // # Validation
 //

@@ -64,7 +64,7 @@ func (m Diff) MarshalJSON() ([]byte, error) {
 	return encodeObject(v, m.Extra, diffFields)
 }
 
-// UnmarshalJSON decodes a ErrorDetail, keeping the members it does not declare in Extra.
+// UnmarshalJSON decodes an ErrorDetail, keeping the members it does not declare in Extra.
 func (m *ErrorDetail) UnmarshalJSON(data []byte) error {
 	type errorDetail ErrorDetail
 	members, err := decodeObject(data, (*errorDetail)(m), errorDetailFields, nil)
@@ -75,14 +75,14 @@ func (m *ErrorDetail) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON encodes a ErrorDetail, followed by the members kept in Extra.
+// MarshalJSON encodes an ErrorDetail, followed by the members kept in Extra.
 func (m ErrorDetail) MarshalJSON() ([]byte, error) {
 	type errorDetail ErrorDetail
 	v := errorDetail(m)
 	return encodeObject(v, m.Extra, errorDetailFields)
 }
 
-// UnmarshalJSON decodes a ErrorEnvelope, keeping the members it does not declare in Extra.
+// UnmarshalJSON decodes an ErrorEnvelope, keeping the members it does not declare in Extra.
 func (m *ErrorEnvelope) UnmarshalJSON(data []byte) error {
 	type errorEnvelope ErrorEnvelope
 	members, err := decodeObject(data, (*errorEnvelope)(m), errorEnvelopeFields, nil)
@@ -93,7 +93,7 @@ func (m *ErrorEnvelope) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON encodes a ErrorEnvelope, followed by the members kept in Extra. A required list or
+// MarshalJSON encodes an ErrorEnvelope, followed by the members kept in Extra. A required list or
 // map that is nil is written empty, not as null.
 func (m ErrorEnvelope) MarshalJSON() ([]byte, error) {
 	type errorEnvelope ErrorEnvelope
@@ -104,21 +104,21 @@ func (m ErrorEnvelope) MarshalJSON() ([]byte, error) {
 	return encodeObject(v, m.Extra, errorEnvelopeFields)
 }
 
-// UnmarshalJSON decodes a ExpirePolicy.
+// UnmarshalJSON decodes an ExpirePolicy.
 func (m *ExpirePolicy) UnmarshalJSON(data []byte) error {
 	type expirePolicy ExpirePolicy
 	_, err := decodeObject(data, (*expirePolicy)(m), expirePolicyFields, nil)
 	return err
 }
 
-// UnmarshalJSON decodes a ExpireRequest.
+// UnmarshalJSON decodes an ExpireRequest.
 func (m *ExpireRequest) UnmarshalJSON(data []byte) error {
 	type expireRequest ExpireRequest
 	_, err := decodeObject(data, (*expireRequest)(m), expireRequestFields, nil)
 	return err
 }
 
-// UnmarshalJSON decodes a ExpireResponse, keeping the members it does not declare in Extra.
+// UnmarshalJSON decodes an ExpireResponse, keeping the members it does not declare in Extra.
 func (m *ExpireResponse) UnmarshalJSON(data []byte) error {
 	type expireResponse ExpireResponse
 	members, err := decodeObject(data, (*expireResponse)(m), expireResponseFields, expireResponseIntegers)
@@ -129,7 +129,7 @@ func (m *ExpireResponse) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON encodes a ExpireResponse, followed by the members kept in Extra. A required list or
+// MarshalJSON encodes an ExpireResponse, followed by the members kept in Extra. A required list or
 // map that is nil is written empty, not as null.
 func (m ExpireResponse) MarshalJSON() ([]byte, error) {
 	type expireResponse ExpireResponse

@@ -154,7 +154,7 @@ func (m *ReviewRequest) MessageName() string { return "review-request" }
 // the spec: it returns ValidationErrors listing every rule m breaks, or nil when m is valid.
 func (m *ReviewRequest) Validate() error { return validateMessage("review-request", m) }
 
-// DecodeExpireRequest validates data as a expire.request message, then decodes it. The error is
+// DecodeExpireRequest validates data as an expire.request message, then decodes it. The error is
 // ValidationErrors when data breaks the spec, or the decoding error when data is not JSON.
 func DecodeExpireRequest(data []byte) (*ExpireRequest, error) {
 	m := new(ExpireRequest)

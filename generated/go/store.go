@@ -6,32 +6,33 @@ package memorywire
 
 import "context"
 
-// MemoryStore is anything that implements the 5 operations of memorywire: a backend adapter, or a
-// router over several stores.
+// MemoryStore is anything that implements the operations of memorywire (Expire, Forget, Merge,
+// Recall, Remember): a backend adapter, or a router over several stores.
 //
 // A store validates every request before it acts on it (the Decode functions do both) and changes
 // nothing for an invalid one; an operation that fails leaves the store as it was. The error of a
 // failed operation is an *ErrorEnvelope, the spec's error envelope, whenever the store can say why.
 type MemoryStore interface {
-	// Expire: Apply a retention policy to an agent's memories. Closed: unknown fields are rejected,
-	// in the policy too, so a misspelt predicate cannot widen what is matched.
+	// Expire serves an expire.request. Apply a retention policy to an agent's memories. Closed:
+	// unknown fields are rejected, in the policy too, so a misspelt predicate cannot widen what is
+	// matched.
 	Expire(ctx context.Context, req *ExpireRequest) (*ExpireResponse, error)
 
-	// Forget: Forget memories by id and/or by metadata filter. Closed: unknown fields are rejected.
-	// A forget must name its scope: ids, a non-empty filter, or both (then a record must be listed
-	// in ids and match the filter).
+	// Forget serves a forget.request. Forget memories by id and/or by metadata filter. Closed:
+	// unknown fields are rejected. A forget must name its scope: ids, a non-empty filter, or both
+	// (then a record must be listed in ids and match the filter).
 	Forget(ctx context.Context, req *ForgetRequest) (*ForgetResponse, error)
 
-	// Merge: Collapse duplicate memories into one canonical record. Closed: unknown fields are
-	// rejected.
+	// Merge serves a merge.request. Collapse duplicate memories into one canonical record. Closed:
+	// unknown fields are rejected.
 	Merge(ctx context.Context, req *MergeRequest) (*MergeResponse, error)
 
-	// Recall: Find an agent's memories most relevant to a query. Closed: unknown fields are
-	// rejected.
+	// Recall serves a recall.request. Find an agent's memories most relevant to a query. Closed:
+	// unknown fields are rejected.
 	Recall(ctx context.Context, req *RecallRequest) (*RecallResponse, error)
 
-	// Remember: Write one memory into an agent's memory. Closed: a field this schema does not name
-	// is rejected, so a misspelt option can never be stored silently.
+	// Remember serves a remember.request. Write one memory into an agent's memory. Closed: a field
+	// this schema does not name is rejected, so a misspelt option can never be stored silently.
 	Remember(ctx context.Context, req *RememberRequest) (*RememberResponse, error)
 }
 
