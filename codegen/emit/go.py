@@ -625,7 +625,9 @@ class _Model:
     def enum(self, t: NamedType) -> _GoEnum:
         name = self.go_names[t.name]
         assert t.schema.enum is not None
-        values = [str(v) for v in t.schema.enum]
+        values = [v for v in t.schema.enum if isinstance(v, str)]
+        if not values or len(values) != len(t.schema.enum):
+            raise CodegenError(f"{t.name}: a string enum needs string values, at least one")
         constants = [name + go_name(v) for v in values]
         clash = sorted({c for c in constants if constants.count(c) > 1})
         if clash:
