@@ -1,0 +1,1139 @@
+"""Go emitter: a Go module (``generated/go``, standard library only) from the IR.
+
+What it writes, and why it looks the way it does:
+
+- one struct per object type, fields in spec order. Required fields are plain values; optional
+  fields are pointers with ``omitempty`` (slices, maps and ``any`` too), so "absent" and "empty"
+  (or "null") stay distinct. Integers are ``int64``, numbers ``float64``;
+- a named string type per enumeration with one constant per value. An open enumeration (the
+  "enum or any other string" of responses) is typed as its enumeration: a Go string type takes
+  any string, so a newer server's values decode and survive a round trip;
+- every other named type (a bounded string, a map, a list, a union) is a type alias, so its doc
+  comment is one click away while plain Go values still fit. Unions and multi-type values are
+  ``any``: decoded, they hold ``string``, ``json.Number``, ``bool``, ``nil``, ``[]any`` or
+  ``map[string]any``;
+- extensible ("out") structs keep the members they do not declare in ``Extra`` and write them
+  back; closed ("in") structs are closed by validation, not by decoding;
+- validators generated from the IR, one function per named type (and per anonymous array or
+  map inside one), reproducing the reference validator's ``(path, rule)`` set, plus the spec's
+  semantic rules;
+- the ``MemoryStore`` interface, a test over the spec examples and ``cmd/vectors``, the runner
+  the cross-language matrix consumes.
+
+Everything that varies (names, types, tags, doc comments, validator bodies) is computed here;
+the templates under ``templates/go`` only loop and fill in. The output is gofmt-clean as
+emitted, and the same bytes on every run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import jinja2
+
+from mnemowire.codegen._output import GeneratedFile, header_lines
+from mnemowire.codegen.ir import NO_DEFAULT, Conditional, Field, NamedType, Schema, Spec
+from mnemowire.codegen.load import CodegenError
+
+__all__ = ["GO_VERSION", "MODULE", "PACKAGE", "emit", "go_name"]
+
+#: The module path of the generated bindings, its package name and the oldest Go it builds with.
+MODULE = "mnemowire.dev/memorywire"
+PACKAGE = "memorywire"
+GO_VERSION = "1.19"
+
+#: (template, output path under generated/go)
+_FILES = (
+    ("go.mod.j2", "go.mod"),
+    ("doc.go.j2", "doc.go"),
+    ("types.go.j2", "types.go"),
+    ("json.go.j2", "json.go"),
+    ("schema.go.j2", "schema.go"),
+    ("validate.go.j2", "validate.go"),
+    ("messages.go.j2", "messages.go"),
+    ("semantic.go.j2", "semantic.go"),
+    ("store.go.j2", "store.go"),
+    ("vectors_test.go.j2", "vectors_test.go"),
+    ("vectors_main.go.j2", "cmd/vectors/main.go"),
+)
+
+#: Go's common initialisms (as golint spells them): ``agent_id`` is ``AgentID``.
+_INITIALISMS = frozenset(
+    "ACL API ASCII CPU CSS DNS EOF GUID HTML HTTP HTTPS ID IP JSON LHS QPS RAM RHS RPC SLA SMTP "  # noqa: SIM905
+    "SQL SSH TCP TLS TTL UDP UI UID UUID URI URL UTF8 VM XML XMPP XSRF XSS".split()
+)
+#: Methods of every struct, of every message struct, and of the error envelope: a field may not
+#: share their name.
+_METHODS = frozenset({"MarshalJSON", "UnmarshalJSON"})
+_MESSAGE_METHODS = frozenset({"MessageName", "Validate"})
+_ERROR_METHODS = frozenset({"Error"})
+#: Names the generated method bodies give their own variables.
+_LOCALS = frozenset({"data", "err", "m", "members", "v"})
+
+_TYPE_FLAGS = {
+    "string": "tString",
+    "integer": "tInteger",
+    "number": "tNumber",
+    "boolean": "tBoolean",
+    "null": "tNull",
+}
+_SCALARS = {"string": "string", "integer": "int64", "number": "float64", "boolean": "bool"}
+#: the Go type of a decoded JSON value (numbers as json.Number), by JSON type
+_DYNAMIC_OF = {
+    "string": "string",
+    "integer": "json.Number",
+    "number": "json.Number",
+    "boolean": "bool",
+    "null": "nil",
+    "object": "map[string]any",
+    "array": "[]any",
+}
+_DYNAMIC = ("string", "json.Number", "bool", "nil", "[]any", "map[string]any")
+_BOUNDS = (
+    ("minimum", "minimum"),
+    ("maximum", "maximum"),
+    ("exclusive_minimum", "exclusiveMinimum"),
+    ("exclusive_maximum", "exclusiveMaximum"),
+)
+_MAX_SAFE_INTEGER = 2**53 - 1
+_WIDTH = 100
+
+
+@dataclass(frozen=True)
+class _SemanticRule:
+    """A semantic rule of the spec, written by hand in Go (in its template) once."""
+
+    #: the message whose payload the rule reads; other messages apply it where they embed one
+    owner: str
+    function: str
+    template: str
+
+
+_SEMANTIC_RULES = {
+    "stateReference": _SemanticRule(
+        owner="remember.request",
+        function="checkStateReferences",
+        template="rule_state_reference.go.j2",
+    ),
+}
+
+
+def emit(spec: Spec) -> list[GeneratedFile]:
+    """Every file of the Go module, paths relative to ``generated/`` (``go/...``)."""
+    context = _Model(spec).context()
+    env = _environment()
+    return [
+        GeneratedFile(f"go/{path}", env.get_template(template).render(**context))
+        for template, path in _FILES
+    ]
+
+
+def _templates() -> dict[str, str]:
+    folder = resources.files("mnemowire.codegen").joinpath("templates", "go")
+    return {
+        entry.name: entry.read_text(encoding="utf-8")
+        for entry in folder.iterdir()
+        if entry.name.endswith(".j2")
+    }
+
+
+def _declared(sources: Iterable[str]) -> set[str]:
+    """The package-level Go identifiers the templates declare by name (not filled in)."""
+    names: set[str] = set()
+    for source in sources:
+        names.update(re.findall(r"^(?:func|type|var|const) ([A-Za-z_]\w*)", source, re.M))
+        for block in re.findall(r"^(?:const|var) \(\n(.*?)^\)", source, re.M | re.S):
+            names.update(re.findall(r"^\t([A-Za-z_]\w*)", block, re.M))
+    return names
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.DictLoader(_templates()),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+
+
+# --- names --------------------------------------------------------------------------------------
+
+
+def _words(name: str) -> list[str]:
+    """``agent_id`` -> [agent, id]; ``AgentId`` -> [Agent, Id]; ``$eq`` -> [eq]."""
+    return re.findall(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z0-9]+", name)
+
+
+def go_name(name: str) -> str:
+    """The exported Go spelling of a spec name: PascalCase with Go's initialisms."""
+    words = _words(name)
+    if not words or words[0][0].isdigit():
+        raise CodegenError(f"{name!r} has no Go name (it must start with a letter)")
+    return "".join(_go_word(w) for w in words)
+
+
+def _go_word(word: str) -> str:
+    """A word of a Go name: an initialism in capitals (``id`` -> ``ID``, ``ids`` -> ``IDs``)."""
+    if word.upper() in _INITIALISMS:
+        return word.upper()
+    if len(word) > 2 and word[-1] in "sS" and word[:-1].upper() in _INITIALISMS:
+        return word[:-1].upper() + "s"
+    return word[0].upper() + word[1:]
+
+
+def _unexported(exported: str) -> str:
+    """``RememberRequest`` -> ``rememberRequest``; ``IDList`` -> ``idList``."""
+    first = _words(exported)[0]
+    return first.lower() + exported[len(first) :]
+
+
+def _a(word: str) -> str:
+    """``word`` with its indefinite article: "an ErrorDetail", "a Diff"."""
+    return f"an {word}" if word[:1].lower() in "aeio" else f"a {word}"
+
+
+def _go_string(value: str) -> str:
+    """A Go interpreted string literal (JSON's escapes are Go's; non-ASCII stays UTF-8)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _json_tag_name_ok(name: str) -> bool:
+    """encoding/json ignores a tag name it deems invalid (and falls back to the field name)."""
+    return bool(name) and all(
+        c.isalpha() or c.isdigit() or c in "!#$%&()*+-./:;<=>?@[]^_{|}~ " for c in name
+    )
+
+
+def _go_value(value: Any) -> str:
+    """A Go expression for a JSON value as the validators see it (numbers are json.Number)."""
+    if value is None:
+        return "nil"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return _go_string(value)
+    if isinstance(value, int | float):
+        return f"json.Number({_go_string(json.dumps(value))})"
+    if isinstance(value, list):
+        return "[]any{" + ", ".join(_go_value(v) for v in value) + "}"
+    if isinstance(value, dict):
+        members = (f"{_go_string(k)}: {_go_value(v)}" for k, v in sorted(value.items()))
+        return "map[string]any{" + ", ".join(members) + "}"
+    raise CodegenError(f"{value!r} is not a JSON value")
+
+
+def _pointer(base: str, name: str, *, argument: bool = False) -> str:
+    """Go expression for the JSON Pointer of member ``name`` of the value at ``base``; as an
+    argument of a call with several, gofmt writes it without spaces."""
+    escaped = _go_string("/" + name.replace("~", "~0").replace("/", "~1"))
+    return f"{base}+{escaped}" if argument else f"{base} + {escaped}"
+
+
+def _condition(cond: Conditional) -> str:
+    if cond.const_property is not None:
+        prop = _go_string(cond.const_property)
+        return f"constHolds(obj, {prop}, {_go_value(cond.const_value)})"
+    return "anyPresent(obj, " + ", ".join(_go_string(n) for n in cond.present) + ")"
+
+
+class _Names:
+    """Hands out package-level identifiers: unique, and the same on every run."""
+
+    def __init__(self, taken: set[str]) -> None:
+        self.taken = set(taken)
+
+    def new(self, wanted: str) -> str:
+        name, n = wanted, 2
+        while name in self.taken:
+            name, n = f"{wanted}{n}", n + 1
+        self.taken.add(name)
+        return name
+
+
+# --- layout: doc comments, wrapped lists, indentation ------------------------------------------
+
+#: a word gofmt would read as a list marker at the start of a doc comment line
+_LIST_MARKER = re.compile(r"^([-*+•]|\d+[.)])$")
+
+
+def _sentence(text: str) -> str:
+    """Whitespace collapsed, closed with a full stop so gofmt never takes it for a heading."""
+    text = " ".join(text.split())
+    return text if not text or text[-1] in ".!?:)" else text + "."
+
+
+def comment(paragraphs: Sequence[str], indent: int = 0) -> list[str]:
+    """``//`` lines wrapped to the line length, a blank ``//`` line between paragraphs."""
+    width = _WIDTH - 4 * indent - 3
+    lines: list[str] = []
+    for text in (_sentence(p) for p in paragraphs):
+        if not text:
+            continue
+        if lines:
+            lines.append("//")
+        current: list[str] = []
+        for word in text.split(" "):
+            piece = word
+            if current and len(" ".join([*current, piece])) > width:
+                if _LIST_MARKER.match(piece):  # keep it off the start of a line
+                    piece = f"{current.pop()} {piece}"
+                if current:
+                    lines.append("// " + " ".join(current))
+                current = []
+            current.append(piece)
+        lines.append("// " + " ".join(current))
+    return lines
+
+
+def _fill(items: Sequence[str], width: int) -> list[str]:
+    """Items separated by single spaces, in lines of at most ``width`` characters."""
+    lines: list[str] = []
+    current = ""
+    for item in items:
+        if current and len(current) + 1 + len(item) > width:
+            lines.append(current)
+            current = item
+        else:
+            current = f"{current} {item}" if current else item
+    if current:
+        lines.append(current)
+    return lines
+
+
+def _literal_lines(values: Sequence[str], indent: int = 1) -> list[str]:
+    """The element lines of a multi-line composite literal: every element ends with a comma."""
+    return _fill([f"{v}," for v in values], _WIDTH - 4 * indent)
+
+
+def _indent(lines: Sequence[str]) -> list[str]:
+    return ["\t" + line if line else line for line in lines]
+
+
+# --- the model the templates fill in ------------------------------------------------------------
+
+
+@dataclass
+class _GoField:
+    name: str
+    json_name: str
+    go_type: str
+    tag: str
+    doc: list[str]
+    json_literal: str = ""
+    empty: str = ""
+
+
+@dataclass
+class _GoStruct:
+    name: str
+    local: str
+    doc: list[str]
+    fields: list[_GoField]
+    extensible: bool
+    fields_var: str
+    field_lines: list[str]
+    integers_var: str
+    integer_lines: list[str]
+    nullable: list[_GoField]
+    required_collections: list[_GoField]
+    unmarshal_doc: list[str]
+    marshal_doc: list[str]
+
+
+@dataclass
+class _GoEnum:
+    name: str
+    doc: list[str]
+    constant_lines: list[str]
+    case_lines: list[str]
+    values_var: str
+    value_lines: list[str]
+
+
+@dataclass
+class _GoAlias:
+    name: str
+    doc: list[str]
+    target: str
+
+
+@dataclass
+class _GoFunction:
+    name: str
+    doc: list[str]
+    body: list[str]
+
+
+@dataclass
+class _GoVar:
+    name: str
+    doc: list[str]
+    value: str
+
+
+@dataclass
+class _GoMessage:
+    name: str
+    literal: str
+    type: str
+    direction: str
+    validate: str
+    semantic: str
+    name_doc: list[str]
+    validate_doc: list[str]
+    decode_doc: list[str]
+
+
+@dataclass
+class _GoOperation:
+    method: str
+    request: str
+    response: str
+    doc: list[str]
+
+
+class _Model:
+    """The spec, seen as Go declarations."""
+
+    def __init__(self, spec: Spec) -> None:
+        self.spec = spec
+        self.types = {t.name: t for t in spec.types}
+        self.go_names = {t.name: go_name(t.name) for t in spec.types}
+        reserved = _declared(_templates().values())
+        names = list(self.go_names.values())
+        clash = sorted({n for n in names if names.count(n) > 1 or n in reserved})
+        if clash:
+            raise CodegenError(f"Go type names clash (with each other or the runtime): {clash}")
+        self.open_enums = {
+            t.name: t.schema.open_enum for t in spec.types if t.schema.open_enum is not None
+        }
+        self.messages_by_type = {m.type_name: m for m in spec.messages}
+        self.names = _Names(reserved)
+        for t in spec.types:
+            self.names.taken.add(self.validator_name(t.name))
+        self.functions: list[_GoFunction] = []
+        self.vars: list[_GoVar] = []
+        self.pattern_vars: dict[str, str] = {}
+        self.enum_vars: dict[str, str] = {}
+        self.fields_vars: dict[str, str] = {}
+
+    def validator_name(self, type_name: str) -> str:
+        return f"validate{self.go_names[type_name]}"
+
+    # -- classification
+
+    def is_struct(self, t: NamedType) -> bool:
+        return t.schema.kind == "object" and bool(t.schema.fields)
+
+    def is_enum(self, t: NamedType) -> bool:
+        s = t.schema
+        return s.kind == "primitive" and s.enum is not None and s.types == ("string",)
+
+    def resolve(self, schema: Schema) -> Schema:
+        """Follow refs to the schema that says what a value is."""
+        seen: set[str] = set()
+        while schema.kind == "ref" and schema.ref is not None and schema.ref not in seen:
+            seen.add(schema.ref)
+            schema = self.types[schema.ref].schema
+        return schema
+
+    def is_collection(self, schema: Schema) -> bool:
+        """Whether values of the schema are Go slices or maps (nil unless set)."""
+        resolved = self.resolve(schema)
+        return resolved.kind == "array" or (resolved.kind == "object" and not resolved.fields)
+
+    # -- Go types
+
+    def go_type(self, schema: Schema, where: str) -> str:
+        if schema.kind == "ref":
+            assert schema.ref is not None
+            return self.go_names[self.open_enums.get(schema.ref, schema.ref)]
+        if schema.kind == "primitive":
+            if len(schema.types) == 1 and schema.types[0] in _SCALARS:
+                return _SCALARS[schema.types[0]]
+            return "any"
+        if schema.kind == "object":
+            if schema.fields:
+                raise CodegenError(
+                    f"{where}: an object with fields must be a named definition ($defs) to "
+                    "become a Go struct"
+                )
+            if isinstance(schema.additional, Schema):
+                return f"map[string]{self.go_type(schema.additional, where)}"
+            return "map[string]any"
+        if schema.kind == "array":
+            item = self.go_type(schema.items, where) if schema.items is not None else "any"
+            return f"[]{item}"
+        if schema.open_enum is not None:
+            return self.go_names[schema.open_enum]
+        return "any"
+
+    def holds_integers(self, schema: Schema) -> bool:
+        """Whether a field's Go type has int64s in it (other structs' fields aside)."""
+        schema = self.resolve(schema)
+        if schema.kind == "primitive":
+            return schema.types == ("integer",)
+        if schema.kind == "array":
+            return schema.items is not None and self.holds_integers(schema.items)
+        if schema.kind == "object" and not schema.fields:
+            extra = schema.additional
+            return isinstance(extra, Schema) and self.holds_integers(extra)
+        return False
+
+    def where(self, t: NamedType) -> str:
+        """What a named type is in the spec, for the first sentence of its doc comment."""
+        if t.message is not None:
+            return f'the "{t.message}" message (spec/{self.spec.version}/{t.message}.json)'
+        go = self.go_names[t.name]
+        spelt = "" if go == t.name else f" ({t.name} in the spec)"
+        return f"a definition of spec {self.spec.version}{spelt}"
+
+    def holds_any(self, schema: Schema) -> bool:
+        """Whether the Go type of the schema is ``any`` (perhaps through an alias)."""
+        if schema.kind == "ref" and schema.ref not in self.open_enums:
+            assert schema.ref is not None
+            t = self.types[schema.ref]
+            return not self.is_struct(t) and not self.is_enum(t) and self.holds_any(t.schema)
+        return self.go_type(schema, "") == "any"
+
+    def dynamic_types(self, schema: Schema) -> list[str]:
+        """The Go types a decoded value of the schema can have, for doc comments."""
+        schema = self.resolve(schema)
+        if schema.kind == "union":
+            found = [t for m in schema.members for t in self.dynamic_types(m)]
+            return [t for t in _DYNAMIC if t in found]
+        if schema.kind == "object":
+            return ["map[string]any"]
+        if schema.kind == "array":
+            return ["[]any"]
+        kinds: Sequence[str] = schema.types or list(_DYNAMIC_OF)
+        return [t for t in _DYNAMIC if t in {_DYNAMIC_OF[k] for k in kinds}]
+
+    # -- declarations
+
+    def struct(self, t: NamedType) -> _GoStruct:
+        name = self.go_names[t.name]
+        message = self.messages_by_type.get(t.name)
+        extensible = t.schema.additional is not False
+        fields = [self.field(t, f) for f in t.schema.fields]
+        seen = [f.name for f in fields] + (["Extra"] if extensible else [])
+        methods = _METHODS | (_MESSAGE_METHODS if message else set())
+        if message is not None and message.name == "error":
+            methods |= _ERROR_METHODS
+        clash = sorted({n for n in seen if seen.count(n) > 1 or n in methods})
+        if clash:
+            raise CodegenError(f"{t.name}: Go field names clash: {clash}")
+        local = _unexported(name)
+        if local in _LOCALS:
+            local += "Value"
+        fields_var = self.fields_vars[t.name]
+        integer_names = sorted(f.name for f in t.schema.fields if self.holds_integers(f.schema))
+        integers_var = self.names.new(f"{local}Integers") if integer_names else "nil"
+        required_collections = [
+            go
+            for f, go in zip(t.schema.fields, fields, strict=True)
+            if f.required and self.is_collection(f.schema)
+        ]
+        for go in required_collections:
+            go.empty = f"{go.go_type}{{}}"
+        nullable = [
+            go
+            for f, go in zip(t.schema.fields, fields, strict=True)
+            if not f.required and self.holds_any(f.schema)
+        ]
+        for go in nullable:
+            go.json_literal = _go_string(go.json_name)
+        if extensible:
+            what = "message" if message else "object"
+            text = (
+                f"Extra holds the members of the {what} that spec {self.spec.version} does not "
+                "declare (a newer peer's fields), by name, as JSON text: decoding and encoding "
+                "again keeps them."
+            )
+            fields.append(
+                _GoField(
+                    "Extra", "", "map[string]json.RawMessage", '`json:"-"`', comment([text], 1)
+                )
+            )
+        unmarshal = f"UnmarshalJSON decodes {_a(name)}"
+        if extensible:
+            unmarshal += ", keeping the members it does not declare in Extra"
+        marshal_doc: list[str] = []
+        if extensible or required_collections:
+            text = f"MarshalJSON encodes {_a(name)}"
+            if extensible:
+                text += ", followed by the members kept in Extra"
+            text += "."
+            if required_collections:
+                text += " A required list or map that is nil is written empty, not as null."
+            marshal_doc = comment([text])
+        doc = [f"{name} is {self.where(t)}.", t.schema.description]
+        if message is not None and message.direction == "in":
+            doc.append(
+                f"Decode{name} validates before it decodes: encoding/json alone ignores the "
+                "members the struct does not declare."
+            )
+        return _GoStruct(
+            name=name,
+            local=local,
+            doc=comment(doc),
+            fields=fields,
+            extensible=extensible,
+            fields_var=fields_var,
+            field_lines=_literal_lines(
+                [_go_string(n) for n in sorted(f.name for f in t.schema.fields)]
+            ),
+            integers_var=integers_var,
+            integer_lines=_literal_lines([_go_string(n) for n in integer_names]),
+            nullable=nullable,
+            required_collections=required_collections,
+            unmarshal_doc=comment([unmarshal]),
+            marshal_doc=marshal_doc,
+        )
+
+    def field(self, t: NamedType, f: Field) -> _GoField:
+        if not _json_tag_name_ok(f.name):
+            raise CodegenError(f"{t.name}.{f.name}: encoding/json cannot name a field so")
+        go_type = self.go_type(f.schema, f"{t.name}.{f.name}")
+        tag = f'`json:"{f.name}"`'
+        if not f.required:
+            go_type = f"*{go_type}"
+            tag = f'`json:"{f.name},omitempty"`'
+        description = f.description or f.schema.description
+        if not description and f.schema.kind == "ref" and f.schema.ref is not None:
+            description = self.types[f.schema.ref].schema.description
+        text = _sentence(description or f"The {f.name} member.")
+        resolved = self.resolve(f.schema)
+        if (
+            resolved.kind == "primitive"
+            and resolved.types == ("integer",)
+            and resolved.constraints.maximum == _MAX_SAFE_INTEGER
+            and "2^53" not in text
+        ):
+            text += " At most 2^53-1, so every language holds it exactly."
+        if f.default is not NO_DEFAULT:
+            text += f" Default: {json.dumps(f.default)}."
+        return _GoField(go_name(f.name), f.name, go_type, tag, comment([text], 1))
+
+    def enum(self, t: NamedType) -> _GoEnum:
+        name = self.go_names[t.name]
+        assert t.schema.enum is not None
+        values = [v for v in t.schema.enum if isinstance(v, str)]
+        if not values or len(values) != len(t.schema.enum):
+            raise CodegenError(f"{t.name}: a string enum needs string values, at least one")
+        constants = [name + go_name(v) for v in values]
+        clash = sorted({c for c in constants if constants.count(c) > 1})
+        if clash:
+            raise CodegenError(f"{t.name}: enum constants clash: {clash}")
+        width = max(len(c) for c in constants)
+        doc = [f"{name} is {self.where(t)}.", t.schema.description]
+        for open_name in sorted(n for n, e in self.open_enums.items() if e == t.name):
+            doc.append(
+                f"Where the spec says {open_name}, a {name} holds any other string too, and "
+                f"keeps it. {open_name}: {self.types[open_name].schema.description} Known tells "
+                f"the values of spec {self.spec.version} apart."
+            )
+        items = [f"{c}," for c in constants[:-1]] + [f"{constants[-1]}:"]
+        case_lines = _fill(["case", *items], _WIDTH - 8)
+        case_lines = case_lines[:1] + ["\t" + line for line in case_lines[1:]]
+        return _GoEnum(
+            name=name,
+            doc=comment(doc),
+            constant_lines=[
+                f"{c.ljust(width)} {name} = {_go_string(v)}"
+                for c, v in zip(constants, values, strict=True)
+            ],
+            case_lines=case_lines,
+            values_var=self.enum_vars[t.name],
+            value_lines=_literal_lines([_go_string(v) for v in values]),
+        )
+
+    def alias(self, t: NamedType) -> _GoAlias:
+        name = self.go_names[t.name]
+        target = self.go_type(t.schema, t.name)
+        doc = [f"{name} is {self.where(t)}.", t.schema.description]
+        if target == "any":
+            held = self.dynamic_types(t.schema)
+            listed = ", ".join(held[:-1]) + f" or {held[-1]}" if len(held) > 1 else held[0]
+            doc.append(f"Decoded from JSON, it holds a {listed}.")
+        return _GoAlias(name, comment(doc), target)
+
+    # -- validators
+
+    def validators(self) -> list[_GoFunction]:
+        for t in self.spec.types:
+            go = self.go_names[t.name]
+            doc = comment(
+                [f"{self.validator_name(t.name)} checks v, the value at p, against {t.name}."]
+            )
+            body = _Body(self, _Site(go, t.name)).function(t.schema)
+            self.functions.append(_GoFunction(self.validator_name(t.name), doc, body))
+        return sorted(self.functions, key=lambda f: f.name)
+
+    def helper(self, body: list[str], site: _Site) -> str:
+        """A validator function for an anonymous schema, given its body: its name."""
+        name = self.names.new(f"validate{site.hint}")
+        doc = comment([f"{name} checks v, the value at p, against {site.label}."])
+        self.functions.append(_GoFunction(name, doc, body))
+        return name
+
+    def pattern(self, pattern: str, site: _Site) -> str:
+        """The package-level regexp for a pattern: its name."""
+        if pattern not in self.pattern_vars:
+            if re.search(r"\(\?<?[=!]|\\[1-9]", pattern):
+                raise CodegenError(
+                    f"pattern {pattern!r}: lookaround and back-references are not in Go's RE2"
+                )
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise CodegenError(f"pattern {pattern!r} does not compile: {exc}") from exc
+            var = self.names.new(f"{_unexported(site.hint)}Pattern")
+            literal = f"`{pattern}`" if "`" not in pattern else _go_string(pattern)
+            self.pattern_vars[pattern] = var
+            self.vars.append(
+                _GoVar(
+                    var,
+                    comment([f"{var} is the pattern of {site.label}."]),
+                    f"regexp.MustCompile({literal})",
+                )
+            )
+        return self.pattern_vars[pattern]
+
+    def enum_values(self, schema: Schema, site: _Site) -> str:
+        """The package-level []any holding a schema's enum values: its name."""
+        assert schema.enum is not None
+        for name, var in self.enum_vars.items():
+            if self.types[name].schema is schema:
+                return var
+        var = self.names.new(f"{_unexported(site.hint)}Values")
+        values = "\n".join(_indent(_literal_lines([_go_value(v) for v in schema.enum])))
+        doc = comment([f"{var} are the values {site.label} allows."])
+        self.vars.append(_GoVar(var, doc, f"[]any{{\n{values}\n}}"))
+        return var
+
+    # -- messages, semantic rules, the store
+
+    def message_list(self) -> list[_GoMessage]:
+        out = []
+        for m in sorted(self.spec.messages, key=lambda m: m.name):
+            go = self.go_names[m.type_name]
+            semantic = f"semantic{go}" if m.name in self.spec.semantic_rules else "nil"
+            literal = _go_string(m.name)
+            rules = " and the semantic rules of the spec" if semantic != "nil" else ""
+            out.append(
+                _GoMessage(
+                    name=m.name,
+                    literal=literal,
+                    type=go,
+                    direction=m.direction,
+                    validate=self.validator_name(m.type_name),
+                    semantic=semantic,
+                    name_doc=comment([f"MessageName returns {literal}."]),
+                    validate_doc=comment(
+                        [
+                            f"Validate checks the JSON m encodes to against the {m.name} "
+                            f"schema{rules}: it returns ValidationErrors listing every rule m "
+                            "breaks, or nil when m is valid."
+                        ]
+                    ),
+                    decode_doc=comment(
+                        [
+                            f"Decode{go} validates data as {_a(m.name)} message, then decodes "
+                            "it. The error is ValidationErrors when data breaks the spec, or "
+                            "the decoding error when data is not JSON."
+                        ]
+                    ),
+                )
+            )
+        return out
+
+    def semantic_functions(self) -> tuple[list[_GoFunction], list[str]]:
+        """Per message with semantic rules, the function applying them; the rules' templates."""
+        functions = []
+        templates: set[str] = set()
+        for message_name, rules in sorted(self.spec.semantic_rules.items()):
+            go = self.go_names[self.spec.message(message_name).type_name]
+            body: list[str] = []
+            for rule_name in rules:
+                rule = _SEMANTIC_RULES.get(rule_name)
+                if rule is None:
+                    raise CodegenError(
+                        f"{message_name}: semantic rule {rule_name!r} has no Go implementation"
+                    )
+                templates.add(rule.template)
+                body.extend(self._apply_rule(message_name, rule))
+            doc = comment(
+                [
+                    f"semantic{go} checks the semantic rules of {message_name} "
+                    f"({', '.join(rules)}) on a value that passed the schema."
+                ]
+            )
+            functions.append(_GoFunction(f"semantic{go}", doc, body))
+        return functions, sorted(templates)
+
+    def _apply_rule(self, message_name: str, rule: _SemanticRule) -> list[str]:
+        """Where a message carries the payload a rule reads: itself, or a member that a
+        conditional of the message validates against the owner's type."""
+        if message_name == rule.owner:
+            return [f"{rule.function}(r, v, p)"]
+        owner_type = self.spec.message(rule.owner).type_name
+        t = self.types[self.spec.message(message_name).type_name]
+        body: list[str] = []
+        for cond in t.schema.conditionals:
+            for prop, schema in cond.then:
+                if schema.kind == "ref" and schema.ref == owner_type:
+                    body += comment([cond.description])
+                    body += [
+                        f"if {_condition(cond)} {{",
+                        f"\t{rule.function}(r, obj[{_go_string(prop)}], "
+                        f"{_pointer('p', prop, argument=True)})",
+                        "}",
+                    ]
+        if not body:
+            raise CodegenError(
+                f"{message_name}: cannot tell where it carries a {rule.owner}, to check the "
+                "semantic rules there"
+            )
+        return ["obj, _ := v.(map[string]any)", *body]
+
+    def operations(self) -> list[_GoOperation]:
+        names = {m.name for m in self.spec.messages}
+        out = []
+        for m in sorted(self.spec.messages, key=lambda m: m.name):
+            operation = m.name.removesuffix(".request")
+            if operation == m.name or f"{operation}.response" not in names:
+                continue
+            response = self.spec.message(f"{operation}.response")
+            method = go_name(operation)
+            doc = f"{method} serves {_a(m.name)}. {_sentence(m.description)}"
+            out.append(
+                _GoOperation(
+                    method,
+                    self.go_names[m.type_name],
+                    self.go_names[response.type_name],
+                    comment([doc], 1),
+                )
+            )
+        return out
+
+    def error_type(self) -> str:
+        """The struct of the error message, which becomes a Go error; "" if there is none."""
+        if "error" not in {m.name for m in self.spec.messages}:
+            return ""
+        t = self.types[self.spec.message("error").type_name]
+        declared = {f.name: f for f in t.schema.fields}
+        if not all(n in declared and declared[n].required for n in ("code", "message")):
+            return ""
+        return self.go_names[t.name]
+
+    # -- everything the templates get
+
+    def context(self) -> dict[str, Any]:
+        ordered = sorted(self.spec.types, key=lambda t: self.go_names[t.name])
+        for t in ordered:  # names of package-level variables first: validators refer to them
+            local = _unexported(self.go_names[t.name])
+            if self.is_struct(t):
+                self.fields_vars[t.name] = self.names.new(f"{local}Fields")
+            elif self.is_enum(t):
+                self.enum_vars[t.name] = self.names.new(f"{local}Values")
+        structs, enums, aliases = [], [], []
+        for t in ordered:
+            if self.is_struct(t):
+                structs.append(self.struct(t))
+            elif self.is_enum(t):
+                enums.append(self.enum(t))
+            elif t.name not in self.open_enums:
+                aliases.append(self.alias(t))
+        validators = self.validators()
+        semantic, rule_templates = self.semantic_functions()
+        messages = self.message_list()
+        operations = self.operations()
+        error_type = self.error_type()
+        version = self.spec.version
+        header = [
+            *(f"// {line}" for line in header_lines(self.spec)),
+            f"// Code generated by mnemowire-codegen from spec/{version}. DO NOT EDIT.",
+        ]
+        schema_code = [line for f in validators for line in f.body] + [v.value for v in self.vars]
+        return {
+            "header": "\n".join(header) + "\n",
+            "module": MODULE,
+            "package": PACKAGE,
+            "go_version": GO_VERSION,
+            "version": version,
+            "version_literal": _go_string(version),
+            "digest_literal": _go_string(self.spec.digest),
+            "structs": structs,
+            "enums": enums,
+            "aliases": aliases,
+            "types_use_json": any(s.extensible for s in structs),
+            "validators": validators,
+            "vars": sorted(self.vars, key=lambda v: v.name),
+            "schema_imports": [
+                name
+                for name, used in (
+                    ('"encoding/json"', any("json." in line for line in schema_code)),
+                    ('"regexp"', any("regexp." in line for line in schema_code)),
+                )
+                if used
+            ],
+            "semantic": semantic,
+            "rule_templates": rule_templates,
+            "messages": messages,
+            "message_lines": _literal_lines([m.literal for m in messages]),
+            "requests": [m for m in messages if m.direction == "in"],
+            "direction_doc": comment(
+                [
+                    "The messages a store emits ("
+                    + ", ".join(m.name for m in messages if m.direction == "out")
+                    + ") are extensible: their structs keep the members they do not declare in "
+                    "Extra and write them back when encoded, so decoding and encoding a newer "
+                    "peer's message loses nothing. The messages sent to a store ("
+                    + ", ".join(m.name for m in messages if m.direction == "in")
+                    + ") are closed: validation rejects the members they do not declare."
+                ]
+            ),
+            "operations": operations,
+            "store_doc": comment(
+                [
+                    "MemoryStore is anything that implements the operations of memorywire ("
+                    + ", ".join(op.method for op in operations)
+                    + "): a backend adapter, or a router over several stores.",
+                    "A store validates every request before it acts on it (the Decode functions "
+                    "do both) and changes nothing for an invalid one; an operation that fails "
+                    "leaves the store as it was."
+                    + (
+                        f" The error of a failed operation is an *{error_type}, the spec's error "
+                        "envelope, whenever the store can say why."
+                        if error_type
+                        else ""
+                    ),
+                ]
+            ),
+            "error_type": error_type,
+            "examples_dir": f"../../spec/{version}/examples",
+        }
+
+
+#: stands for a member's pointer in statements until it is known whether to name it
+_PATH = "\x00path\x00"
+
+
+#: the pointer of a member of ``obj`` whose name is in ``key``: as an argument, and spaced
+_KEY_PATH = ('p+"/"+escapeKey(key)', 'p + "/" + escapeKey(key)')
+
+
+def _bind(lines: list[str], path: tuple[str, str]) -> list[str]:
+    """Put a pointer where statements have ``_PATH``: in place when it is used once (``path[0]``,
+    as a call argument), through a variable ``q`` (``path[1]``) when it is used more often."""
+    uses = sum(line.count(_PATH) for line in lines)
+    if uses <= 1:
+        return [line.replace(_PATH, path[0]) for line in lines]
+    return [f"q := {path[1]}", *(line.replace(_PATH, "q") for line in lines)]
+
+
+@dataclass(frozen=True)
+class _Site:
+    """Where a schema sits: ``hint`` names Go helpers after it, ``label`` says it in words."""
+
+    hint: str
+    label: str
+
+    def member(self, name: str) -> _Site:
+        return _Site(self.hint + go_name(name), f"{self.label}.{name}")
+
+    def alternative(self, i: int) -> _Site:
+        return _Site(f"{self.hint}Alt{i}", f"{self.label} (alternative {i})")
+
+    def items(self) -> _Site:
+        return _Site(self.hint + "Item", f"the items of {self.label}")
+
+    def values(self) -> _Site:
+        return _Site(self.hint + "Value", f"the member values of {self.label}")
+
+    def content(self) -> _Site:
+        return _Site(self.hint + "Content", f"the content of {self.label}")
+
+
+class _Body:
+    """Go statements that validate one schema: ``r *report``, the value ``v`` at pointer ``p``."""
+
+    def __init__(self, model: _Model, site: _Site) -> None:
+        self.model = model
+        self.site = site
+
+    def function(self, schema: Schema) -> list[str]:
+        """A validator function's body; objects and arrays return early on a wrong type."""
+        if schema.kind == "object":
+            return self._object(schema)
+        if schema.kind == "array":
+            return self._array(schema)
+        return self.check(schema, "v", "p", self.site)
+
+    def check(self, schema: Schema, v: str, p: str, site: _Site) -> list[str]:
+        """Statements validating the value ``v`` at pointer ``p`` against ``schema``."""
+        if schema.kind == "ref":
+            assert schema.ref is not None
+            return [f"{self.model.validator_name(schema.ref)}(r, {v}, {p})"]
+        if schema.kind == "primitive":
+            return self._primitive(schema, v, p, site)
+        if schema.kind == "union":
+            return self._union(schema, v, p, site)
+        body = _Body(self.model, site).function(schema)
+        if body in (["r.checkType(p, v, tObject)"], ["r.checkType(p, v, tArray)"]):
+            return [body[0].replace("(p, v,", f"({p}, {v},")]  # nothing but the type
+        return [f"{self.model.helper(body, site)}(r, {v}, {p})"]
+
+    def member(self, schema: Schema, name: str, site: _Site) -> list[str]:
+        """``if x, ok := obj[name]; ok { ... }``: validate a member of ``obj`` when present."""
+        path = (_pointer("p", name, argument=True), _pointer("p", name))
+        check = _bind(self.check(schema, "x", _PATH, site), path)
+        if not check:
+            return []
+        return [f"if x, ok := obj[{_go_string(name)}]; ok {{", *_indent(check), "}"]
+
+    def _primitive(self, s: Schema, v: str, p: str, site: _Site) -> list[str]:
+        c = s.constraints
+        if c.unique_items or any(
+            x is not None for x in (c.min_items, c.max_items, c.min_properties, c.max_properties)
+        ):
+            raise CodegenError(f"{site.label}: array or object bounds on a schema of no such type")
+        lines = []
+        if s.types:
+            flags = "|".join(flag for t, flag in _TYPE_FLAGS.items() if t in s.types)
+            lines.append(f"r.checkType({p}, {v}, {flags})")
+        if s.enum is not None:
+            lines.append(f"r.checkEnum({p}, {v}, {self.model.enum_values(s, site)})")
+        if s.const is not NO_DEFAULT:
+            lines.append(f"r.checkConst({p}, {v}, {_go_value(s.const)})")
+        strings = []
+        if c.min_length is not None:
+            strings.append(f"r.minLength({p}, s, {c.min_length})")
+        if c.max_length is not None:
+            strings.append(f"r.maxLength({p}, s, {c.max_length})")
+        if c.pattern is not None:
+            strings.append(f"r.pattern({p}, s, {self.model.pattern(c.pattern, site)})")
+        if s.content_schema is not None:
+            content = s.content_schema
+            if content.kind == "ref":
+                assert content.ref is not None
+                function = self.model.validator_name(content.ref)
+            else:
+                inner = site.content()
+                function = self.model.helper(_Body(self.model, inner).function(content), inner)
+            strings.append(f"r.content({p}, s, {function})")
+        if strings:
+            lines += [f"if s, ok := {v}.(string); ok {{", *_indent(strings), "}"]
+        numbers = []
+        for attr, method in _BOUNDS:
+            bound = getattr(c, attr)
+            if bound is not None:
+                numbers.append(f"r.{method}({p}, n, {_go_string(json.dumps(bound))})")
+        if numbers:
+            lines += [f"if n, ok := {v}.(json.Number); ok {{", *_indent(numbers), "}"]
+        return lines
+
+    def _union(self, s: Schema, v: str, p: str, site: _Site) -> list[str]:
+        alternatives = [
+            self.check(m, v, p, site.alternative(i)) for i, m in enumerate(s.members, start=1)
+        ]
+        if not alternatives or not all(alternatives):
+            return []  # some alternative takes every value
+        lines = [f"r.anyOf({p}, func(r *report) {{"]
+        for i, alternative in enumerate(alternatives):
+            if i:
+                lines.append("}, func(r *report) {")
+            lines += _indent(alternative)
+        lines.append("})")
+        return lines
+
+    def _array(self, s: Schema) -> list[str]:
+        c = s.constraints
+        lines = ["arr, ok := v.([]any)", "if !ok {", "\tr.typeError(p, tArray)", "\treturn", "}"]
+        if c.min_items is not None:
+            lines.append(f"r.minItems(p, arr, {c.min_items})")
+        if c.max_items is not None:
+            lines.append(f"r.maxItems(p, arr, {c.max_items})")
+        if c.unique_items:
+            lines.append("r.uniqueItems(p, arr)")
+        if s.items is not None:
+            item = self.check(s.items, "item", "itemPath(p, i)", self.site.items())
+            if item:
+                lines += ["for i, item := range arr {", *_indent(item), "}"]
+        return lines if len(lines) > 5 else ["r.checkType(p, v, tArray)"]
+
+    def _object(self, s: Schema) -> list[str]:
+        c = s.constraints
+        lines = [
+            "obj, ok := v.(map[string]any)",
+            "if !ok {",
+            "\tr.typeError(p, tObject)",
+            "\treturn",
+            "}",
+        ]
+        required = [f.name for f in s.fields if f.required]
+        if required:
+            lines.append("r.required(p, obj, " + ", ".join(map(_go_string, required)) + ")")
+        fields_var = "nil"
+        if s.fields:
+            owner = next((t.name for t in self.model.spec.types if t.schema is s), None)
+            if owner is None:
+                raise CodegenError(f"{self.site.label}: an object with fields must be named")
+            fields_var = self.model.fields_vars[owner]
+        if s.additional is False:
+            lines.append(f"r.closed(p, obj, {fields_var})")
+        if c.min_properties is not None:
+            lines.append(f"r.minProperties(p, obj, {c.min_properties})")
+        if c.max_properties is not None:
+            lines.append(f"r.maxProperties(p, obj, {c.max_properties})")
+        names = s.property_names
+        if names is not None and not names.is_empty():
+            if any(getattr(names, attr) is not None for attr, _ in _BOUNDS):
+                raise CodegenError(f"{self.site.label}: propertyNames bound only length, pattern")
+            pattern = "nil"
+            if names.pattern is not None:
+                key_site = _Site(self.site.hint + "Key", f"the member names of {self.site.label}")
+                pattern = self.model.pattern(names.pattern, key_site)
+            low = names.min_length if names.min_length is not None else 0
+            high = names.max_length if names.max_length is not None else -1
+            lines += [
+                "for key := range obj {",
+                f"\tr.propertyName(p, key, {low}, {high}, {pattern})",
+                "}",
+            ]
+        if isinstance(s.additional, Schema):
+            value = _bind(self.check(s.additional, "x", _PATH, self.site.values()), _KEY_PATH)
+            if value:
+                skip = [f"\tif declares({fields_var}, key) {{", "\t\tcontinue", "\t}"]
+                lines += [
+                    "for key, x := range obj {",
+                    *(skip if s.fields else []),
+                    *_indent(value),
+                    "}",
+                ]
+        for f in s.fields:
+            lines += self.member(f.schema, f.name, self.site.member(f.name))
+        for group in s.require_any:
+            args = ", ".join(_go_string(n) for n in group.fields)
+            lines.append(f"r.requireAny(p, {_go_string(group.description)}, obj, {args})")
+        for cond in s.conditionals:
+            then: list[str] = []
+            for prop, schema in cond.then:
+                then += self.member(schema, prop, self.site.member(prop))
+            if then:
+                lines += [
+                    f"if {_condition(cond)} {{",
+                    f"\tr.because({_go_string(cond.description)}, func(r *report) {{",
+                    *_indent(_indent(then)),
+                    "\t})",
+                    "}",
+                ]
+        return lines if len(lines) > 5 else ["r.checkType(p, v, tObject)"]
