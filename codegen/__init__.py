@@ -60,7 +60,7 @@ def write(files: Sequence[GeneratedFile], out: Path) -> list[str]:
 
 def diff(files: Sequence[GeneratedFile], out: Path) -> str:
     """A unified diff from what is under ``out`` to what codegen would write; empty if current."""
-    chunks = []
+    chunks: list[str] = []
     for file in files:
         target = out / file.path
         current = target.read_text(encoding="utf-8") if target.exists() else ""

@@ -59,9 +59,11 @@ def load(files: SpecFiles) -> Spec:
     types = []
     for uri, name in sorted(names.items(), key=lambda item: item[1]):
         node = lookup(by_id, uri)
-        file = uri.split("/")[-1]
-        message = file.split("#")[0].removesuffix(".json") if uri.endswith("#") else None
-        types.append(NamedType(name, builder.schema(node, uri), file, message))
+        document, _, fragment = uri.partition("#")
+        file = document.rsplit("/", 1)[-1]
+        source = f"{file}#{fragment}"
+        message = file.removesuffix(".json") if not fragment else None
+        types.append(NamedType(name, builder.schema(node, uri), source, message))
     messages = tuple(
         Message(
             name=name,

@@ -148,14 +148,10 @@ def _constraints(constraints: Constraints) -> dict[str, Any]:
 
 
 def _run_generator(schema: dict[str, Any]) -> str:
-    from datamodel_code_generator import (
-        DataModelType,
-        InputFileType,
-        LiteralType,
-        PythonVersion,
-        generate,
-    )
-    from datamodel_code_generator.format import Formatter
+    from datamodel_code_generator import generate
+    from datamodel_code_generator.enums import DataModelType, InputFileType
+    from datamodel_code_generator.format import Formatter, PythonVersion
+    from datamodel_code_generator.parser import LiteralType
 
     result = generate(
         json.dumps(schema),
