@@ -373,7 +373,8 @@ class _Package:
                 raise CodegenError(f"message {name}.request has no {name}.response")
             paragraphs = [
                 request.description,
-                f"Resolves with a `{response.type_name}` ({response.description})",
+                f"Resolves with `{response.type_name}` (message `{response.name}`). "
+                + response.description,
                 "@throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation "
                 "fails (code `invalid_request` with one detail per broken rule when the request "
                 f"is not a valid `{request.name}`).",
@@ -467,14 +468,22 @@ def _constraint_notes(schema: Schema) -> list[str]:
     ):
         value = getattr(c, attr)
         if value is not None:
-            text = label.format(_js(value) if attr != "pattern" else value)
-            words.append(re.sub(r"\(s\)", "" if value == 1 else "s", text))
+            words.append(label.format(_js(value) if attr != "pattern" else value))
     if c.unique_items:
         words.append("no two items equal")
+    keys = schema.property_names
+    if keys is not None and not keys.is_empty():
+        rules = [
+            f"at least {_js(keys.min_length)} character(s)" if keys.min_length is not None else "",
+            f"at most {_js(keys.max_length)} character(s)" if keys.max_length is not None else "",
+            f"matching `{keys.pattern}`" if keys.pattern is not None else "",
+        ]
+        words.append("keys of " + " and ".join(r for r in rules if r))
     if "integer" in schema.types:
         words.insert(0, "an integer")
     if words:
-        notes.append("Constraints: " + ", ".join(words) + ".")
+        text = "Constraints: " + ", ".join(words) + "."
+        notes.append(re.sub(r"\b1 (\w+)\(s\)", r"1 \1", text).replace("(s)", "s"))
     if "integer" in schema.types and c.maximum is not None and c.maximum <= _MAX_SAFE_INTEGER:
         notes.append(
             "Always exact as a JavaScript `number`: the spec bounds it by 2^53-1 "
@@ -582,6 +591,8 @@ def _describe_types(names: set[str]) -> str:
     if "number" in names:
         names = names - {"integer"}
     words = [_ARTICLE_TYPE[n] for n in order if n in names]
+    if len(words) > 2:
+        return ", ".join(words[:-1]) + " or " + words[-1]
     return " or ".join(words) if words else "nothing"
 
 

@@ -2,8 +2,8 @@
 // Regenerate with `mnemowire codegen` (or `nox -s codegen`).
 
 /**
- * The five operations of memorywire v0 as a typed interface: a transport
- * (HTTP, in-process, ...) implements it; callers program against it.
+ * The operations of memorywire v0 as a typed interface: a transport (HTTP,
+ * in-process, ...) implements it; callers program against it.
  *
  * @module
  */
@@ -51,8 +51,8 @@ export interface MemoryClient {
    * Apply a retention policy to an agent's memories. Closed: unknown fields are rejected, in the
    * policy too, so a misspelt predicate cannot widen what is matched.
    *
-   * Resolves with a `ExpireResponse` (Result of an expire. Extensible: clients ignore fields they
-   * do not know.)
+   * Resolves with `ExpireResponse` (message `expire.response`). Result of an expire. Extensible:
+   * clients ignore fields they do not know.
    *
    * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
    * `invalid_request` with one detail per broken rule when the request is not a valid
@@ -65,8 +65,8 @@ export interface MemoryClient {
    * must name its scope: ids, a non-empty filter, or both (then a record must be listed in ids and
    * match the filter).
    *
-   * Resolves with a `ForgetResponse` (Result of a forget. Extensible: clients ignore fields they do
-   * not know.)
+   * Resolves with `ForgetResponse` (message `forget.response`). Result of a forget. Extensible:
+   * clients ignore fields they do not know.
    *
    * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
    * `invalid_request` with one detail per broken rule when the request is not a valid
@@ -77,8 +77,8 @@ export interface MemoryClient {
   /**
    * Collapse duplicate memories into one canonical record. Closed: unknown fields are rejected.
    *
-   * Resolves with a `MergeResponse` (Result of a merge. Extensible: clients ignore fields they do
-   * not know.)
+   * Resolves with `MergeResponse` (message `merge.response`). Result of a merge. Extensible:
+   * clients ignore fields they do not know.
    *
    * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
    * `invalid_request` with one detail per broken rule when the request is not a valid
@@ -89,8 +89,8 @@ export interface MemoryClient {
   /**
    * Find an agent's memories most relevant to a query. Closed: unknown fields are rejected.
    *
-   * Resolves with a `RecallResponse` (Result of a recall: the best matches, best first. Extensible:
-   * clients ignore fields they do not know.)
+   * Resolves with `RecallResponse` (message `recall.response`). Result of a recall: the best
+   * matches, best first. Extensible: clients ignore fields they do not know.
    *
    * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
    * `invalid_request` with one detail per broken rule when the request is not a valid
@@ -102,8 +102,8 @@ export interface MemoryClient {
    * Write one memory into an agent's memory. Closed: a field this schema does not name is rejected,
    * so a misspelt option can never be stored silently.
    *
-   * Resolves with a `RememberResponse` (Result of a remember. Extensible: clients ignore fields
-   * they do not know.)
+   * Resolves with `RememberResponse` (message `remember.response`). Result of a remember.
+   * Extensible: clients ignore fields they do not know.
    *
    * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
    * `invalid_request` with one detail per broken rule when the request is not a valid

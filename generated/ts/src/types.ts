@@ -275,6 +275,8 @@ export interface ExpireResponse {
 /**
  * Metadata filter: every key names a top-level metadata key and every condition must hold
  * (conditions are ANDed). A scalar means equality; an object holds operators.
+ *
+ * Constraints: keys of at least 1 character and at most 256 characters.
  */
 export interface Filter {
   /** Every key is application-defined; each value must satisfy the schema. */
@@ -1030,7 +1032,7 @@ export type ReviewedOperation = "remember" | "forget" | "merge";
  * A metadata filter that selects records to change. Same shape as Filter but never empty, because
  * an empty filter matches every record.
  *
- * Constraints: at least 1 member.
+ * Constraints: at least 1 member, keys of at least 1 character and at most 256 characters.
  */
 export interface ScopeFilter {
   /** Every key is application-defined; each value must satisfy the schema. */

@@ -485,7 +485,7 @@ function checkFilter(v: unknown, p: string, e: Errors): void {
 }
 
 function checkFilterCondition(v: unknown, p: string, e: Errors): void {
-  anyOf(e, p, "an object or a string or a number or a boolean or null", [
+  anyOf(e, p, "an object, a string, a number, a boolean or null", [
     (s1) => checkFilterScalar(v, p, s1),
     (s2) => checkFilterOperators(v, p, s2),
   ]);
@@ -583,7 +583,7 @@ function checkFilterOperators(v: unknown, p: string, e: Errors): void {
 
 function checkFilterScalar(v: unknown, p: string, e: Errors): void {
   if (!(typeof v === "string" || typeof v === "number" || typeof v === "boolean" || v === null)) {
-    e.add(p, "type", typeMessage("a string or a number or a boolean or null", v));
+    e.add(p, "type", typeMessage("a string, a number, a boolean or null", v));
   }
 }
 
@@ -2587,15 +2587,27 @@ export interface MessageTypes {
   "review-request": ReviewRequest;
 }
 
-/** Messages a store receives: closed, an unknown field is an error. */
-export const INCOMING_MESSAGES: readonly MessageName[] = [
-  "expire.request",
-  "forget.request",
-  "merge.request",
-  "recall.request",
-  "remember.request",
-  "review-decision",
-];
+/**
+ * Which way each message travels: `in`, sent to a store (closed: an unknown field is an error);
+ * `out`, emitted by a store (extensible: unknown fields and enum values are kept).
+ */
+export const DIRECTIONS: { readonly [M in MessageName]: "in" | "out" } = {
+  "capabilities": "out",
+  "error": "out",
+  "expire.request": "in",
+  "expire.response": "out",
+  "forget.request": "in",
+  "forget.response": "out",
+  "health": "out",
+  "merge.request": "in",
+  "merge.response": "out",
+  "recall.request": "in",
+  "recall.response": "out",
+  "remember.request": "in",
+  "remember.response": "out",
+  "review-decision": "in",
+  "review-request": "out",
+};
 
 const VALIDATORS: { readonly [M in MessageName]: (value: unknown) => ValidationError[] } = {
   "capabilities": validateCapabilities,
