@@ -25,8 +25,9 @@ from mnemowire import codegen, spec
 from mnemowire.cli import Exit, cli
 from mnemowire.codegen.emit import go as go_emitter
 
+from .conftest import MODULE, go
+
 ROOT = Path(__file__).parents[2]
-MODULE = ROOT / "generated" / "go"
 SPEC = spec.read_spec()
 EXAMPLES = ROOT / "spec" / SPEC.version / "examples"
 GO_TESTS = Path(__file__).parent / "go"
@@ -34,34 +35,6 @@ GO_TESTS = Path(__file__).parent / "go"
 GENERATED = re.compile(r"^// Code generated .* DO NOT EDIT\.$", re.MULTILINE)
 
 Pair = tuple[str, str]
-
-
-@pytest.fixture(scope="session")
-def go_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """An environment for the go tool: offline, no cgo, caches in a scratch folder."""
-    if shutil.which("go") is None:
-        pytest.fail("the Go bindings' tests need Go 1.19+ and `go` is not on PATH")
-    scratch = tmp_path_factory.mktemp("go")
-    return {
-        **os.environ,
-        "GOFLAGS": "-mod=mod",
-        "GOPROXY": "off",
-        "GO111MODULE": "on",
-        "GOWORK": "off",
-        "CGO_ENABLED": "0",
-        "GOCACHE": str(scratch / "cache"),
-        "GOPATH": str(scratch / "path"),
-    }
-
-
-def go(env: dict[str, str], *args: str, cwd: Path = MODULE) -> str:
-    """Run ``go args...`` in ``cwd``; fail the test with its output unless it succeeds."""
-    result = subprocess.run(
-        ["go", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
-    )
-    if result.returncode != 0:
-        pytest.fail(f"go {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
-    return result.stdout
 
 
 def emitted() -> dict[str, str]:

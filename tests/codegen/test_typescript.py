@@ -12,7 +12,6 @@ import json
 import os
 import random
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -27,53 +26,13 @@ from mnemowire.cli import Exit, cli
 from mnemowire.codegen import GeneratedFile, header_lines, load
 from mnemowire.codegen.emit import typescript
 
+from .conftest import PACKAGE, TIMEOUT, _run, _tool
+
 ROOT = Path(__file__).parents[2]
-PACKAGE = ROOT / "generated" / "ts"
 EXAMPLES_ARG = "../../spec/v0/examples"  # as the package sees it
 EXAMPLES = list(spec.read_spec().examples())
-TIMEOUT = 600
 
 Pairs = list[tuple[str, str]]
-
-
-def _tool(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        pytest.fail(f"`{name}` is not on PATH: the TypeScript bindings need Node.js 20+ and npm")
-    return path
-
-
-def _run(args: Sequence[str], stdin: str | None = None) -> str:
-    result = subprocess.run(
-        list(args),
-        cwd=PACKAGE,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=TIMEOUT,
-    )
-    assert result.returncode == 0, (
-        f"`{' '.join(args)}` exited {result.returncode}\n{result.stdout}\n{result.stderr}"
-    )
-    return result.stdout
-
-
-@pytest.fixture(scope="module")
-def npm() -> str:
-    """npm, with the package's pinned dev dependencies installed."""
-    _tool("node")
-    npm = _tool("npm")
-    if not (PACKAGE / "node_modules").is_dir():
-        _run([npm, "ci", "--no-audit", "--no-fund"])
-    return npm
-
-
-@pytest.fixture(scope="module")
-def vectors(npm: str) -> list[str]:
-    """The command that runs the built vectors runner."""
-    _run([npm, "run", "build"])
-    return [_tool("node"), "dist/vectors.js"]
 
 
 def _reference(message: str, instance: Any) -> Pairs:
@@ -104,8 +63,8 @@ def test_npm_test_passes(npm: str) -> None:
 # --- the vectors runner: what the cross-language matrix reads ---------------------------------
 
 
-def test_vectors_runner_reports_every_annotation_exactly(vectors: list[str]) -> None:
-    lines = _run([*vectors, EXAMPLES_ARG]).splitlines()
+def test_vectors_runner_reports_every_annotation_exactly(ts_vectors: list[str]) -> None:
+    lines = _run([*ts_vectors, EXAMPLES_ARG]).splitlines()
     parsed = [json.loads(line) for line in lines]
     assert lines == [json.dumps(p) for p in parsed], "formatted as Python's json.dumps formats"
     keys = [(p["message"], p["name"]) for p in parsed]
@@ -207,9 +166,9 @@ def _under_empty_key(value: Any) -> bool:
     return False
 
 
-def _agreement(vectors: list[str], cases: Sequence[dict[str, Any]]) -> list[str]:
+def _agreement(ts_vectors: list[str], cases: Sequence[dict[str, Any]]) -> list[str]:
     stdin = "".join(json.dumps(case) + "\n" for case in cases)
-    lines = [json.loads(line) for line in _run([*vectors, "--stdin"], stdin).splitlines()]
+    lines = [json.loads(line) for line in _run([*ts_vectors, "--stdin"], stdin).splitlines()]
     assert len(lines) == len(cases)
     return [
         f"{case['message']} {json.dumps(case['instance'])[:200]}\n"
@@ -220,19 +179,14 @@ def _agreement(vectors: list[str], cases: Sequence[dict[str, Any]]) -> list[str]
     ]
 
 
-def test_typescript_agrees_with_the_reference_on_mutated_payloads(vectors: list[str]) -> None:
+def test_typescript_agrees_with_the_reference_on_mutated_payloads(ts_vectors: list[str]) -> None:
     cases = [c for c in _mutated_cases(4000, seed=20260) if not _under_empty_key(c["instance"])]
     assert len(cases) > 3500
-    disagreements = _agreement(vectors, cases)
+    disagreements = _agreement(ts_vectors, cases)
     assert not disagreements, "\n".join(disagreements[:10])
 
 
-@pytest.mark.xfail(
-    reason="the reference reads JSON text with Python's json.loads, which accepts NaN and "
-    "Infinity; they are not JSON text (RFC 8259), so TypeScript reports contentMediaType",
-    strict=True,
-)
-def test_nan_in_procedural_content_is_not_json_text(vectors: list[str]) -> None:
+def test_nan_in_procedural_content_is_not_json_text(ts_vectors: list[str]) -> None:
     cases = [
         {
             "message": "remember.request",
@@ -240,7 +194,7 @@ def test_nan_in_procedural_content_is_not_json_text(vectors: list[str]) -> None:
             "instance": {"agent_id": "a", "type": "procedural", "content": "NaN"},
         }
     ]
-    assert not _agreement(vectors, cases)
+    assert not _agreement(ts_vectors, cases)
 
 
 @pytest.mark.xfail(
@@ -248,7 +202,7 @@ def test_nan_in_procedural_content_is_not_json_text(vectors: list[str]) -> None:
     "an error inside the member keyed '' at the object's own pointer (/filter, not /filter/)",
     strict=True,
 )
-def test_an_error_under_an_empty_key_points_into_that_member(vectors: list[str]) -> None:
+def test_an_error_under_an_empty_key_points_into_that_member(ts_vectors: list[str]) -> None:
     cases = [
         {
             "message": "recall.request",
@@ -256,7 +210,7 @@ def test_an_error_under_an_empty_key_points_into_that_member(vectors: list[str])
             "instance": {"agent_id": "a", "query": "q", "filter": {"": {"$zz": 1}}},
         }
     ]
-    assert not _agreement(vectors, cases)
+    assert not _agreement(ts_vectors, cases)
 
 
 # --- codegen: deterministic, current, and not the lockfile's owner ----------------------------
