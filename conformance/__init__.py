@@ -1,0 +1,121 @@
+"""mnemowire.conformance: certify that a store speaks memorywire, and say where it does not.
+
+Scenario checks (each citing docs/spec/v0.md), property-based fuzzing from the spec's own
+schemas, and stateful model checking, run against any MemoryStore through the protocol only::
+
+    report = await certify(url_factory("sqlite-vec://:memory:"))
+    write_outputs(report, Path("report/"))     # report.json, report.md, matrix.html, badge.json
+
+or from the shell: ``mnemowire certify STORE_URL --out report/``; or in an adapter's own test
+suite with the pytest plugin (``mnemowire.conformance.pytest_plugin``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from mnemowire.conformance import _fuzz, _stateful, checks  # noqa: F401  (register the checks)
+from mnemowire.conformance._harness import (
+    CHECKS,
+    Check,
+    Outcome,
+    RunOptions,
+    StoreFactory,
+    run_checks,
+)
+from mnemowire.conformance._render import badge, html_matrix, markdown
+from mnemowire.conformance.report import Report, load_report, validate_report
+from mnemowire.protocol import MemoryStore
+
+__all__ = [
+    "CHECKS",
+    "Check",
+    "Outcome",
+    "Report",
+    "RunOptions",
+    "StoreFactory",
+    "certify",
+    "html_matrix",
+    "load_report",
+    "url_factory",
+    "validate_report",
+    "write_outputs",
+]
+
+#: checks that generate many requests: they may run on a faster store (say, a test embedder)
+GENERATING = ("fuzz.", "model.")
+
+
+def url_factory(url: str, **options: Any) -> StoreFactory:
+    """A factory opening ``url`` afresh for every check (``:memory:`` stores start empty)."""
+    from mnemowire.registry import open_store
+
+    @contextlib.asynccontextmanager
+    async def opened() -> AsyncIterator[MemoryStore]:
+        store = open_store(url, **options)
+        try:
+            yield store
+        finally:
+            await store.aclose()
+
+    return opened
+
+
+async def certify(
+    factory: StoreFactory,
+    *,
+    options: RunOptions | None = None,
+    fuzz_factory: StoreFactory | None = None,
+    fuzz_store: str | None = None,
+    only: Sequence[str] | None = None,
+    progress: Callable[[Check], None] | None = None,
+) -> Report:
+    """Run every check (or those whose id starts with one of ``only``) and build the report.
+
+    ``fuzz_factory`` serves the generating checks (fuzzing, stateful) when the store under
+    test is too slow for thousands of requests; ``fuzz_store`` names it in the report header.
+    """
+    options = options or RunOptions()
+    selected = [c for c in CHECKS if not only or c.id.startswith(tuple(only))]
+    async with factory() as store:
+        adapter = store.name
+        capabilities = list(store.capabilities().capabilities)
+
+    def factory_for(item: Check) -> StoreFactory:
+        if fuzz_factory is not None and item.id.startswith(GENERATING):
+            return fuzz_factory
+        return factory
+
+    started_at = datetime.datetime.now(datetime.UTC)
+    started = time.perf_counter()
+    outcomes = await run_checks(factory_for, selected, options, progress)
+    return Report.build(
+        outcomes,
+        adapter=adapter,
+        capabilities=capabilities,
+        options=options,
+        fuzz_store=fuzz_store,
+        started=started_at,
+        duration_s=time.perf_counter() - started,
+    )
+
+
+def write_outputs(report: Report, out: Path) -> list[Path]:
+    """report.json, report.md, matrix.html and badge.json under ``out``."""
+    import json
+
+    out.mkdir(parents=True, exist_ok=True)
+    report.save(out / "report.json")
+    files = {
+        "report.md": markdown(report),
+        "matrix.html": html_matrix([report]),
+        "badge.json": json.dumps(badge(report), indent=2) + "\n",
+    }
+    for name, text in files.items():
+        (out / name).write_text(text, encoding="utf-8")
+    return [out / "report.json", *(out / name for name in files)]

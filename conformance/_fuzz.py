@@ -28,8 +28,13 @@ def sample(strategy: st.SearchStrategy[T], count: int, random_seed: int) -> list
     drawn: list[T] = []
 
     @seed(random_seed)
-    @settings(max_examples=count, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=count,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(strategy)
     def collect(value: T) -> None:
         drawn.append(value)
@@ -50,16 +55,20 @@ async def _valid(h: Harness, message: str) -> None:
             response = await getattr(h.store, operation)(request)
         except MnemowireError as exc:
             if exc.code == "invalid_request" or spec.validate("error", exc.envelope) is not None:
-                raise CheckFailed(f"a valid {message} was refused: {exc}",
-                                  reproducer=json.dumps(request)) from exc
+                raise CheckFailed(
+                    f"a valid {message} was refused: {exc}", reproducer=json.dumps(request)
+                ) from exc
             continue
         except Exception as exc:
-            raise CheckFailed(f"{type(exc).__name__} on a valid {message}: {exc}",
-                              reproducer=json.dumps(request)) from exc
+            raise CheckFailed(
+                f"{type(exc).__name__} on a valid {message}: {exc}", reproducer=json.dumps(request)
+            ) from exc
         envelope = spec.validate(_RESPONSE[message], to_wire(response))
         if envelope is not None:
-            raise CheckFailed(f"invalid {_RESPONSE[message]}: {envelope['details'][:3]}",
-                              reproducer=json.dumps(request))
+            raise CheckFailed(
+                f"invalid {_RESPONSE[message]}: {envelope['details'][:3]}",
+                reproducer=json.dumps(request),
+            )
     if len(cases) < h.examples // 2:
         raise CheckFailed(f"only {len(cases)} {message} cases could be generated")
 
@@ -84,14 +93,19 @@ async def _invalid(h: Harness, message: str) -> None:
                     reproducer=json.dumps(request),
                 ) from exc
         except Exception as exc:
-            raise CheckFailed(f"{type(exc).__name__} on an invalid {message}: {exc}",
-                              reproducer=json.dumps(request)) from exc
+            raise CheckFailed(
+                f"{type(exc).__name__} on an invalid {message}: {exc}",
+                reproducer=json.dumps(request),
+            ) from exc
         else:
-            raise CheckFailed(f"an invalid {message} ({mutation.kind} {mutation.path}) was "
-                              "accepted", reproducer=json.dumps(request))
+            raise CheckFailed(
+                f"an invalid {message} ({mutation.kind} {mutation.path}) was accepted",
+                reproducer=json.dumps(request),
+            )
         if await _snapshot(h, witness) != before:
-            raise CheckFailed(f"a refused {message} changed the store",
-                              reproducer=json.dumps(request))
+            raise CheckFailed(
+                f"a refused {message} changed the store", reproducer=json.dumps(request)
+            )
 
 
 def _aimed(mutation: Mutation, witness: str) -> dict[str, Any]:

@@ -29,6 +29,7 @@ __all__ = [
     "CheckFailed",
     "Harness",
     "Outcome",
+    "RunOptions",
     "Skip",
     "StoreFactory",
     "check",
@@ -53,7 +54,7 @@ class CheckFailed(AssertionError):
         self.reproducer = reproducer
 
 
-class Skip(Exception):  # noqa: N818  (a control-flow signal, not an error)
+class Skip(Exception):
     """The check needs something the store does not declare."""
 
 
@@ -73,6 +74,15 @@ class Check:
     needs: frozenset[str]
     summary: str
     run: Callable[[Harness], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How hard to try: the seed, generated cases per request schema, stateful sequences."""
+
+    seed: int = 0
+    examples: int = 200
+    stateful_runs: int = 50
 
 
 @dataclass(frozen=True)
@@ -109,11 +119,21 @@ class Harness:
 
     _serial = itertools.count()
 
-    def __init__(self, store: MemoryStore, check_id: str, *, seed: int, examples: int) -> None:
+    def __init__(
+        self,
+        store: MemoryStore,
+        check_id: str,
+        *,
+        factory: StoreFactory,
+        options: RunOptions,
+    ) -> None:
         self.store = store
         self.check_id = check_id
-        self.seed = seed
-        self.examples = examples
+        #: opens further fresh stores (the stateful check runs one per sequence)
+        self.factory = factory
+        self.seed = options.seed
+        self.examples = options.examples
+        self.stateful_runs = options.stateful_runs
         self.capabilities = set(store.capabilities().capabilities)
 
     def agent(self, label: str = "agent") -> str:
@@ -159,23 +179,21 @@ class Harness:
 
 
 async def run_checks(
-    factory: StoreFactory,
+    factory_for: Callable[[Check], StoreFactory],
     checks: Sequence[Check],
-    *,
-    seed: int,
-    examples: int,
+    options: RunOptions,
     progress: Callable[[Check], None] | None = None,
 ) -> list[Outcome]:
-    """Run every check on its own fresh store, in order."""
+    """Run every check on its own fresh store (from ``factory_for(check)``), in order."""
     outcomes = []
     for item in checks:
         if progress is not None:
             progress(item)
-        outcomes.append(await _run_one(factory, item, seed=seed, examples=examples))
+        outcomes.append(await _run_one(factory_for(item), item, options))
     return outcomes
 
 
-async def _run_one(factory: StoreFactory, item: Check, *, seed: int, examples: int) -> Outcome:
+async def _run_one(factory: StoreFactory, item: Check, options: RunOptions) -> Outcome:
     started = time.perf_counter()
 
     def done(status: Status, reason: str = "", reproducer: str | None = None) -> Outcome:
@@ -184,7 +202,7 @@ async def _run_one(factory: StoreFactory, item: Check, *, seed: int, examples: i
 
     try:
         async with _opened(factory) as store:
-            harness = Harness(store, item.id, seed=seed, examples=examples)
+            harness = Harness(store, item.id, factory=factory, options=options)
             missing = sorted(item.needs - harness.capabilities)
             if missing:
                 return done("SKIP", f"the store does not declare {', '.join(missing)}")

@@ -50,20 +50,26 @@ async def lossless_semantic(h: Harness) -> None:
     """Type, content, metadata, confidence and source come back exactly as written."""
     agent = h.agent()
     metadata = {"topic": "health", "nested": {"list": [1, 2.5, None, True]}, "ünï": "cödé"}
-    record = await h.remember(agent, "Alice is allergic to peanuts", metadata=metadata,
-                              confidence=0.7, source="chat:42")
+    record = await h.remember(
+        agent, "Alice is allergic to peanuts", metadata=metadata, confidence=0.7, source="chat:42"
+    )
     hit = await _hit(h, agent, "peanuts", record)
     got = (hit.type, hit.content, hit.metadata, hit.confidence, hit.source)
-    expect(got == ("semantic", "Alice is allergic to peanuts", metadata, 0.7, "chat:42"),
-           f"the record changed on the way: {got}")
+    expect(
+        got == ("semantic", "Alice is allergic to peanuts", metadata, 0.7, "chat:42"),
+        f"the record changed on the way: {got}",
+    )
 
 
 @check("remember.lossless-episodic", section="types.memory-type", needs=["episodic"])
 async def lossless_episodic(h: Harness) -> None:
     """An episodic memory keeps its event_time, location and participants."""
     agent = h.agent()
-    fields = {"event_time": 1_779_000_000_000, "location": "Frankfurt airport",
-              "participants": ["alice", "assistant"]}
+    fields = {
+        "event_time": 1_779_000_000_000,
+        "location": "Frankfurt airport",
+        "participants": ["alice", "assistant"],
+    }
     record = await h.remember(agent, "Alice missed her connection", type="episodic", **fields)
     hit = await _hit(h, agent, "missed connection", record)
     got = {name: getattr(hit, name) for name in fields}
@@ -74,8 +80,13 @@ async def lossless_episodic(h: Harness) -> None:
 async def lossless_emotional(h: Harness) -> None:
     """An emotional memory keeps sentiment, valence, arousal, emotion and target."""
     agent = h.agent()
-    fields = {"sentiment": "negative", "valence": -0.6, "arousal": 0.7, "emotion": "anxiety",
-              "target": "flying"}
+    fields = {
+        "sentiment": "negative",
+        "valence": -0.6,
+        "arousal": 0.7,
+        "emotion": "anxiety",
+        "target": "flying",
+    }
     record = await h.remember(agent, "Alice is anxious before flights", type="emotional", **fields)
     hit = await _hit(h, agent, "anxious flights", record)
     got = {name: getattr(hit, name) for name in fields}
@@ -106,8 +117,9 @@ async def client_id(h: Harness) -> None:
     """A client-chosen id is the record's id."""
     agent = h.agent()
     chosen = f"client-{now_ms()}"
-    response = await h.call("remember", {"agent_id": agent, "id": chosen, "type": "semantic",
-                                         "content": "tea"})
+    response = await h.call(
+        "remember", {"agent_id": agent, "id": chosen, "type": "semantic", "content": "tea"}
+    )
     expect(response.id == chosen, f"asked for id {chosen}, got {response.id}")
     await _hit(h, agent, "tea", chosen)
 
@@ -128,10 +140,12 @@ async def id_conflict(h: Harness) -> None:
     """Reusing an id for other content is a conflict, and changes nothing."""
     agent = h.agent()
     chosen = f"dup-{now_ms()}"
-    await h.call("remember", {"agent_id": agent, "id": chosen, "type": "semantic",
-                              "content": "tea"})
-    error = await h.rejected("remember", {"agent_id": agent, "id": chosen, "type": "semantic",
-                                          "content": "cake"})
+    await h.call(
+        "remember", {"agent_id": agent, "id": chosen, "type": "semantic", "content": "tea"}
+    )
+    error = await h.rejected(
+        "remember", {"agent_id": agent, "id": chosen, "type": "semantic", "content": "cake"}
+    )
     expect(error.code == "conflict", f"expected conflict, got {error.code}")
     [hit] = await h.recall(agent, "tea cake")
     expect(hit.content == "tea", "the conflicting write changed the record")
@@ -140,10 +154,15 @@ async def id_conflict(h: Harness) -> None:
 @check("remember.unsafe-procedure", section="types.procedural")
 async def unsafe_procedure(h: Harness) -> None:
     """A state machine naming a callback is rejected at write time."""
-    machine = {**MACHINE, "transitions": [{"trigger": "go", "source": "searching",
-                                           "dest": "booked", "before": "os.system"}]}
-    error = await h.rejected("remember", {"agent_id": h.agent(), "type": "procedural",
-                                          "content": json.dumps(machine)})
+    machine = {
+        **MACHINE,
+        "transitions": [
+            {"trigger": "go", "source": "searching", "dest": "booked", "before": "os.system"}
+        ],
+    }
+    error = await h.rejected(
+        "remember", {"agent_id": h.agent(), "type": "procedural", "content": json.dumps(machine)}
+    )
     expect(("/content", "contentSchema") in _rules(error), f"wrong details: {error.details}")
 
 
@@ -151,8 +170,9 @@ async def unsafe_procedure(h: Harness) -> None:
 async def dangling_state(h: Harness) -> None:
     """A state machine naming an undeclared state is rejected at write time."""
     machine = {**MACHINE, "initial": "nowhere"}
-    error = await h.rejected("remember", {"agent_id": h.agent(), "type": "procedural",
-                                          "content": json.dumps(machine)})
+    error = await h.rejected(
+        "remember", {"agent_id": h.agent(), "type": "procedural", "content": json.dumps(machine)}
+    )
     expect(("/content", "stateReference") in _rules(error), f"wrong details: {error.details}")
 
 
@@ -160,19 +180,32 @@ async def dangling_state(h: Harness) -> None:
 async def pending_invisible(h: Harness) -> None:
     """A write staged for approval is never recalled."""
     agent = h.agent()
-    response = await h.call("remember", {"agent_id": agent, "type": "semantic",
-                                         "content": "secret plan", "approval_required": True})
+    response = await h.call(
+        "remember",
+        {
+            "agent_id": agent,
+            "type": "semantic",
+            "content": "secret plan",
+            "approval_required": True,
+        },
+    )
     expect(response.pending_approval is True, "the response does not say the write is pending")
     expect(await h.recall_ids(agent, "secret plan") == [], "a pending record was recalled")
 
 
-@check("remember.pending-forgettable", section="remember.pending",
-       needs=["governance", "forget"])
+@check("remember.pending-forgettable", section="remember.pending", needs=["governance", "forget"])
 async def pending_forgettable(h: Harness) -> None:
     """A staged write can be forgotten (a reviewer's rejection)."""
     agent = h.agent()
-    staged = await h.call("remember", {"agent_id": agent, "type": "semantic",
-                                       "content": "secret plan", "approval_required": True})
+    staged = await h.call(
+        "remember",
+        {
+            "agent_id": agent,
+            "type": "semantic",
+            "content": "secret plan",
+            "approval_required": True,
+        },
+    )
     response = await h.call("forget", {"agent_id": agent, "ids": [staged.id]})
     expect(response.forgotten_ids == [staged.id], "the pending record was not forgotten")
 
@@ -215,8 +248,15 @@ async def sorted_by_score(h: Harness) -> None:
 async def full_k(h: Harness) -> None:
     """With k at least the number of records, every visible record is returned."""
     agent = h.agent()
-    ids = {await h.remember(agent, text) for text in
-           ("Alice likes tea", "Bob fixes bikes", "the sky is blue", "quarterly report due")}
+    ids = {
+        await h.remember(agent, text)
+        for text in (
+            "Alice likes tea",
+            "Bob fixes bikes",
+            "the sky is blue",
+            "quarterly report due",
+        )
+    }
     expect(set(await h.recall_ids(agent, "anything")) == ids, "not every record came back")
 
 
@@ -268,10 +308,14 @@ async def metadata_filter(h: Harness) -> None:
     t2 = await h.remember(agent, "trip", metadata={"topic": "travel", "n": 3})
     h1 = await h.remember(agent, "trip", metadata={"topic": "health", "n": 2.0})
     cases: list[tuple[dict[str, Any], set[str]]] = [
-        ({"topic": "travel"}, {t1, t2}), ({"n": {"$gte": 2}}, {t2, h1}),
-        ({"n": {"$gt": 1, "$lt": 3}}, {h1}), ({"topic": {"$ne": "travel"}}, {h1}),
-        ({"topic": {"$in": ["health"]}}, {h1}), ({"topic": {"$nin": ["health"]}}, {t1, t2}),
-        ({"urgent": {"$exists": True}}, {t1}), ({"n": True}, set()),
+        ({"topic": "travel"}, {t1, t2}),
+        ({"n": {"$gte": 2}}, {t2, h1}),
+        ({"n": {"$gt": 1, "$lt": 3}}, {h1}),
+        ({"topic": {"$ne": "travel"}}, {h1}),
+        ({"topic": {"$in": ["health"]}}, {h1}),
+        ({"topic": {"$nin": ["health"]}}, {t1, t2}),
+        ({"urgent": {"$exists": True}}, {t1}),
+        ({"n": True}, set()),
     ]
     for condition, expected in cases:
         got = set(await h.recall_ids(agent, "trip", filter=condition))
@@ -285,8 +329,10 @@ async def fresher_than_days(h: Harness) -> None:
     record = await h.remember(agent, "weather report")
     await asyncio.sleep(0.05)
     expect(await h.recall_ids(agent, "weather", fresher_than_days=1) == [record], "missing")
-    expect(await h.recall_ids(agent, "weather", fresher_than_days=0) == [],
-           "a record older than 0 days passed fresher_than_days=0")
+    expect(
+        await h.recall_ids(agent, "weather", fresher_than_days=0) == [],
+        "a record older than 0 days passed fresher_than_days=0",
+    )
 
 
 @check("recall.no-crowding", section="recall.visibility", needs=["forget"])
@@ -343,8 +389,9 @@ async def forget_both(h: Harness) -> None:
     agent = h.agent()
     a = await h.remember(agent, "trip a", metadata={"topic": "travel"})
     b = await h.remember(agent, "trip b", metadata={"topic": "health"})
-    response = await h.call("forget", {"agent_id": agent, "ids": [a, b],
-                                       "filter": {"topic": "travel"}})
+    response = await h.call(
+        "forget", {"agent_id": agent, "ids": [a, b], "filter": {"topic": "travel"}}
+    )
     expect(response.forgotten_ids == [a], f"forgotten_ids {response.forgotten_ids}")
 
 
@@ -353,8 +400,11 @@ async def scope_required(h: Harness) -> None:
     """A forget without ids or filter, or with an empty filter, is rejected."""
     agent = h.agent()
     record = await h.remember(agent, "keep me")
-    for request, rule in [({"agent_id": agent}, ("", "anyOf")),
-                          ({"agent_id": agent, "filter": {}}, ("/filter", "minProperties"))]:
+    refused: list[tuple[dict[str, Any], tuple[str, str]]] = [
+        ({"agent_id": agent}, ("", "anyOf")),
+        ({"agent_id": agent, "filter": {}}, ("/filter", "minProperties")),
+    ]
+    for request, rule in refused:
         error = await h.rejected("forget", request)
         expect(rule in _rules(error), f"{request} gave {error.details}")
     expect(await h.recall_ids(agent, "keep") == [record], "a rejected forget forgot something")
@@ -366,8 +416,7 @@ async def forget_user_scope(h: Harness) -> None:
     agent = h.agent()
     alice = await h.remember(agent, "likes tea", user_id="alice")
     bob = await h.remember(agent, "likes tea", user_id="bob")
-    response = await h.call("forget", {"agent_id": agent, "user_id": "alice",
-                                       "ids": [alice, bob]})
+    response = await h.call("forget", {"agent_id": agent, "user_id": "alice", "ids": [alice, bob]})
     expect(response.forgotten_ids == [alice], f"forgotten_ids {response.forgotten_ids}")
     expect(await h.recall_ids(agent, "tea") == [bob], "bob's record was forgotten")
 
@@ -401,8 +450,9 @@ async def merge_keep_canonical(h: Harness) -> None:
     agent = h.agent()
     canonical = await h.remember(agent, "Alice is allergic to peanuts")
     duplicate = await h.remember(agent, "Alice has a peanut allergy")
-    response = await h.call("merge", {"agent_id": agent, "canonical": canonical,
-                                      "duplicates": [duplicate]})
+    response = await h.call(
+        "merge", {"agent_id": agent, "canonical": canonical, "duplicates": [duplicate]}
+    )
     expect((response.merged_count, response.strategy_used) == (1, "keep_canonical"), "response")
     [hit] = await h.recall(agent, "peanut allergy")
     expect((hit.id, hit.content) == (canonical, "Alice is allergic to peanuts"), "changed")
@@ -414,8 +464,15 @@ async def merge_content(h: Harness) -> None:
     agent = h.agent()
     canonical = await h.remember(agent, "Alice lives in Lisbon")
     duplicate = await h.remember(agent, "Alice owns a yellow bicycle")
-    await h.call("merge", {"agent_id": agent, "canonical": canonical,
-                           "duplicates": [duplicate], "strategy": "merge_content"})
+    await h.call(
+        "merge",
+        {
+            "agent_id": agent,
+            "canonical": canonical,
+            "duplicates": [duplicate],
+            "strategy": "merge_content",
+        },
+    )
     [hit] = await h.recall(agent, "yellow bicycle")
     expected = "Alice lives in Lisbon\nAlice owns a yellow bicycle"
     expect((hit.id, hit.content) == (canonical, expected), f"got {hit.id} {hit.content!r}")
@@ -427,8 +484,15 @@ async def merge_highest_confidence(h: Harness) -> None:
     agent = h.agent()
     canonical = await h.remember(agent, "meeting at 3pm", confidence=0.4)
     better = await h.remember(agent, "meeting at 4pm", confidence=0.9)
-    await h.call("merge", {"agent_id": agent, "canonical": canonical, "duplicates": [better],
-                           "strategy": "keep_highest_confidence"})
+    await h.call(
+        "merge",
+        {
+            "agent_id": agent,
+            "canonical": canonical,
+            "duplicates": [better],
+            "strategy": "keep_highest_confidence",
+        },
+    )
     [hit] = await h.recall(agent, "meeting")
     got = (hit.id, hit.content, hit.confidence)
     expect(got == (canonical, "meeting at 4pm", 0.9), f"got {got}")
@@ -440,8 +504,9 @@ async def merge_ownership(h: Harness) -> None:
     agent, other = h.agent(), h.agent("other")
     mine = await h.remember(agent, "tea")
     theirs = await h.remember(other, "their tea")
-    error = await h.rejected("merge", {"agent_id": agent, "canonical": mine,
-                                       "duplicates": [theirs]})
+    error = await h.rejected(
+        "merge", {"agent_id": agent, "canonical": mine, "duplicates": [theirs]}
+    )
     expect(error.code == "not_found", f"expected not_found, got {error.code}")
     expect(await h.recall_ids(other, "tea") == [theirs], "the other agent's record changed")
     expect(await h.recall_ids(agent, "tea") == [mine], "the merge changed something")
@@ -453,8 +518,9 @@ async def merge_into_itself(h: Harness) -> None:
     agent = h.agent()
     record = await h.remember(agent, "tea")
     other = await h.remember(agent, "cake")
-    error = await h.rejected("merge", {"agent_id": agent, "canonical": record,
-                                       "duplicates": [other, record]})
+    error = await h.rejected(
+        "merge", {"agent_id": agent, "canonical": record, "duplicates": [other, record]}
+    )
     expect(error.code in ("conflict", "invalid_request"), f"unexpected {error.code}")
     expect(len(await h.recall(agent, "tea cake")) == 2, "the failed merge changed something")
 
@@ -479,8 +545,11 @@ async def empty_policy(h: Harness) -> None:
     """An expire with an empty (or missing) policy is rejected and matches nothing."""
     agent = h.agent()
     record = await h.remember(agent, "keep me")
-    for request, rule in [({"agent_id": agent, "policy": {}}, ("/policy", "minProperties")),
-                          ({"agent_id": agent}, ("/policy", "required"))]:
+    refused: list[tuple[dict[str, Any], tuple[str, str]]] = [
+        ({"agent_id": agent, "policy": {}}, ("/policy", "minProperties")),
+        ({"agent_id": agent}, ("/policy", "required")),
+    ]
+    for request, rule in refused:
         error = await h.rejected("expire", request)
         expect(rule in _rules(error), f"{request} gave {error.details}")
     expect(await h.recall_ids(agent, "keep") == [record], "a rejected expire changed something")
@@ -493,8 +562,10 @@ async def expire_type(h: Harness) -> None:
     await h.remember(agent, "a fact")
     episode = await h.remember(agent, "an episode", type="episodic")
     response = await h.call("expire", {"agent_id": agent, "policy": {"type": "episodic"}})
-    expect(response.matched_count == 1 and response.matched_ids in (None, [episode]),
-           f"matched {response.matched_count} {response.matched_ids}")
+    expect(
+        response.matched_count == 1 and response.matched_ids in (None, [episode]),
+        f"matched {response.matched_count} {response.matched_ids}",
+    )
 
 
 @check("expire.confidence-below", section="expire.policy", needs=["expire"])
@@ -529,10 +600,13 @@ async def expire_no_recall(h: Harness) -> None:
     response = await h.call("recall", {"agent_id": agent, "query": "standup", "k": 1})
     expect([hit.id for hit in response.results] == [used], "the probe recall missed")
     window = 1.5 / 86_400  # 1.5 seconds, in days
-    matched = await h.call("expire", {"agent_id": agent, "action": "demote",
-                                      "policy": {"no_recall_in_days": window}})
-    expect(matched.matched_ids in (None, [unused]) and matched.matched_count == 1,
-           f"matched {matched.matched_ids}")
+    matched = await h.call(
+        "expire", {"agent_id": agent, "action": "demote", "policy": {"no_recall_in_days": window}}
+    )
+    expect(
+        matched.matched_ids in (None, [unused]) and matched.matched_count == 1,
+        f"matched {matched.matched_ids}",
+    )
 
 
 @check("expire.predicates-anded", section="expire.policy", needs=["expire", "episodic"])
@@ -542,8 +616,9 @@ async def expire_anded(h: Harness) -> None:
     target = await h.remember(agent, "weak episode", type="episodic", confidence=0.1)
     await h.remember(agent, "strong episode", type="episodic", confidence=0.9)
     await h.remember(agent, "weak fact", confidence=0.1)
-    response = await h.call("expire", {"agent_id": agent, "policy": {
-        "type": "episodic", "confidence_below": 0.5}})
+    response = await h.call(
+        "expire", {"agent_id": agent, "policy": {"type": "episodic", "confidence_below": 0.5}}
+    )
     expect(response.matched_count == 1 and response.matched_ids in (None, [target]), "matched")
 
 
@@ -563,8 +638,9 @@ async def expire_archive(h: Harness) -> None:
     agent = h.agent()
     await h.remember(agent, "rumour", confidence=0.1)
     keep = await h.remember(agent, "fact")
-    response = await h.call("expire", {"agent_id": agent, "action": "archive",
-                                       "policy": {"confidence_below": 0.5}})
+    response = await h.call(
+        "expire", {"agent_id": agent, "action": "archive", "policy": {"confidence_below": 0.5}}
+    )
     expect(response.action_taken == "archive", "action_taken")
     expect(await h.recall_ids(agent, "rumour fact") == [keep], "an archived record came back")
 
@@ -581,10 +657,19 @@ async def expire_demote(h: Harness) -> None:
 
     full = await score()
     for _ in range(2):
-        await h.call("expire", {"agent_id": agent, "action": "demote", "demote_factor": 0.5,
-                                "policy": {"confidence_below": 0.5}})
-        expect(abs(await score() - full * 0.5) <= 1e-9 * max(1.0, full),
-               f"score {await score()} is not half of {full} (record {record})")
+        await h.call(
+            "expire",
+            {
+                "agent_id": agent,
+                "action": "demote",
+                "demote_factor": 0.5,
+                "policy": {"confidence_below": 0.5},
+            },
+        )
+        expect(
+            abs(await score() - full * 0.5) <= 1e-9 * max(1.0, full),
+            f"score {await score()} is not half of {full} (record {record})",
+        )
 
 
 # -- validation, capabilities, health ----------------------------------------------------------
@@ -594,7 +679,7 @@ async def expire_demote(h: Harness) -> None:
 async def unknown_field(h: Harness) -> None:
     """Every operation rejects an unknown field, naming it."""
     agent = h.agent()
-    requests = {
+    requests: dict[str, dict[str, Any]] = {
         "remember": {"agent_id": agent, "type": "semantic", "content": "x"},
         "recall": {"agent_id": agent, "query": "x"},
         "forget": {"agent_id": agent, "ids": ["x"]},
@@ -603,22 +688,30 @@ async def unknown_field(h: Harness) -> None:
     }
     for operation, request in requests.items():
         error = await h.rejected(operation, {**request, "approval_requried": True})
-        expect(("/approval_requried", "additionalProperties") in _rules(error),
-               f"{operation}: {error.details}")
+        expect(
+            ("/approval_requried", "additionalProperties") in _rules(error),
+            f"{operation}: {error.details}",
+        )
 
 
 @check("validation.bounds", section="validation.envelope")
 async def bounds(h: Harness) -> None:
     """Out-of-range values are rejected with the field and rule named."""
     agent = h.agent()
-    cases = [
+    cases: list[tuple[str, dict[str, Any], tuple[str, str]]] = [
         ("recall", {"agent_id": agent, "query": "x", "k": 0}, ("/k", "minimum")),
         ("recall", {"agent_id": agent, "query": "x", "k": 1001}, ("/k", "maximum")),
-        ("remember", {"agent_id": agent, "type": "semantic", "content": "x", "confidence": 1.5},
-         ("/confidence", "maximum")),
+        (
+            "remember",
+            {"agent_id": agent, "type": "semantic", "content": "x", "confidence": 1.5},
+            ("/confidence", "maximum"),
+        ),
         ("remember", {"agent_id": agent, "type": "fact", "content": "x"}, ("/type", "enum")),
-        ("merge", {"agent_id": agent, "canonical": "x", "duplicates": []},
-         ("/duplicates", "minItems")),
+        (
+            "merge",
+            {"agent_id": agent, "canonical": "x", "duplicates": []},
+            ("/duplicates", "minItems"),
+        ),
     ]
     for operation, request, rule in cases:
         error = await h.rejected(operation, request)

@@ -9,6 +9,7 @@ field, so the error must name that field.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -32,29 +33,50 @@ def state_machines(draw: st.DrawFn) -> dict[str, Any]:
     """A valid StateMachine whose every named state is declared."""
     states = draw(st.lists(_STATE, min_size=1, max_size=5, unique=True))
     state = st.sampled_from(states)
-    transitions = draw(st.lists(st.fixed_dictionaries(
-        {"trigger": _IDENTIFIER, "source": st.one_of(state, st.just("*"),
-                                                      st.lists(state, min_size=1, max_size=3)),
-         "dest": state},
-        optional={"conditions": st.one_of(_IDENTIFIER, st.lists(_IDENTIFIER, min_size=1,
-                                                                 max_size=2)),
-                  "unless": _IDENTIFIER},
-    ), max_size=4))
-    machine: dict[str, Any] = {"name": draw(_IDENTIFIER), "initial": draw(state),
-                               "states": states, "transitions": transitions}
+    transitions = draw(
+        st.lists(
+            st.fixed_dictionaries(
+                {
+                    "trigger": _IDENTIFIER,
+                    "source": st.one_of(
+                        state, st.just("*"), st.lists(state, min_size=1, max_size=3)
+                    ),
+                    "dest": state,
+                },
+                optional={
+                    "conditions": st.one_of(
+                        _IDENTIFIER, st.lists(_IDENTIFIER, min_size=1, max_size=2)
+                    ),
+                    "unless": _IDENTIFIER,
+                },
+            ),
+            max_size=4,
+        )
+    )
+    machine: dict[str, Any] = {
+        "name": draw(_IDENTIFIER),
+        "initial": draw(state),
+        "states": states,
+        "transitions": transitions,
+    }
     if draw(st.booleans()):
         machine["current"] = draw(state)
     return machine
 
 
+@functools.cache
 def requests(message: str) -> st.SearchStrategy[dict[str, Any]]:
-    """Requests valid under ``message``'s schema (and the spec's semantic rules)."""
+    """Requests valid under ``message``'s schema (and the spec's semantic rules).
+
+    Cached: building a strategy from a schema is the expensive part of generating."""
     base = from_schema(spec.inlined_schema(message))
     validator = spec.validator(message)
 
     @st.composite
     def valid(draw: st.DrawFn) -> dict[str, Any]:
-        request: dict[str, Any] = draw(base)
+        request = draw(base)
+        if not isinstance(request, dict):  # the schemas are objects; this satisfies the types
+            raise TypeError(f"{message} generated a non-object: {request!r}")
         if request.get("type") == "procedural":
             request["content"] = json.dumps(draw(state_machines()))
         return request
@@ -75,6 +97,7 @@ _WRONG_TYPE = {"string": 12345, "integer": "twelve", "number": "twelve", "boolea
                "array": {"not": "an array"}, "object": ["not", "an", "object"]}  # fmt: skip
 
 
+@functools.cache
 def invalid_requests(message: str) -> st.SearchStrategy[Mutation]:
     """Valid requests with exactly one rule broken on one top-level field."""
     schema = spec.inlined_schema(message)

@@ -1,7 +1,8 @@
 """The MemoryStore protocol: what every backend adapter, and the router, implements.
 
-A store takes and returns the spec's messages as the generated models (``mnemowire.models``);
-it never invents types of its own. The surface is as small as the spec: one async method per
+A store takes the spec's requests as the generated models (``mnemowire.models``) or as their
+JSON objects (dicts, as they arrive off the wire: the store validates either against the spec),
+and returns the generated response models; it never invents types of its own. The surface is as small as the spec: one async method per
 operation, plus ``health`` and ``capabilities``. Anything else a store offers (bulk import,
 governance review) is an extra on its class, not part of the contract.
 
@@ -16,7 +17,7 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from mnemowire.embedders import Vectors
@@ -60,25 +61,25 @@ class MemoryStore(Protocol):
         """Name reported in ``stores[]`` (a URL without credentials, or a configured name)."""
         ...
 
-    async def remember(self, request: RememberRequest) -> RememberResponse:
+    async def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
         """Store one memory; see docs/spec/v0.md#remember.write."""
         ...
 
     async def recall(
-        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+        self, request: RecallRequest | dict[str, Any], *, query_vector: QueryVector | None = None
     ) -> RecallResponse:
         """Return the best visible matches, best first; see docs/spec/v0.md#recall.scope."""
         ...
 
-    async def forget(self, request: ForgetRequest) -> ForgetResponse:
+    async def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
         """Hide (or erase) records by id and/or filter; see docs/spec/v0.md#forget.scope."""
         ...
 
-    async def merge(self, request: MergeRequest) -> MergeResponse:
+    async def merge(self, request: MergeRequest | dict[str, Any]) -> MergeResponse:
         """Collapse duplicates into a canonical record; see docs/spec/v0.md#merge.strategies."""
         ...
 
-    async def expire(self, request: ExpireRequest) -> ExpireResponse:
+    async def expire(self, request: ExpireRequest | dict[str, Any]) -> ExpireResponse:
         """Apply a retention policy; see docs/spec/v0.md#expire.policy."""
         ...
 

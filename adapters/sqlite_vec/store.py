@@ -798,7 +798,7 @@ class SqliteVecStore:
             args.append(req.user_id)
         if policy.older_than_days is not None:
             sql += " AND created_at < ?"
-            args.append(now - int(policy.older_than_days * DAY_MS))
+            args.append(_cutoff(now, policy.older_than_days))
         if policy.type is not None:
             sql += " AND type = ?"
             args.append(policy.type)
@@ -807,7 +807,7 @@ class SqliteVecStore:
             args.append(policy.confidence_below)
         if policy.no_recall_in_days is not None:
             sql += " AND coalesce(last_recalled_at, created_at) < ?"
-            args.append(now - int(policy.no_recall_in_days * DAY_MS))
+            args.append(_cutoff(now, policy.no_recall_in_days))
         action = req.action or "forget"
         factor = req.demote_factor if req.demote_factor is not None else 0.5
         with self._transaction() as tx:
@@ -973,8 +973,7 @@ class _Scope:
         wire = req.model_dump(mode="json", by_alias=True, exclude_unset=True)
         spec_filter = wire.get("filter") or None
         types = tuple(wire.get("types") or ())
-        days = req.fresher_than_days
-        created_min = None if days is None else now - int(days * DAY_MS)
+        created_min = _cutoff(now, req.fresher_than_days)
         sql = "m.agent_id = ? AND m.state = 'active' AND (m.expires_at IS NULL OR m.expires_at > ?)"
         args: list[Any] = [req.agent_id, now]
         if req.user_id is not None:
@@ -993,6 +992,14 @@ class _Scope:
         return cls(
             req.agent_id, req.user_id, types, created_min, now, spec_filter, sql, tuple(args)
         )
+
+
+def _cutoff(now: int, days: float | None) -> int | None:
+    """``now`` minus ``days``, in epoch ms; 0 (the epoch) when days reach back further than that
+    (the spec allows any non-negative number of days, 1e308 included)."""
+    if days is None:
+        return None
+    return int(max(0.0, now - days * DAY_MS))
 
 
 def _prefixed(columns: str) -> str:

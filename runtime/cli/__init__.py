@@ -1,14 +1,14 @@
 """The ``mnemowire`` command line: thin click commands over the library, JSON in and out."""
 
-from mnemowire.cli import _bench, _bench_store, _codegen, _demo, _operations, _spec
-from mnemowire.cli._app import Exit, cli, main
-
-__all__ = ["Exit", "cli", "main"]
-del (
+from mnemowire.cli import (  # noqa: F401  (each module registers its commands on ``cli``)
     _bench,
     _bench_store,
+    _certify,
     _codegen,
     _demo,
     _operations,
     _spec,
-)  # imported for their side effect: registering their commands on ``cli``
+)
+from mnemowire.cli._app import Exit, cli, main
+
+__all__ = ["Exit", "cli", "main"]

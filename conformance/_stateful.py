@@ -1,0 +1,327 @@
+"""Stateful model checking: random sequences of operations against a store and against an
+in-memory model of the spec's semantics, compared after every step.
+
+The model only knows what the spec decides (which records are visible, which a forget, merge or
+expire touches), not how a store ranks, so recall is checked with k large enough to return every
+visible record in scope: the set must equal the model's. A failing sequence is shrunk by
+hypothesis and its steps become the check's reproducer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, seed, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    Bundle,
+    RuleBasedStateMachine,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+from mnemowire import spec
+from mnemowire._wire import now_ms, to_wire
+from mnemowire.conformance._harness import CheckFailed, Harness, StoreFactory, check
+from mnemowire.errors import MnemowireError
+
+__all__ = ["Model", "run_model_check"]
+
+AGENTS = ("alpha", "beta")
+USERS = (None, "u1", "u2")
+WORDS = ("tea", "coffee", "flight", "invoice", "garden", "piano", "bridge", "winter")
+MACHINE = json.dumps(
+    {
+        "name": "checkout",
+        "initial": "cart",
+        "states": ["cart", "paid"],
+        "transitions": [{"trigger": "pay", "source": "cart", "dest": "paid"}],
+    }
+)
+_runs = itertools.count()
+
+
+@dataclass
+class Record:
+    """What the model knows of one record."""
+
+    agent: str
+    user: str | None
+    type: str
+    content: str
+    confidence: float
+    state: str = "active"  # active | pending | deleted | archived | merged
+
+
+@dataclass
+class Model:
+    """The spec's semantics over a dictionary: the oracle the store is compared with."""
+
+    records: dict[str, Record] = field(default_factory=dict)
+
+    def visible(self, agent: str, user: str | None, types: tuple[str, ...]) -> set[str]:
+        return {
+            rid
+            for rid, r in self.records.items()
+            if r.agent == agent
+            and r.state == "active"
+            and (user is None or r.user == user)
+            and (not types or r.type in types)
+        }
+
+    def forget(self, agent: str, user: str | None, ids: list[str], hard: bool) -> set[str]:
+        states = {"active", "pending", "archived"} | ({"deleted", "merged"} if hard else set())
+        hit = {
+            rid
+            for rid in ids
+            if rid in self.records
+            and self.records[rid].agent == agent
+            and self.records[rid].state in states
+            and (user is None or self.records[rid].user == user)
+        }
+        for rid in hit:
+            if hard:
+                del self.records[rid]
+            else:
+                self.records[rid].state = "deleted"
+        return hit
+
+    def expire(self, agent: str, policy: dict[str, Any], action: str) -> set[str]:
+        matched = {
+            rid
+            for rid, r in self.records.items()
+            if r.agent == agent
+            and r.state == "active"
+            and ("type" not in policy or r.type == policy["type"])
+            and ("confidence_below" not in policy or r.confidence < policy["confidence_below"])
+        }
+        if action in ("forget", "archive"):
+            for rid in matched:
+                self.records[rid].state = "deleted" if action == "forget" else "archived"
+        return matched
+
+
+def run_model_check(factory: StoreFactory, *, runs: int, steps: int, seed: int) -> None:
+    """Run the state machine ``runs`` times (blocking: call it from a worker thread)."""
+    loop = asyncio.new_event_loop()
+    try:
+        _run(_machine(factory, loop), runs, steps, seed)
+    finally:
+        loop.close()
+
+
+def _run(machine: type[RuleBasedStateMachine], runs: int, steps: int, random_seed: int) -> None:
+    configured = settings(
+        max_examples=runs,
+        stateful_step_count=steps,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.generate, Phase.shrink],
+    )
+    run_state_machine_as_test(seed(random_seed)(machine), settings=configured)
+
+
+def _machine(factory: StoreFactory, loop: asyncio.AbstractEventLoop) -> type[RuleBasedStateMachine]:
+    """The state machine class: each run opens a fresh store (and uses agents of its own, so
+    a persistent store stays isolated too), so a shrunk failing run reproduces on its own."""
+
+    def sync(awaitable: Any) -> Any:
+        return loop.run_until_complete(awaitable)
+
+    class StoreMachine(RuleBasedStateMachine):
+        records = Bundle("records")
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = Model()
+            self.issued: list[str] = []  # every id the bundle holds (hard deletes included)
+            self.prefix = f"m{next(_runs)}-{now_ms()}-"
+            self.context = factory()
+            self.store = sync(self.context.__aenter__())
+
+        def teardown(self) -> None:
+            sync(self.context.__aexit__(None, None, None))
+
+        def agent(self, name: str) -> str:
+            return self.prefix + name
+
+        def call(self, operation: str, request: dict[str, Any]) -> Any:
+            response = sync(getattr(self.store, operation)(request))
+            message = f"{operation}.response"
+            envelope = spec.validate(message, to_wire(response))
+            if envelope is not None:
+                raise CheckFailed(f"invalid {message}: {envelope['details'][:3]}")
+            return response
+
+        @rule(
+            target=records,
+            agent=st.sampled_from(AGENTS),
+            user=st.sampled_from(USERS),
+            kind=st.sampled_from(["semantic", "episodic", "emotional", "procedural"]),
+            words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+            confidence=st.sampled_from([0.1, 0.5, 0.9, 1.0]),
+            pending=st.booleans(),
+        )
+        def remember(
+            self,
+            agent: str,
+            user: str | None,
+            kind: str,
+            words: list[str],
+            confidence: float,
+            pending: bool,
+        ) -> str:
+            content = MACHINE if kind == "procedural" else " ".join(words)
+            request: dict[str, Any] = {
+                "agent_id": self.agent(agent),
+                "type": kind,
+                "content": content,
+                "confidence": confidence,
+            }
+            if user is not None:
+                request["user_id"] = user
+            if pending:
+                request["approval_required"] = True
+            response = self.call("remember", request)
+            self.model.records[response.id] = Record(
+                agent, user, kind, content, confidence, "pending" if pending else "active"
+            )
+            self.issued.append(str(response.id))
+            return str(response.id)
+
+        @rule(
+            agent=st.sampled_from(AGENTS),
+            user=st.sampled_from(USERS),
+            types=st.lists(
+                st.sampled_from(["semantic", "episodic", "emotional", "procedural"]),
+                max_size=2,
+                unique=True,
+            ),
+            query=st.sampled_from(WORDS),
+        )
+        def recall(self, agent: str, user: str | None, types: list[str], query: str) -> None:
+            request: dict[str, Any] = {"agent_id": self.agent(agent), "query": query, "k": 1000}
+            if user is not None:
+                request["user_id"] = user
+            if types:
+                request["types"] = types
+            hits = self.call("recall", request).results
+            got = {hit.id for hit in hits}
+            want = self.model.visible(agent, user, tuple(types))
+            if got != want:
+                raise CheckFailed(f"recall returned {sorted(got)}, the spec says {sorted(want)}")
+            for hit in hits:
+                record = self.model.records[hit.id]
+                if (hit.type, hit.content) != (record.type, record.content):
+                    raise CheckFailed(f"{hit.id} came back as {hit.type} {hit.content!r}")
+
+        @precondition(lambda self: len(self.model.records) >= 1)
+        @rule(
+            agent=st.sampled_from(AGENTS),
+            user=st.sampled_from(USERS),
+            ids=st.lists(records, min_size=1, max_size=3, unique=True),
+            hard=st.booleans(),
+        )
+        def forget(self, agent: str, user: str | None, ids: list[str], hard: bool) -> None:
+            request: dict[str, Any] = {
+                "agent_id": self.agent(agent),
+                "ids": ids,
+                "hard_delete": hard,
+            }
+            if user is not None:
+                request["user_id"] = user
+            got = set(self.call("forget", request).forgotten_ids)
+            want = self.model.forget(agent, user, ids, hard)
+            if got != want:
+                raise CheckFailed(f"forget reported {sorted(got)}, the spec says {sorted(want)}")
+
+        @precondition(lambda self: len(self.issued) >= 3)
+        @rule(
+            agent=st.sampled_from(AGENTS),
+            ids=st.lists(records, min_size=2, max_size=3, unique=True),
+            strategy=st.sampled_from(
+                ["keep_canonical", "merge_content", "keep_highest_confidence"]
+            ),
+        )
+        def merge(self, agent: str, ids: list[str], strategy: str) -> None:
+            canonical, *duplicates = ids
+            request = {
+                "agent_id": self.agent(agent),
+                "canonical": canonical,
+                "duplicates": duplicates,
+                "strategy": strategy,
+            }
+            involved = [self.model.records.get(i) for i in ids]
+            possible = all(
+                r is not None and r.agent == agent and r.state == "active" for r in involved
+            )
+            procedural = any(r is not None and r.type == "procedural" for r in involved)
+            try:
+                response = self.call("merge", request)
+            except MnemowireError as exc:
+                if possible and not (procedural and strategy == "merge_content"):
+                    raise CheckFailed(f"a possible merge was refused: {exc}") from exc
+                return
+            if not possible:
+                raise CheckFailed(f"merged records that are not all visible records of {agent}")
+            if response.merged_count != len(duplicates):
+                raise CheckFailed(f"merged_count {response.merged_count}")
+            records = [self.model.records[i] for i in ids]
+            if strategy == "merge_content":
+                records[0].content = "\n".join(r.content for r in records)
+            elif strategy == "keep_highest_confidence":
+                best = max(records, key=lambda r: r.confidence)
+                records[0].content, records[0].confidence = best.content, best.confidence
+            for duplicate in records[1:]:
+                duplicate.state = "merged"
+
+        @rule(
+            agent=st.sampled_from(AGENTS),
+            policy=st.one_of(
+                st.fixed_dictionaries({"type": st.sampled_from(["semantic", "episodic"])}),
+                st.fixed_dictionaries({"confidence_below": st.sampled_from([0.3, 0.6, 0.95])}),
+            ),
+            action=st.sampled_from(["forget", "archive", "demote"]),
+        )
+        def expire(self, agent: str, policy: dict[str, Any], action: str) -> None:
+            request = {"agent_id": self.agent(agent), "policy": policy, "action": action}
+            response = self.call("expire", request)
+            want = self.model.expire(agent, policy, action)
+            got = set(response.matched_ids) if response.matched_ids is not None else None
+            if response.matched_count != len(want) or got not in (None, want):
+                raise CheckFailed(
+                    f"expire matched {response.matched_count} {got}, the spec says {sorted(want)}"
+                )
+
+    return StoreMachine
+
+
+def _register() -> None:
+    @check(
+        "model.stateful",
+        section="recall.visibility",
+        needs=["forget", "merge", "expire", "governance", "user_scope", "archive"],
+    )
+    async def stateful(h: Harness) -> None:
+        """Random operation sequences agree with an in-memory model of the spec."""
+        try:
+            await asyncio.to_thread(
+                run_model_check, h.factory, runs=h.stateful_runs, steps=20, seed=h.seed
+            )
+        except Exception as failure:  # any failure: report it with the shrunk steps
+            message = f"{type(failure).__name__}: {failure}"
+            raise CheckFailed(message, _reproducer(failure)) from failure
+
+
+def _reproducer(failure: BaseException) -> str | None:
+    notes: list[str] = getattr(failure, "__notes__", [])
+    return "\n".join(notes) or None
+
+
+_register()

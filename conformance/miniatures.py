@@ -1,0 +1,227 @@
+"""Deliberately broken stores, to prove the harness catches what it claims to.
+
+Each wraps a correct store and breaks one thing a real adapter could get wrong. The harness
+self-test certifies every one of them: a broken store that passes every check is a harness bug.
+They are public so an adapter author can see what each check is for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from mnemowire._wire import to_wire
+from mnemowire.conformance._harness import StoreFactory
+from mnemowire.models import (
+    ExpireResponse,
+    ForgetResponse,
+    RecallHit,
+    RecallResponse,
+    RememberResponse,
+)
+from mnemowire.protocol import MemoryStore
+
+__all__ = ["DEFECTS", "broken"]
+
+
+def _wire(request: Any) -> dict[str, Any]:
+    return dict(request) if isinstance(request, dict) else to_wire(request)
+
+
+class _Broken:
+    """A store that forwards everything to ``inner`` except what a defect overrides."""
+
+    def __init__(self, inner: MemoryStore) -> None:
+        self.inner = inner
+        self.agents: set[str] = set()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    @property
+    def name(self) -> str:
+        return f"broken:{self.inner.name}"
+
+
+class IgnoresUser(_Broken):
+    """recall ignores user_id: every user of the agent sees everyone's memories."""
+
+    async def recall(self, request: Any, **kwargs: Any) -> RecallResponse:
+        body = _wire(request)
+        body.pop("user_id", None)
+        return await self.inner.recall(body, **kwargs)
+
+
+class LeaksPending(_Broken):
+    """remember ignores approval_required: staged writes are live at once."""
+
+    async def remember(self, request: Any) -> RememberResponse:
+        body = _wire(request)
+        pending = bool(body.pop("approval_required", False))
+        response = await self.inner.remember(body)
+        return response.model_copy(update={"pending_approval": pending})
+
+
+class ForgetNoop(_Broken):
+    """forget answers as if it forgot, and forgets nothing."""
+
+    async def forget(self, request: Any) -> ForgetResponse:
+        body = _wire(request)
+        from mnemowire import spec
+
+        spec.check("forget.request", body)
+        return ForgetResponse(
+            forgotten_ids=list(body.get("ids", [])),
+            stores=[],
+            hard_delete=bool(body.get("hard_delete", False)),
+        )
+
+
+class LosesType(_Broken):
+    """recall reports every memory as semantic."""
+
+    async def recall(self, request: Any, **kwargs: Any) -> RecallResponse:
+        response = await self.inner.recall(request, **kwargs)
+        hits = [hit.model_copy(update={"type": "semantic"}) for hit in response.results]
+        return response.model_copy(update={"results": hits})
+
+
+class OtherAgents(_Broken):
+    """recall returns the memories of every agent it has seen, not only the caller's."""
+
+    async def remember(self, request: Any) -> RememberResponse:
+        self.agents.add(_wire(request).get("agent_id", ""))
+        return await self.inner.remember(request)
+
+    async def recall(self, request: Any, **kwargs: Any) -> RecallResponse:
+        body = _wire(request)
+        response = await self.inner.recall(body, **kwargs)
+        extra: list[RecallHit] = []
+        for agent in sorted(self.agents - {body["agent_id"]}):
+            other = await self.inner.recall({**body, "agent_id": agent}, **kwargs)
+            extra.extend(other.results)
+        limit = body.get("k", 5)
+        return response.model_copy(update={"results": [*response.results, *extra][:limit]})
+
+
+class CrashesOnMetadata(_Broken):
+    """remember crashes (KeyError) on a metadata key it does not expect."""
+
+    async def remember(self, request: Any) -> RememberResponse:
+        for key in _wire(request).get("metadata", {}):
+            if key not in ("topic", "source"):
+                raise KeyError(key)
+        return await self.inner.remember(request)
+
+
+class DropsMetadata(_Broken):
+    """remember stores no metadata."""
+
+    async def remember(self, request: Any) -> RememberResponse:
+        body = _wire(request)
+        body.pop("metadata", None)
+        return await self.inner.remember(body)
+
+
+class IgnoresK(_Broken):
+    """recall returns up to 1000 results whatever k says."""
+
+    async def recall(self, request: Any, **kwargs: Any) -> RecallResponse:
+        return await self.inner.recall({**_wire(request), "k": 1000}, **kwargs)
+
+
+class Unsorted(_Broken):
+    """recall returns results worst first."""
+
+    async def recall(self, request: Any, **kwargs: Any) -> RecallResponse:
+        response = await self.inner.recall(request, **kwargs)
+        return response.model_copy(update={"results": list(reversed(response.results))})
+
+
+class MatchesEverything(_Broken):
+    """expire without a policy predicate matches every record instead of refusing."""
+
+    async def expire(self, request: Any) -> ExpireResponse:
+        body = _wire(request)
+        if not body.get("policy"):
+            body["policy"] = {"older_than_days": 0}
+        return await self.inner.expire(body)
+
+
+class ForgetsEveryone(_Broken):
+    """forget ignores user_id: a user's erasure request erases other users' memories."""
+
+    async def forget(self, request: Any) -> ForgetResponse:
+        body = _wire(request)
+        body.pop("user_id", None)
+        return await self.inner.forget(body)
+
+
+class DemoteCompounds(_Broken):
+    """demote multiplies the existing factor again on every call."""
+
+    def __init__(self, inner: MemoryStore) -> None:
+        super().__init__(inner)
+        self.applied: dict[str, float] = {}
+
+    async def expire(self, request: Any) -> ExpireResponse:
+        body = _wire(request)
+        if body.get("action") == "demote":
+            factor = float(body.get("demote_factor", 0.5))
+            key = body["agent_id"]
+            self.applied[key] = self.applied.get(key, 1.0) * factor
+            body["demote_factor"] = self.applied[key]
+        return await self.inner.expire(body)
+
+
+class InvalidResponses(_Broken):
+    """recall answers with hits missing their score: not a valid recall.response."""
+
+    async def recall(self, request: Any, **kwargs: Any) -> RecallResponse:
+        response = await self.inner.recall(request, **kwargs)
+        hits = [
+            RecallHit.model_construct(**{k: v for k, v in hit.model_dump().items() if k != "score"})
+            for hit in response.results
+        ]
+        return response.model_copy(update={"results": hits})
+
+
+class NoClientIds(_Broken):
+    """remember ignores a client-chosen id and mints its own (retries duplicate records)."""
+
+    async def remember(self, request: Any) -> RememberResponse:
+        body = _wire(request)
+        body.pop("id", None)
+        return await self.inner.remember(body)
+
+
+#: defect name -> wrapper class
+DEFECTS: dict[str, type[_Broken]] = {
+    "ignores-user": IgnoresUser,
+    "leaks-pending": LeaksPending,
+    "forget-noop": ForgetNoop,
+    "loses-type": LosesType,
+    "other-agents": OtherAgents,
+    "crashes-on-metadata": CrashesOnMetadata,
+    "drops-metadata": DropsMetadata,
+    "ignores-k": IgnoresK,
+    "unsorted": Unsorted,
+    "matches-everything": MatchesEverything,
+    "forgets-everyone": ForgetsEveryone,
+    "demote-compounds": DemoteCompounds,
+    "invalid-responses": InvalidResponses,
+    "no-client-ids": NoClientIds,
+}
+
+
+def broken(factory: StoreFactory, defect: str) -> StoreFactory:
+    """A factory of stores from ``factory`` with ``defect`` (a key of DEFECTS) built in."""
+    wrap: Callable[[MemoryStore], _Broken] = DEFECTS[defect]
+
+    @contextlib.asynccontextmanager
+    async def opened() -> AsyncIterator[MemoryStore]:
+        async with factory() as store:
+            yield wrap(store)
+
+    return opened

@@ -1,0 +1,123 @@
+"""``mnemowire certify``: run the conformance harness against a store and write the report."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mnemowire.cli._app import Exit, cli
+
+
+@cli.command("certify")
+@click.argument("store_url")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("report"),
+    show_default=True,
+    help="Folder for report.json, report.md, matrix.html, badge.json.",
+)
+@click.option("--seed", default=0, show_default=True, help="Seed of every generated case.")
+@click.option(
+    "--examples",
+    default=200,
+    show_default=True,
+    help="Generated requests per request schema (valid and invalid each).",
+)
+@click.option(
+    "--stateful-runs",
+    default=50,
+    show_default=True,
+    help="Operation sequences checked against the model.",
+)
+@click.option(
+    "--fuzz-store",
+    default=None,
+    help="Run fuzzing and stateful checks on this store instead (e.g. the same "
+    "backend with a faster embedder); named in the report.",
+)
+@click.option("--only", multiple=True, help="Only checks whose id starts with this (repeatable).")
+@click.option(
+    "--embedder",
+    envvar="MNEMOWIRE_EMBEDDER",
+    default=None,
+    help="Embedder for stores that embed (e.g. hash:64 for a quick run).",
+)
+def certify_command(
+    store_url: str,
+    out: Path,
+    seed: int,
+    examples: int,
+    stateful_runs: int,
+    fuzz_store: str | None,
+    only: tuple[str, ...],
+    embedder: str | None,
+) -> None:
+    """Certify STORE_URL against the memorywire spec. Exit 1 if any check fails or errors."""
+    from mnemowire.conformance import RunOptions, certify, url_factory, write_outputs
+    from mnemowire.embedders import load_embedder
+
+    options: dict[str, Any] = {} if embedder is None else {"embedder": load_embedder(embedder)}
+    total = len(_selected(only))
+    with click.progressbar(
+        length=total, label="certifying", file=sys.stderr, item_show_func=lambda name: name
+    ) as bar:
+
+        def progress(check: Any) -> None:
+            bar.update(1, check.id)
+
+        report = asyncio.run(
+            certify(
+                url_factory(store_url, **options),
+                options=RunOptions(seed=seed, examples=examples, stateful_runs=stateful_runs),
+                fuzz_factory=url_factory(fuzz_store, **options) if fuzz_store else None,
+                fuzz_store=fuzz_store,
+                only=only or None,
+                progress=progress,
+            )
+        )
+    for path in write_outputs(report, out):
+        click.echo(f"wrote {path}", err=True)
+    counts = report.summary
+    click.echo(json.dumps({"adapter": report.adapter, **counts}))
+    for item in report.data["checks"]:
+        if item["status"] in ("FAIL", "ERROR"):
+            click.echo(
+                f"{item['status']} {item['id']} [{item['section']}]: {item['reason']}", err=True
+            )
+    sys.exit(Exit.REJECTED if counts["FAIL"] or counts["ERROR"] else Exit.OK)
+
+
+def _selected(only: tuple[str, ...]) -> list[Any]:
+    from mnemowire.conformance import CHECKS
+
+    return [c for c in CHECKS if not only or c.id.startswith(only)]
+
+
+@cli.command("certify-matrix")
+@click.argument(
+    "reports", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--docs",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    required=True,
+    help="Markdown page whose matrix block is rewritten.",
+)
+@click.option(
+    "--html",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the combined, filterable HTML matrix here.",
+)
+def certify_matrix_command(reports: tuple[Path, ...], docs: Path, html: Path | None) -> None:
+    """Rebuild the adapter matrix of a docs page from certification reports."""
+    from mnemowire.conformance.docs import update_docs
+
+    changed = update_docs(docs, list(reports), html)
+    click.echo(f"{docs}: {'updated' if changed else 'unchanged'}", err=True)
