@@ -345,6 +345,27 @@ async def no_crowding(h: Harness) -> None:
     expect({hit.id for hit in response.results} == set(ids[25:]), "hidden records crowded")
 
 
+@check("recall.relevance-floor", section="recall.relevance", needs=["relevance"])
+async def relevance_floor(h: Harness) -> None:
+    """Hits carry their relevance, and min_relevance drops the records below it."""
+    agent = h.agent()
+    await h.remember(agent, "Alice drinks green tea every morning")
+    await h.remember(agent, "the quarterly financial report is due on Friday")
+    hits = await h.recall(agent, "green tea")
+    relevance = [hit.relevance for hit in hits]
+    expect(all(r is not None and -1 <= r <= 1 for r in relevance), f"relevance {relevance}")
+    best, worst = max(relevance), min(relevance)
+    if best == worst:
+        return  # this embedder cannot tell them apart; nothing to floor between
+    floor = (best + worst) / 2
+    kept = await h.recall(agent, "green tea", min_relevance=floor)
+    expect([hit.relevance for hit in kept] == [best], f"floor {floor} kept {kept}")
+    expect(
+        await h.recall(agent, "green tea", min_relevance=1.0) in ([], kept),
+        "a floor of 1.0 kept a record less similar than an exact match",
+    )
+
+
 @check("recall.hit-shape", section="recall.hit")
 async def hit_shape(h: Harness) -> None:
     """Each hit names where it came from and when it was created."""

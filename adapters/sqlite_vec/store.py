@@ -69,7 +69,7 @@ RECALL_TRACKING_GRANULARITY_MS = 60_000
 CAPABILITIES = (
     "semantic", "episodic", "procedural", "emotional", "vector", "fts", "user_scope",
     "metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete",
-    "governance", "recall_tracking", "demote", "archive", "client_ids",
+    "governance", "recall_tracking", "demote", "archive", "relevance", "client_ids",
 )  # fmt: skip
 _COLUMNS = (
     "rowid, id, agent_id, user_id, type, content, metadata, confidence, source, created_at, "
@@ -517,9 +517,12 @@ class SqliteVecStore:
             nearest = self._vector_search(tx, scope, vector, fetch)
             keywords = self._keyword_search(tx, scope, req.query, fetch)
             fused = rrf([nearest, keywords])
+            candidates = self._candidates(tx, list(fused), scope, vector)
+            floor = req.min_relevance
             score = {
                 rowid: fused[rowid] * demote
-                for rowid, demote in self._demotions(tx, list(fused), scope).items()
+                for rowid, (demote, relevance) in candidates.items()
+                if floor is None or relevance >= floor
             }
             top = sorted(score, key=lambda rowid: (-score[rowid], rowid))[:k]
             rows = self._rows(tx, top, scope)
@@ -529,6 +532,7 @@ class SqliteVecStore:
             RecallHit(
                 **record_fields(r),
                 score=score[r["rowid"]],
+                relevance=round(candidates[r["rowid"]][1], 6),
                 supporting=[self._name],
                 source_store=self._name,
             )
@@ -612,18 +616,28 @@ class SqliteVecStore:
             tx, query, fetch, token=scope_token(scope.agent_id), where=(scope.sql, scope.args)
         )
 
-    def _demotions(self, tx: Any, rowids: list[int], scope: _Scope) -> dict[int, float]:
-        """Demote factor of each candidate still in scope (the scope is re-checked here)."""
+    def _candidates(
+        self, tx: Any, rowids: list[int], scope: _Scope, vector: Any
+    ) -> dict[int, tuple[float, float]]:
+        """(demote factor, relevance) of each candidate still in scope (the scope is re-checked
+        here). Relevance is the cosine similarity of query and memory: vectors are unit length,
+        so a dot product."""
         if not rowids:
             return {}
         placeholders = ",".join("?" * len(rowids))
-        return dict(
-            tx.execute(
-                f"SELECT m.rowid, m.demote FROM memories AS m NOT INDEXED "
-                f"WHERE m.rowid IN ({placeholders}) AND {scope.sql}",
-                [*rowids, *scope.args],
-            )
-        )
+        rows = tx.execute(
+            f"SELECT m.rowid, m.demote, m.embedding FROM memories AS m NOT INDEXED "
+            f"WHERE m.rowid IN ({placeholders}) AND {scope.sql}",
+            [*rowids, *scope.args],
+        ).fetchall()
+        if not rows:
+            return {}
+        matrix = np.frombuffer(b"".join(blob for _, _, blob in rows), np.float32)
+        relevance = matrix.reshape(len(rows), -1) @ vector
+        return {
+            rowid: (demote, max(-1.0, min(1.0, float(sim))))
+            for (rowid, demote, _), sim in zip(rows, relevance, strict=True)
+        }
 
     def _rows(self, tx: Any, rowids: list[int], scope: _Scope) -> dict[int, dict[str, Any]]:
         """Full records for rowids, re-checked against the scope (belt and braces)."""

@@ -237,3 +237,16 @@ async def test_query_vector_from_a_router_is_used_when_the_embedder_matches() ->
         other = QueryVector("another-model/64", embedder.embed(["cake"])[0])
         found = await store.recall({"agent_id": "a", "query": "tea", "k": 1}, query_vector=other)
         assert [h.id for h in found.results] == [tea]
+
+
+async def test_relevance_is_reported_and_floors_results(make_store: StoreFactory) -> None:
+    store = make_store()
+    tea = await remember(store, "green tea every morning")
+    await remember(store, "the quarterly report is due")
+    hits = (await store.recall({"agent_id": "a", "query": "green tea morning"})).results
+    relevance = {hit.id: hit.relevance for hit in hits}
+    assert relevance[tea] == max(relevance.values())
+    assert all(-1 <= value <= 1 for value in relevance.values())
+    floored = await ids(store, query="green tea morning", min_relevance=relevance[tea] - 1e-6)
+    assert floored == [tea]
+    assert await ids(store, query="nothing like this", min_relevance=0.99) == []
