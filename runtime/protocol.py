@@ -3,8 +3,9 @@
 A store takes the spec's requests as the generated models (``mnemowire.models``) or as their
 JSON objects (dicts, as they arrive off the wire: the store validates either against the spec),
 and returns the generated response models; it never invents types of its own. The surface is
-as small as the spec: one async method per operation, plus ``health`` and ``capabilities``. Anything else a store offers (bulk import,
-governance review) is an extra on its class, not part of the contract.
+as small as the spec: one async method per operation, plus ``health`` and ``capabilities``.
+Anything else a store offers (bulk import, governance review) is an extra on its class, not
+part of the contract.
 
 Example::
 
