@@ -14,6 +14,10 @@ nox.options.sessions = ["tests"]
 nox.options.error_on_missing_interpreters = True
 
 SOURCES = ["runtime", "adapters", "codegen", "conformance", "tests", "noxfile.py"]
+#: certified by `nox -s conformance`: (name, store URL, store for the generating checks)
+ADAPTERS = [
+    ("sqlite-vec", "sqlite-vec://:memory:", "sqlite-vec://:memory:?embedder=hash:64"),
+]
 
 
 def toolchains(session: nox.Session) -> None:
@@ -56,6 +60,42 @@ def spec(session: nox.Session) -> None:
     """Lint the spec in the source tree and check every example against both validators."""
     session.install("-e", ".")
     session.run("mnemowire", "spec", "lint", "--dir", "spec/v0")
+
+
+def install_local(session: nox.Session, *extras: str) -> None:
+    """The package with the real embedder. torch comes first, pinned, so pip takes the CPU
+    wheel (a later unpinned resolution would pull a multi-GB CUDA build)."""
+    session.install("torch==2.13.0")
+    session.install("-e", f".[{','.join(('local', *extras))}]")
+
+
+@nox.session
+def demo(session: nox.Session) -> None:
+    """The newcomer's first command: a small corpus, recalled with the real embedder, offline."""
+    install_local(session)
+    session.run("mnemowire", "demo", *session.posargs)
+
+
+@nox.session
+def conformance(session: nox.Session) -> None:
+    """Certify every adapter in the repository and rewrite the matrix in docs/conformance.md."""
+    install_local(session, "conformance")
+    reports = []
+    for name, url, fuzz in ADAPTERS:
+        out = f"docs/conformance/{name}"
+        session.run(
+            "mnemowire", "certify", url, "--out", out, "--fuzz-store", fuzz, *session.posargs
+        )
+        reports.append(f"{out}/report.json")
+    session.run(
+        "mnemowire",
+        "certify-matrix",
+        *reports,
+        "--docs",
+        "docs/conformance.md",
+        "--html",
+        "docs/conformance/matrix.html",
+    )
 
 
 @nox.session
