@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ulid import ULID
+from mnemowire._ids import new_id
 
 __all__ = ["STOPWORDS", "TYPE_FIELDS", "keyword_terms", "new_id", "record_fields"]
 
@@ -34,11 +34,6 @@ STOPWORDS = frozenset(
     }
 )  # fmt: skip
 _WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def new_id() -> str:
-    """A fresh record id: a ULID, so ids sort by creation time."""
-    return str(ULID())
 
 
 def keyword_terms(text: str, limit: int = 32) -> list[str]:
