@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from mnemowire.embedders import Vectors
     from mnemowire.models import (
         Capabilities,
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
         RememberResponse,
     )
 
-__all__ = ["MemoryStore", "QueryVector"]
+__all__ = ["GraphStore", "MemoryStore", "QueryVector"]
 
 
 @dataclass(frozen=True)
@@ -94,4 +96,24 @@ class MemoryStore(Protocol):
 
     async def aclose(self) -> None:
         """Release connections and files; the store is unusable afterwards."""
+        ...
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """Optional extra of a store that declares the ``graph`` capability: it knows which records
+    are near each other, and a router uses that for its hop boost (docs/spec/v0.md#router.fusion).
+
+    The router asks after fusing, only about the ids it already fused, and only boosts items whose
+    neighbours are among them; a graph store never adds records to a recall. A router is itself a
+    ``GraphStore`` (it asks its graph-capable children), so routers nest.
+    """
+
+    async def neighbours(
+        self, agent_id: str, ids: Sequence[str], *, hops: int
+    ) -> Mapping[str, Mapping[str, int]]:
+        """For each of ``ids`` (records of ``agent_id``) that the store knows, the records within
+        ``hops`` graph steps and their distance (1 = adjacent). Ids the store does not know are
+        left out; an answer naming an id that was not asked about, or a distance outside
+        1..hops, is a broken answer and the router ignores the store's whole answer."""
         ...

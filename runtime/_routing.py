@@ -1,0 +1,337 @@
+"""The router's plumbing: which children can serve a request, one child call under a deadline,
+and checking what a child answered (the response schema, then honesty).
+
+Kept apart from ``router.py`` so the router reads as the five operations; nothing here does
+fusion (``fusion.py``) or knows about more than one child at a time, except ``failure``, which
+turns every child's outcome into the one error the caller sees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from mnemowire import spec
+from mnemowire._wire import to_wire
+from mnemowire.errors import MnemowireError, StoreError, UnsupportedError, error_for
+from mnemowire.filters import matches
+from mnemowire.models import (
+    ExpireResponse,
+    ForgetResponse,
+    MergeResponse,
+    RecallResponse,
+    RememberResponse,
+    StoreResult,
+)
+
+__all__ = [
+    "MEMORY_TYPES",
+    "InvalidResponse",
+    "Outcome",
+    "call_child",
+    "check_expire",
+    "check_forget",
+    "check_merge",
+    "check_neighbours",
+    "check_recall",
+    "check_remember",
+    "expire_needs",
+    "failure",
+    "forget_needs",
+    "missing_reason",
+    "recall_needs",
+    "remember_needs",
+    "served_types",
+    "unsupported",
+    "validated",
+]
+
+R = TypeVar("R")
+M = TypeVar("M", bound=BaseModel)
+MEMORY_TYPES = ("semantic", "episodic", "procedural", "emotional")
+#: failures that are about the request, not the store: when every failed child agrees on one,
+#: the caller gets that code (a conflicting id is a conflict, not a store outage)
+_REQUEST_CODES = frozenset({"invalid_request", "not_found", "conflict", "unsupported"})
+
+
+# -- capability routing --------------------------------------------------------------------
+
+
+def remember_needs(payload: Mapping[str, Any]) -> list[str]:
+    """Capabilities a child needs to hold this write. ``client_ids`` is always needed: a child
+    that cannot keep the router's id would hold a copy that forget and merge never reach."""
+    needs = [str(payload["type"]), "client_ids"]
+    if payload.get("user_id") is not None:
+        needs.append("user_scope")
+    if payload.get("approval_required"):
+        needs.append("governance")
+    if payload.get("expires_at") is not None:
+        needs.append("expiry")
+    return needs
+
+
+def recall_needs(payload: Mapping[str, Any]) -> list[str]:
+    """Capabilities a child needs to honour every recall option (types are routed separately)."""
+    needs = []
+    if payload.get("user_id") is not None:
+        needs.append("user_scope")
+    if payload.get("filter"):
+        needs.append("metadata_filter")
+    if payload.get("fresher_than_days") is not None:
+        needs.append("freshness")
+    return needs
+
+
+def forget_needs(payload: Mapping[str, Any]) -> list[str]:
+    needs = ["forget"]
+    if payload.get("hard_delete"):
+        needs.append("hard_delete")
+    if payload.get("filter"):
+        needs.append("metadata_filter")
+    if payload.get("user_id") is not None:
+        needs.append("user_scope")
+    return needs
+
+
+def expire_needs(payload: Mapping[str, Any]) -> list[str]:
+    """An expire whose policy names a type only concerns children holding that type."""
+    needs = ["expire"]
+    policy = payload["policy"]
+    if policy.get("type") is not None:
+        needs.append(str(policy["type"]))
+    if policy.get("no_recall_in_days") is not None:
+        needs.append("recall_tracking")
+    action = payload.get("action", "forget")
+    if action in ("demote", "archive"):
+        needs.append(str(action))
+    if payload.get("user_id") is not None:
+        needs.append("user_scope")
+    return needs
+
+
+def missing_reason(capabilities: frozenset[str], needs: Iterable[str]) -> str | None:
+    """Why a child cannot serve (the capabilities it lacks), or None when it can."""
+    lacking = sorted({need for need in needs if need not in capabilities})
+    if not lacking:
+        return None
+    noun = "capability" if len(lacking) == 1 else "capabilities"
+    return f"lacks {noun}: {', '.join(lacking)}"
+
+
+def served_types(capabilities: frozenset[str], requested: Sequence[str]) -> list[str]:
+    """The requested memory types a child holds (every type it holds when none is requested)."""
+    return [kind for kind in (requested or MEMORY_TYPES) if kind in capabilities]
+
+
+# -- one child call ------------------------------------------------------------------------
+
+
+class InvalidResponse(Exception):
+    """A child's answer breaks the response schema or contradicts the request it was sent."""
+
+
+@dataclass
+class Outcome(Generic[R]):
+    """What one child did for one operation: a response, or why there is none."""
+
+    store: str
+    status: str
+    response: R | None = None
+    error: str | None = None
+    latency_ms: float | None = None
+    #: the child's own error envelope, when it raised a MnemowireError
+    envelope: dict[str, Any] | None = None
+
+    def result(self, count: int = 0, **extra: Any) -> StoreResult:
+        """This outcome as the spec's StoreResult (``extra`` adds extension fields)."""
+        fields: dict[str, Any] = {"store": self.store, "status": self.status, "count": count}
+        if self.latency_ms is not None:
+            fields["latency_ms"] = self.latency_ms
+        if self.error is not None:
+            fields["error"] = self.error
+        return StoreResult.model_validate({**fields, **extra})
+
+
+async def call_child(
+    store: str,
+    call: Callable[[], Awaitable[Any]],
+    deadline_s: float,
+    check: Callable[[Any], R],
+) -> Outcome[R]:
+    """Run one child call under a deadline; every way it can go wrong becomes an Outcome.
+
+    ``call`` is a thunk so that a child failing while the call is being made (a sync method, a
+    missing attribute) is caught here like any other failure. Anything a child raises is caught:
+    a store's bug must not take the router down with it.
+    """
+    started = time.perf_counter()
+
+    def elapsed() -> float:
+        return round((time.perf_counter() - started) * 1000, 3)
+
+    try:
+        raw = await asyncio.wait_for(call(), deadline_s)
+    except TimeoutError:
+        return Outcome(
+            store, "timeout", error=f"no answer within {deadline_s:g} s", latency_ms=elapsed()
+        )
+    except MnemowireError as exc:
+        return Outcome(
+            store, "error", error=f"{exc.code}: {exc}", latency_ms=elapsed(), envelope=exc.envelope
+        )
+    except Exception as exc:
+        return Outcome(store, "error", error=f"{type(exc).__name__}: {exc}", latency_ms=elapsed())
+    try:
+        response = check(raw)
+    except InvalidResponse as exc:
+        return Outcome(store, "invalid_response", error=str(exc), latency_ms=elapsed())
+    return Outcome(store, "ok", response=response, latency_ms=elapsed())
+
+
+def validated(message: str, model: type[M], raw: Any) -> M:
+    """``raw`` as a ``model`` once its wire form is valid under the spec's ``message`` schema."""
+    if isinstance(raw, BaseModel):
+        try:
+            wire = to_wire(raw)
+        except Exception as exc:
+            raise InvalidResponse(f"answer cannot be serialised: {exc}") from exc
+    elif isinstance(raw, Mapping):
+        wire = dict(raw)
+    else:
+        raise InvalidResponse(f"answered a {type(raw).__name__}, not a {message} message")
+    envelope = spec.validate(message, wire)
+    if envelope is not None:
+        broken = "; ".join(f"{d['path'] or '/'}: {d['message']}" for d in envelope["details"])
+        raise InvalidResponse(f"breaks {message}: {broken}")
+    return model.model_validate(wire)
+
+
+# -- honesty: a valid answer must also be an answer to the question asked ------------------
+
+
+def check_remember(response: RememberResponse, record_id: str) -> None:
+    if response.id != record_id:
+        raise InvalidResponse(f"stored the record as {response.id!r}, asked to keep {record_id!r}")
+
+
+def check_recall(response: RecallResponse, sent: Mapping[str, Any]) -> None:
+    """A recall answer may only hold what the request allows: at most k hits, best first, of the
+    request's agent, user, types and filter (docs/spec/v0.md#recall.scope)."""
+    hits = response.results
+    limit = int(sent.get("k", 5))
+    if len(hits) > limit:
+        raise InvalidResponse(f"returned {len(hits)} hits, asked for at most {limit}")
+    types = sent.get("types") or None
+    for position, hit in enumerate(hits):
+        extra = hit.model_extra or {}
+        where = f"hit {position} ({hit.id})"
+        if "agent_id" in extra and extra["agent_id"] != sent["agent_id"]:
+            raise InvalidResponse(f"{where} belongs to another agent")
+        if sent.get("user_id") is not None and hit.user_id != sent["user_id"]:
+            raise InvalidResponse(f"{where} belongs to another user")
+        if types is not None and hit.type not in types:
+            raise InvalidResponse(f"{where} is {hit.type}, asked for {', '.join(types)}")
+        if not matches(hit.metadata, sent.get("filter")):
+            raise InvalidResponse(f"{where} does not match the filter")
+        if position and hit.score > hits[position - 1].score:
+            raise InvalidResponse(f"{where} scores above the hit before it: not sorted")
+
+
+def check_forget(response: ForgetResponse, sent: Mapping[str, Any]) -> None:
+    asked = sent.get("ids")
+    if asked is not None:
+        foreign = sorted(set(response.forgotten_ids) - set(asked))
+        if foreign:
+            raise InvalidResponse(f"reports forgetting ids it was not asked about: {foreign}")
+    if response.hard_delete != bool(sent.get("hard_delete", False)):
+        raise InvalidResponse("hard_delete in the answer differs from the request")
+
+
+def check_merge(response: MergeResponse, sent: Mapping[str, Any]) -> None:
+    if response.canonical != sent["canonical"]:
+        raise InvalidResponse(f"merged into {response.canonical!r}, not {sent['canonical']!r}")
+    if response.merged_count > len(sent["duplicates"]):
+        raise InvalidResponse(
+            f"merged {response.merged_count} records, only {len(sent['duplicates'])} were named"
+        )
+
+
+def check_expire(response: ExpireResponse, sent: Mapping[str, Any]) -> None:
+    action = sent.get("action", "forget")
+    if response.action_taken != action:
+        raise InvalidResponse(f"applied {response.action_taken!r}, asked for {action!r}")
+    if response.matched_ids is not None and len(set(response.matched_ids)) > response.matched_count:
+        raise InvalidResponse("lists more matched ids than its matched_count")
+
+
+def check_neighbours(raw: Any, asked: Sequence[str], hops: int) -> dict[str, dict[str, int]]:
+    """A graph store's answer as plain dicts, if it only speaks of the ids asked about, with
+    distances 1..hops (see protocol.GraphStore)."""
+    if not isinstance(raw, Mapping):
+        raise InvalidResponse(f"neighbours answered a {type(raw).__name__}, not a mapping")
+    known = set(asked)
+    out: dict[str, dict[str, int]] = {}
+    for item, near in raw.items():
+        if item not in known:
+            raise InvalidResponse(f"neighbours names {item!r}, which was not asked about")
+        if not isinstance(near, Mapping):
+            raise InvalidResponse(f"neighbours of {item!r} are not a mapping")
+        for other, distance in near.items():
+            if not isinstance(other, str) or type(distance) is not int or not 1 <= distance <= hops:
+                raise InvalidResponse(
+                    f"neighbour {other!r} of {item!r} has distance {distance!r}, not 1..{hops}"
+                )
+        out[item] = dict(near)
+    return out
+
+
+# -- failure -------------------------------------------------------------------------------
+
+
+def unsupported(operation: str, results: Sequence[StoreResult]) -> UnsupportedError:
+    """No child can serve the operation; ``stores`` says what each one lacks."""
+    return UnsupportedError(
+        {
+            "code": "unsupported",
+            "message": f"no store of this router can serve this {operation}: "
+            + "; ".join(f"{r.store} {r.error}" for r in results),
+            "details": [],
+            "operation": operation,
+            "stores": [to_wire(r) for r in results],
+        }
+    )
+
+
+def failure(
+    operation: str, outcomes: Sequence[Outcome[Any]], results: Sequence[StoreResult]
+) -> MnemowireError:
+    """The error for an operation no capable child served; its envelope lists every child.
+
+    When every failed child refused the request for the same reason about the request itself
+    (``not_found``, ``conflict``, ...), that is the answer, with the first child's message and
+    details; when every one timed out, the code is ``timeout``; otherwise ``store_error``.
+    """
+    failed = [o for o in outcomes if o.status not in ("ok", "skipped")]
+    codes = {(o.envelope or {}).get("code") for o in failed}
+    stores = [to_wire(r) for r in results]
+    first = failed[0].envelope if failed else None
+    if first is not None and len(codes) == 1 and first.get("code") in _REQUEST_CODES:
+        envelope = {**first, "operation": operation, "stores": stores}
+        return error_for(envelope)
+    code = "timeout" if all(o.status == "timeout" for o in failed) else "store_error"
+    summary = "; ".join(f"{o.store}: {o.status} ({o.error})" for o in failed)
+    return StoreError(
+        {
+            "code": code,
+            "message": f"every capable store failed to {operation}: {summary}; "
+            "see stores for each one",
+            "details": [],
+            "operation": operation,
+            "stores": stores,
+        }
+    )

@@ -1,0 +1,552 @@
+"""MemoryRouter: one store in front of several, with one identity per record and fused recall.
+
+The router implements docs/spec/v0.md section 7. It is itself a MemoryStore, so routers nest and
+anything that takes a store takes a router. docs/architecture.md ("Router") explains the design;
+the class docstring is the reference.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
+
+from mnemowire import spec
+from mnemowire._ids import new_id
+from mnemowire._recall import fuse, query_vectors, vector_for
+from mnemowire._routing import (
+    Outcome,
+    call_child,
+    check_expire,
+    check_forget,
+    check_merge,
+    check_neighbours,
+    check_recall,
+    check_remember,
+    expire_needs,
+    failure,
+    forget_needs,
+    missing_reason,
+    recall_needs,
+    remember_needs,
+    served_types,
+    unsupported,
+    validated,
+)
+from mnemowire._wire import checked, to_wire
+from mnemowire.errors import ConfigError
+from mnemowire.fusion import hop_boost, hop_distances
+from mnemowire.models import (
+    Capabilities,
+    ExpireRequest,
+    ExpireResponse,
+    ForgetRequest,
+    ForgetResponse,
+    Health,
+    MergeRequest,
+    MergeResponse,
+    RecallRequest,
+    RecallResponse,
+    RememberRequest,
+    RememberResponse,
+    StoreHealth,
+    StoreResult,
+)
+from mnemowire.protocol import GraphStore, MemoryStore, QueryVector
+
+__all__ = ["MemoryRouter", "WritePolicy"]
+
+R = TypeVar("R")
+WritePolicy = Literal["all", "primary_only"]
+#: a child's place in the plan: the store, and why it is skipped (None: it is asked)
+_Plan = list[tuple[MemoryStore, str | None]]
+
+
+class MemoryRouter:
+    """A MemoryStore that fans every operation out to N child stores.
+
+    >>> router = MemoryRouter([SqliteVecStore("a.db", embedder=e64, name="a"),
+    ...                        SqliteVecStore("b.db", embedder=e48, name="b")])  # doctest: +SKIP
+    >>> stored = await router.remember({"agent_id": "a1", "type": "semantic", "content": "tea"})
+    >>> found = await router.recall({"agent_id": "a1", "query": "tea", "fusion": "rrf"})
+    >>> found.results[0].supporting
+    ['a', 'b']
+
+    **One identity.** remember mints the record id once (or keeps the client's ``id``) and sends
+    it to every child, so all copies share it: recall deduplicates by id, and forget, merge and
+    expire by id reach every copy. A retried remember with the same id replays on the children
+    that already hold it and writes to the ones that do not, so a retry heals a partial write.
+    Children must declare ``client_ids``; one that cannot keep the router's id is skipped.
+
+    **Capability routing.** Each operation goes only to the children whose ``capabilities()``
+    cover it (the memory type, ``forget``/``merge``/``expire``, ``hard_delete``, ``governance``
+    for ``approval_required``, ``metadata_filter``, ``user_scope``, ``freshness``, ``expiry``,
+    ``recall_tracking`` for ``no_recall_in_days``, ``demote``/``archive``). The others are
+    reported as ``skipped`` with the reason, which is not a failure; with no capable child the
+    operation raises UnsupportedError. Capabilities are read once, here in the constructor.
+
+    **Fusion.** recall asks each capable child for ``overfetch * k`` hits and fuses the lists by
+    the request's ``fusion``: ``rrf`` (k=60, ranks from 1), ``max`` (highest raw score) or
+    ``weighted`` (sum of ``weights[store] * score``, weight 1.0 by default). ``supporting`` lists
+    the children that returned a hit and ``source_store`` the one that ranked it best (its copy is
+    returned). With ``quorum`` q, a hit must come from at least q children. With ``hops > 0`` the
+    graph-capable children (``graph`` + :class:`~mnemowire.protocol.GraphStore`) are asked for the
+    neighbours of the fused ids, and a hit with a fused neighbour d hops away gets
+    ``score * (1 + 0.1 / (1 + d))``; nothing is added to the hits. The query is embedded once per
+    distinct embedder among the children that expose ``embedder``, and passed as a QueryVector.
+
+    **Partial failure.** Children run concurrently, each under ``deadline_s``. A child that
+    raises, hangs past the deadline, answers outside the response schema, or lies (a hit of
+    another agent or user, a type or filter it was not asked for, too many or unsorted hits, a
+    forgotten id it was not asked about, another record id on remember) is reported in
+    ``stores[]`` as ``error``, ``timeout`` or ``invalid_response`` and ignored. The operation
+    fails only when no capable child succeeded; the error's envelope then lists every child in
+    ``stores``. A child that timed out may still finish its write later; remember, forget and
+    expire are idempotent by id, so resending is safe.
+
+    **Write policies.** ``all``: remember, merge and expire go to every capable child.
+    ``primary_only``: they go to the first capable child only (the others report ``skipped``), and
+    fail if it fails; recall still fans out to every child. forget always goes to every capable
+    child, whatever the policy: recall reads every child, so a copy left anywhere would bring a
+    forgotten record back, and forgetting an id a child does not hold is a harmless no-op.
+    """
+
+    def __init__(
+        self,
+        stores: Sequence[MemoryStore],
+        *,
+        name: str = "router",
+        weights: Mapping[str, float] | None = None,
+        quorum: int | None = None,
+        deadline_s: float = 5.0,
+        write_policy: WritePolicy = "all",
+        overfetch: int = 4,
+    ) -> None:
+        self._children = tuple(stores)
+        self._name = name
+        if not self._children:
+            raise ConfigError("a router needs at least one store")
+        for child in self._children:
+            if not isinstance(child, MemoryStore):
+                raise ConfigError(f"{child!r} is not a MemoryStore (see mnemowire.protocol)")
+        names = [child.name for child in self._children]
+        if not name:
+            raise ConfigError("the router's name must not be empty")
+        if len(set(names)) != len(names):
+            raise ConfigError(f"store names must be unique (stores[] reports them): {names}")
+        weights = dict(weights or {})
+        unknown = sorted(set(weights) - set(names))
+        if unknown:
+            raise ConfigError(f"weights name stores the router does not have: {unknown}")
+        if any(not math.isfinite(w) or w < 0 for w in weights.values()):
+            raise ConfigError("weights must be finite and >= 0")
+        if quorum is not None and not 1 <= quorum <= len(names):
+            raise ConfigError(f"quorum must be between 1 and the number of stores ({len(names)})")
+        if not (math.isfinite(deadline_s) and deadline_s > 0):
+            raise ConfigError("deadline_s must be a positive number of seconds")
+        if write_policy not in ("all", "primary_only"):
+            raise ConfigError(f"write_policy must be 'all' or 'primary_only', not {write_policy!r}")
+        if overfetch < 1:
+            raise ConfigError("overfetch must be at least 1")
+        self._weights = weights
+        self._quorum = quorum
+        self._deadline_s = deadline_s
+        self._write_policy: WritePolicy = write_policy
+        self._overfetch = overfetch
+        self._declared = {child.name: _declared(child) for child in self._children}
+        self._capabilities = {name: frozenset(caps) for name, caps in self._declared.items()}
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def stores(self) -> tuple[MemoryStore, ...]:
+        """The children, in the order they were given (the first capable one is primary)."""
+        return self._children
+
+    def __repr__(self) -> str:
+        names = ", ".join(child.name for child in self._children)
+        return (
+            f"MemoryRouter({self._name!r}, stores=[{names}], write_policy={self._write_policy!r})"
+        )
+
+    async def __aenter__(self) -> MemoryRouter:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def capabilities(self) -> Capabilities:
+        """The union of the children's capabilities, in order of first declaration.
+
+        Union, not intersection, because every operation is routed to the children able to serve
+        it: the router can serve whatever at least one child can (procedural memories held only
+        by a state-machine store, graph neighbours only by a graph store). Intersection would hide
+        exactly the specialised stores a router exists to combine. ``stores[]`` shows which
+        children actually served each request.
+        """
+        union: dict[str, None] = {}
+        for child in self._children:
+            union.update(dict.fromkeys(self._declared[child.name]))
+        return Capabilities(store=self._name, spec_version=spec.LATEST, capabilities=list(union))
+
+    # -- the five operations ---------------------------------------------------------------
+
+    async def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
+        req, payload = checked("remember.request", request, RememberRequest)
+        record_id = req.id or new_id()
+        sent = {**payload, "id": record_id}
+        plan = self._plan(remember_needs(payload), primary_only=self._primary_only)
+
+        def answer(child: MemoryStore, raw: Any) -> RememberResponse:
+            response = validated("remember.response", RememberResponse, raw)
+            check_remember(response, record_id)
+            return response
+
+        outcomes = await self._run(
+            "remember", plan, lambda c: c.remember(RememberRequest.model_validate(sent)), answer
+        )
+        done = _responses(outcomes)
+        fields: dict[str, Any] = {
+            "id": record_id,
+            "stored_at": min(r.stored_at for r in done),
+            "stores": _results(outcomes, lambda r: 0 if r.replayed else 1),
+            "pending_approval": any(r.pending_approval for r in done),
+        }
+        if all(r.replayed for r in done):
+            fields["replayed"] = True
+        return RememberResponse.model_validate(fields)
+
+    async def recall(
+        self,
+        request: RecallRequest | dict[str, Any],
+        *,
+        query_vector: QueryVector | None = None,
+    ) -> RecallResponse:
+        """Fused recall; ``query_vector`` (from an outer router) is reused for every child whose
+        embedder has the same name."""
+        req, payload = checked("recall.request", request, RecallRequest)
+        started = time.perf_counter()
+        k = int(payload.get("k", 5))
+        fusion = str(payload.get("fusion", "rrf"))
+        hops = int(payload.get("hops", 0))
+        # the hop boost is applied once, here; children (nested routers too) only recall
+        base = {key: value for key, value in payload.items() if key != "hops"}
+        base["k"] = min(1000, k * self._overfetch)
+        requested = [str(t) for t in payload.get("types") or ()]
+        needs = recall_needs(payload)
+        plan: _Plan = []
+        sent: dict[str, dict[str, Any]] = {}
+        for child in self._children:
+            capabilities = self._capabilities[child.name]
+            types = served_types(capabilities, requested)
+            reason = missing_reason(capabilities, needs)
+            if reason is None and not types:
+                reason = missing_reason(capabilities, requested) or "holds no memory type"
+            if reason is None:
+                sent[child.name] = {**base, "types": types} if requested else dict(base)
+            plan.append((child, reason))
+        asked = [child for child, reason in plan if reason is None]
+        vectors = await query_vectors(asked, req.query, query_vector) if asked else {}
+
+        def call(child: MemoryStore) -> Awaitable[Any]:
+            return child.recall(
+                RecallRequest.model_validate(sent[child.name]),
+                query_vector=vector_for(child, vectors),
+            )
+
+        def answer(child: MemoryStore, raw: Any) -> RecallResponse:
+            response = validated("recall.response", RecallResponse, raw)
+            check_recall(response, sent[child.name])
+            return response
+
+        outcomes = await self._run("recall", plan, call, answer)
+        lists = {o.store: o.response.results for o in outcomes if o.response is not None}
+        fused = fuse(fusion, lists, weights=self._weights, quorum=self._quorum)
+        graph_notes: dict[str, dict[str, str]] = {}
+        if hops > 0 and fused.scores:
+            fused.scores, graph_notes = await self._boost(
+                req.agent_id, fused.scores, hops, outcomes
+            )
+        return RecallResponse(
+            results=fused.hits(k),
+            fusion_used=fusion,
+            stores_queried=[child.name for child in asked],
+            latency_ms=_ms(started),
+            stores=_results(outcomes, lambda r: len(r.results), graph_notes),
+        )
+
+    async def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
+        req, payload = checked("forget.request", request, ForgetRequest)
+        # forget reaches every copy whatever the write policy (see the class docstring)
+        plan = self._plan(forget_needs(payload), primary_only=False)
+
+        def answer(child: MemoryStore, raw: Any) -> ForgetResponse:
+            response = validated("forget.response", ForgetResponse, raw)
+            check_forget(response, payload)
+            return response
+
+        outcomes = await self._run(
+            "forget", plan, lambda c: c.forget(ForgetRequest.model_validate(payload)), answer
+        )
+        done = _responses(outcomes)
+        forgotten = dict.fromkeys(i for r in done for i in r.forgotten_ids)
+        return ForgetResponse(
+            forgotten_ids=list(forgotten),
+            stores=_results(outcomes, lambda r: len(r.forgotten_ids)),
+            hard_delete=bool(req.hard_delete),
+            pending_approval=any(r.pending_approval for r in done),
+        )
+
+    async def merge(self, request: MergeRequest | dict[str, Any]) -> MergeResponse:
+        req, payload = checked("merge.request", request, MergeRequest)
+        plan = self._plan(["merge"], primary_only=self._primary_only)
+
+        def answer(child: MemoryStore, raw: Any) -> MergeResponse:
+            response = validated("merge.response", MergeResponse, raw)
+            check_merge(response, payload)
+            return response
+
+        outcomes = await self._run(
+            "merge", plan, lambda c: c.merge(MergeRequest.model_validate(payload)), answer
+        )
+        done = _responses(outcomes)
+        return MergeResponse(
+            canonical=req.canonical,
+            merged_count=max(r.merged_count for r in done),
+            strategy_used=done[0].strategy_used,
+            stores=_results(outcomes, lambda r: r.merged_count),
+        )
+
+    async def expire(self, request: ExpireRequest | dict[str, Any]) -> ExpireResponse:
+        _, payload = checked("expire.request", request, ExpireRequest)
+        plan = self._plan(expire_needs(payload), primary_only=self._primary_only)
+
+        def answer(child: MemoryStore, raw: Any) -> ExpireResponse:
+            response = validated("expire.response", ExpireResponse, raw)
+            check_expire(response, payload)
+            return response
+
+        outcomes = await self._run(
+            "expire", plan, lambda c: c.expire(ExpireRequest.model_validate(payload)), answer
+        )
+        done = _responses(outcomes)
+        fields: dict[str, Any] = {
+            "action_taken": payload.get("action", "forget"),
+            "stores": _results(outcomes, lambda r: r.matched_count),
+        }
+        if all(r.matched_ids is not None for r in done):
+            # copies share ids, so the distinct ids are the records matched
+            matched = list(dict.fromkeys(i for r in done for i in r.matched_ids or ()))
+            fields.update(matched_count=len(matched), matched_ids=matched)
+        else:  # a child that does not list ids: the largest count is the best lower bound
+            fields["matched_count"] = max(r.matched_count for r in done)
+        return ExpireResponse.model_validate(fields)
+
+    # -- health, graph, lifecycle ----------------------------------------------------------
+
+    async def health(self) -> Health:
+        """``ok`` when every child is, ``down`` when none serves, ``degraded`` in between."""
+        started = time.perf_counter()
+        outcomes = await asyncio.gather(
+            *(
+                call_child(
+                    child.name,
+                    child.health,
+                    self._deadline_s,
+                    lambda raw: validated("health", Health, raw),
+                )
+                for child in self._children
+            )
+        )
+        children = []
+        for outcome in outcomes:
+            if outcome.response is not None:
+                wire = to_wire(outcome.response)
+                wire.pop("stores", None)
+                children.append(StoreHealth.model_validate({**wire, "store": outcome.store}))
+            else:
+                children.append(
+                    StoreHealth(
+                        store=outcome.store,
+                        status="down",
+                        latency_ms=outcome.latency_ms,
+                        details={"error": f"{outcome.status}: {outcome.error}"},
+                    )
+                )
+        statuses = [child.status for child in children]
+        if all(status == "ok" for status in statuses):
+            status = "ok"
+        elif all(status == "down" for status in statuses):
+            status = "down"
+        else:
+            status = "degraded"
+        return Health(
+            store=self._name,
+            status=status,
+            latency_ms=_ms(started),
+            details={
+                "write_policy": self._write_policy,
+                "deadline_s": self._deadline_s,
+                "overfetch": self._overfetch,
+                "quorum": self._quorum,
+            },
+            stores=children,
+        )
+
+    async def neighbours(
+        self, agent_id: str, ids: Sequence[str], *, hops: int
+    ) -> dict[str, dict[str, int]]:
+        """The graph-capable children's neighbours of ``ids``, nearest distance first wins; a
+        router is a GraphStore so that an outer router can boost with an inner one's graph."""
+        answers = await self._neighbour_answers(agent_id, list(ids), hops, skip=set())
+        ok = [a.response for a in answers if a.response is not None]
+        if answers and not ok:
+            raise failure("neighbours", answers, [a.result() for a in answers])
+        merged: dict[str, dict[str, int]] = {}
+        for answer in ok:
+            for item, near in answer.items():
+                mine = merged.setdefault(item, {})
+                for other, distance in near.items():
+                    mine[other] = min(mine.get(other, distance), distance)
+        return merged
+
+    async def aclose(self) -> None:
+        """Close every child (the router stands for them); the first error is raised after all
+        children have been asked to close."""
+        closed = await asyncio.gather(
+            *(child.aclose() for child in self._children), return_exceptions=True
+        )
+        for result in closed:
+            if isinstance(result, BaseException):
+                raise result
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    @property
+    def _primary_only(self) -> bool:
+        return self._write_policy == "primary_only"
+
+    def _plan(self, needs: Sequence[str], *, primary_only: bool) -> _Plan:
+        """Each child with the reason it is skipped, or None when it is asked."""
+        plan: _Plan = []
+        primary: str | None = None
+        for child in self._children:
+            reason = missing_reason(self._capabilities[child.name], needs)
+            if reason is None and primary_only:
+                if primary is None:
+                    primary = child.name
+                else:
+                    reason = f"write_policy primary_only: written to {primary} only"
+            plan.append((child, reason))
+        return plan
+
+    async def _run(
+        self,
+        operation: str,
+        plan: _Plan,
+        call: Callable[[MemoryStore], Awaitable[Any]],
+        answer: Callable[[MemoryStore, Any], R],
+    ) -> list[Outcome[R]]:
+        """Ask every planned child at once; raise unless at least one succeeded."""
+        if all(reason is not None for _, reason in plan):
+            raise unsupported(
+                operation, [Outcome(c.name, "skipped", error=r).result() for c, r in plan]
+            )
+
+        async def one(child: MemoryStore, reason: str | None) -> Outcome[R]:
+            if reason is not None:
+                return Outcome(child.name, "skipped", error=reason)
+            return await call_child(
+                child.name, lambda: call(child), self._deadline_s, lambda raw: answer(child, raw)
+            )
+
+        outcomes = list(await asyncio.gather(*(one(child, reason) for child, reason in plan)))
+        if not any(o.status == "ok" for o in outcomes):
+            raise failure(operation, outcomes, [o.result() for o in outcomes])
+        return outcomes
+
+    async def _boost(
+        self,
+        agent_id: str,
+        fused: dict[str, float],
+        hops: int,
+        outcomes: Sequence[Outcome[Any]],
+    ) -> tuple[dict[str, float], dict[str, dict[str, str]]]:
+        """The hop boost over ``fused``, and what each graph child did (StoreResult extras)."""
+        failed = {o.store for o in outcomes if o.status not in ("ok", "skipped")}
+        answers = await self._neighbour_answers(agent_id, sorted(fused), hops, skip=failed)
+        notes = {
+            a.store: {"graph_status": a.status, **({"graph_error": a.error} if a.error else {})}
+            for a in answers
+        }
+        known = [a.response for a in answers if a.response is not None]
+        return hop_boost(fused, hop_distances(fused, known, hops)), notes
+
+    async def _neighbour_answers(
+        self, agent_id: str, ids: list[str], hops: int, *, skip: set[str]
+    ) -> list[Outcome[dict[str, dict[str, int]]]]:
+        graph = [
+            child
+            for child in self._children
+            if "graph" in self._capabilities[child.name]
+            and isinstance(child, GraphStore)
+            and child.name not in skip
+        ]
+
+        def ask(child: GraphStore) -> Callable[[], Awaitable[Any]]:
+            return lambda: child.neighbours(agent_id, list(ids), hops=hops)
+
+        return list(
+            await asyncio.gather(
+                *(
+                    call_child(
+                        child.name,
+                        ask(child),
+                        self._deadline_s,
+                        lambda raw: check_neighbours(raw, ids, hops),
+                    )
+                    for child in graph
+                )
+            )
+        )
+
+
+def _declared(child: MemoryStore) -> tuple[str, ...]:
+    """A child's declared capabilities, checked against the spec when the router is built."""
+    try:
+        declared = validated("capabilities", Capabilities, child.capabilities())
+    except Exception as exc:  # a store that cannot say what it does cannot be routed to
+        raise ConfigError(f"store {child.name} has no valid capabilities: {exc}") from exc
+    return tuple(str(c) for c in declared.capabilities)
+
+
+def _responses(outcomes: Sequence[Outcome[R]]) -> list[R]:
+    return [o.response for o in outcomes if o.response is not None]
+
+
+def _results(
+    outcomes: Sequence[Outcome[R]],
+    count: Callable[[R], int],
+    notes: Mapping[str, Mapping[str, str]] | None = None,
+) -> list[StoreResult]:
+    """One StoreResult per child; a child that is itself a router keeps its own ``stores``."""
+    results = []
+    for outcome in outcomes:
+        extra: dict[str, Any] = dict((notes or {}).get(outcome.store, {}))
+        response = outcome.response
+        if response is None:
+            results.append(outcome.result(**extra))
+            continue
+        inner: list[StoreResult] = getattr(response, "stores", None) or []
+        if [r.store for r in inner] not in ([], [outcome.store]):
+            extra["stores"] = [to_wire(r) for r in inner]
+        results.append(outcome.result(count(response), **extra))
+    return results
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
