@@ -108,5 +108,6 @@ def codegen(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """Benchmarks (not tests): print measured numbers with machine, date and command."""
-    session.install("-e", ".")
+    session.install("-e", ".[bench]")
     session.run("mnemowire", "bench", "validation", "--out", "bench-out", *session.posargs)
+    session.run("mnemowire", "bench", "adversarial", "--out", "bench-out")

@@ -2,6 +2,7 @@
 
 from mnemowire.cli import (  # noqa: F401  (each module registers its commands on ``cli``)
     _bench,
+    _bench_adversarial,
     _bench_store,
     _certify,
     _codegen,

@@ -1,0 +1,76 @@
+"""The fusion-under-attack sweep, small: RRF must hold with one malicious store of three."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from mnemowire.bench.adversarial import make_corpus, markdown, run_adversarial
+from mnemowire.cli import cli
+
+
+def test_the_corpus_is_seeded() -> None:
+    assert make_corpus(7) == make_corpus(7)
+    assert make_corpus(7) != make_corpus(8)
+    corpus = make_corpus(1337)
+    assert (len(corpus.facts), len(corpus.queries)) == (50, 20)
+    assert all(len(gold) == 2 and gold <= set(corpus.facts) for _, gold in corpus.queries)
+
+
+async def test_rrf_keeps_the_honest_recall_with_one_adversary() -> None:
+    report = await run_adversarial(
+        budgets=(0, 5, 20), adversaries=(1,), quorums=(None, 2), queries=10
+    )
+    rows = {(r["fusion"], r["quorum"], r["K"]): r for r in report["results"]}
+    honest = rows["rrf", None, 0]["recall_at_k"]
+    assert honest >= 0.9  # the stores find the gold records: the test below is not vacuous
+    for budget in (5, 20):
+        assert rows["rrf", None, budget]["recall_at_k"] == honest
+        assert rows["rrf", None, budget]["leak_rate"] == 0.0
+        # the attack is real: score-trusting fusion lets it in
+        assert rows["max", None, budget]["leak_rate"] > 0.5
+        assert rows["weighted", None, budget]["leak_rate"] > 0.5
+        # and a quorum of two keeps every method clean
+        for fusion in ("rrf", "max", "weighted"):
+            assert rows[fusion, 2, budget]["recall_at_k"] == honest
+            assert rows[fusion, 2, budget]["leak_rate"] == 0.0
+
+
+def test_the_command_writes_json_and_a_plot(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli,
+        [
+            "bench",
+            "adversarial",
+            "--budgets",
+            "5",
+            "--seed",
+            "3",
+            "--queries",
+            "4",
+            "--out",
+            str(tmp_path),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "adversarial.json").read_text())
+    assert {"date", "command", "python", "cpus"} <= set(report["environment"])
+    assert (report["config"]["seed"], report["config"]["queries"]) == (3, 4)
+    assert {(r["adversaries"], r["quorum"]) for r in report["results"]} == {
+        (1, None),
+        (1, 2),
+        (2, None),
+        (2, 2),
+    }
+    assert (tmp_path / "adversarial.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert markdown(report["results"], adversaries=1, quorum=None) in result.output
+
+
+def test_budgets_must_be_integers() -> None:
+    result = CliRunner().invoke(cli, ["bench", "adversarial", "--budgets", "0,five"])
+    assert result.exit_code == 2
+    assert "comma-separated list of integers" in result.output
+    result = CliRunner().invoke(cli, ["bench", "adversarial", "--budgets", "-1"])
+    assert result.exit_code == 2
