@@ -1070,3 +1070,14 @@ async def test_closing_the_router_closes_every_child() -> None:
             pass
     with pytest.raises(UnavailableError):  # closed, although b failed first
         await a.recall({"agent_id": AGENT, "query": "x"})
+
+
+async def test_the_memory_facade_routes_over_several_urls() -> None:
+    from mnemowire.memory import Memory
+
+    urls = ["sqlite-vec://:memory:?name=one", "sqlite-vec://:memory:?name=two"]
+    async with Memory.open(urls, embedder=HashEmbedder(64), quorum=2) as memory:
+        assert isinstance(memory.store, MemoryRouter)
+        stored = await memory.remember({"agent_id": AGENT, "type": "semantic", "content": "tea"})
+        found = await memory.recall({"agent_id": AGENT, "query": "tea"})
+        assert [(h.id, h.supporting) for h in found.results] == [(stored.id, ["one", "two"])]
