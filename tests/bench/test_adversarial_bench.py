@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
-from mnemowire.bench.adversarial import make_corpus, markdown, run_adversarial
+from mnemowire import spec
+from mnemowire._wire import to_wire
+from mnemowire.bench.adversarial import InjectingStore, make_corpus, markdown, run_adversarial
 from mnemowire.cli import cli
+from mnemowire.models import (
+    ExpireRequest,
+    ForgetRequest,
+    MergeRequest,
+    RecallRequest,
+    RememberRequest,
+)
 
 
 def test_the_corpus_is_seeded() -> None:
@@ -74,3 +85,36 @@ def test_budgets_must_be_integers() -> None:
     assert "comma-separated list of integers" in result.output
     result = CliRunner().invoke(cli, ["bench", "adversarial", "--budgets", "-1"])
     assert result.exit_code == 2
+
+
+async def test_the_attacker_speaks_valid_memorywire() -> None:
+    """Its answers to every operation are valid messages: the router cannot tell it apart by
+    shape, only fusion (or a quorum) can keep it out."""
+    attacker = InjectingStore("malicious-1", 3, ["semantic", "forget", "merge", "expire"])
+    recalled = await attacker.recall(RecallRequest(agent_id="a", query="x"))
+    assert [h.id for h in recalled.results] == ["attacker-000", "attacker-001", "attacker-002"]
+    answers = {
+        "remember.response": await attacker.remember(
+            RememberRequest(agent_id="a", type="semantic", content="x")
+        ),
+        "recall.response": recalled,
+        "forget.response": await attacker.forget(ForgetRequest(agent_id="a", ids=["x"])),
+        "merge.response": await attacker.merge(
+            MergeRequest(agent_id="a", canonical="x", duplicates=["y"])
+        ),
+        "expire.response": await attacker.expire(
+            ExpireRequest.model_validate({"agent_id": "a", "policy": {"older_than_days": 1}})
+        ),
+        "health": await attacker.health(),
+        "capabilities": attacker.capabilities(),
+    }
+    for message, answer in answers.items():
+        assert spec.validate(message, to_wire(answer)) is None, message
+    await attacker.aclose()
+
+
+def test_the_command_says_how_to_get_matplotlib(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    result = CliRunner().invoke(cli, ["bench", "adversarial", "--budgets", "0"])
+    assert result.exit_code == 1
+    assert "pip install 'mnemowire[bench]'" in result.output
