@@ -48,6 +48,7 @@ __all__ = [
     "remember_needs",
     "served_types",
     "unsupported",
+    "untracked",
     "validated",
 ]
 
@@ -303,6 +304,21 @@ def unsupported(operation: str, results: Sequence[StoreResult]) -> UnsupportedEr
             "details": [],
             "operation": operation,
             "stores": [to_wire(r) for r in results],
+        }
+    )
+
+
+def untracked(router: str) -> UnsupportedError:
+    """A router cannot evaluate ``no_recall_in_days`` (see MemoryRouter._tracks_exactly)."""
+    return UnsupportedError(
+        {
+            "code": "unsupported",
+            "message": f"{router} cannot evaluate no_recall_in_days: its stores count every "
+            "record they return to the router as recalled, including the over-fetched ones it "
+            "does not return, so the policy would spare records nobody was shown; run this "
+            "expire on each store directly",
+            "details": [],
+            "operation": "expire",
         }
     )
 

@@ -33,6 +33,7 @@ from mnemowire._routing import (
     remember_needs,
     served_types,
     unsupported,
+    untracked,
     validated,
 )
 from mnemowire._wire import checked, to_wire
@@ -85,7 +86,9 @@ class MemoryRouter:
     for ``approval_required``, ``metadata_filter``, ``user_scope``, ``freshness``, ``expiry``,
     ``recall_tracking`` for ``no_recall_in_days``, ``demote``/``archive``). The others are
     reported as ``skipped`` with the reason, which is not a failure; with no capable child the
-    operation raises UnsupportedError. Capabilities are read once, here in the constructor.
+    operation raises UnsupportedError. Capabilities are read once, here in the constructor. An
+    expire with ``no_recall_in_days`` is refused unless the router returns exactly what its one
+    child returned (children mark every over-fetched hit as recalled; see ``capabilities``).
 
     **Fusion.** recall asks each capable child for ``overfetch * k`` hits and fuses the lists by
     the request's ``fusion``: ``rrf`` (k=60, ranks from 1), ``max`` (highest raw score) or
@@ -187,10 +190,15 @@ class MemoryRouter:
         by a state-machine store, graph neighbours only by a graph store). Intersection would hide
         exactly the specialised stores a router exists to combine. ``stores[]`` shows which
         children actually served each request.
+
+        One exception: ``recall_tracking`` only when the router returns exactly what its one
+        child returned (see ``_tracks_exactly``).
         """
         union: dict[str, None] = {}
         for child in self._children:
             union.update(dict.fromkeys(self._declared[child.name]))
+        if not self._tracks_exactly:
+            union.pop("recall_tracking", None)
         return Capabilities(store=self._name, spec_version=spec.LATEST, capabilities=list(union))
 
     # -- the five operations ---------------------------------------------------------------
@@ -323,6 +331,8 @@ class MemoryRouter:
 
     async def expire(self, request: ExpireRequest | dict[str, Any]) -> ExpireResponse:
         _, payload = checked("expire.request", request, ExpireRequest)
+        if "no_recall_in_days" in payload["policy"] and not self._tracks_exactly:
+            raise untracked(self._name)
         plan = self._plan(expire_needs(payload), primary_only=self._primary_only)
 
         def answer(child: MemoryStore, raw: Any) -> ExpireResponse:
@@ -429,6 +439,17 @@ class MemoryRouter:
     @property
     def _primary_only(self) -> bool:
         return self._write_policy == "primary_only"
+
+    @property
+    def _tracks_exactly(self) -> bool:
+        """Whether the children's recall tracking matches what this router returns.
+
+        A child records a recall for every hit it returns. With over-fetch, several children or
+        a quorum, children return (and mark as recalled) records the router then drops, so
+        ``no_recall_in_days`` would spare records nobody was shown: the predicate cannot be
+        evaluated, and the spec says to refuse it (docs/spec/v0.md#expire.policy).
+        """
+        return len(self._children) == 1 and self._overfetch == 1 and (self._quorum or 1) == 1
 
     def _plan(self, needs: Sequence[str], *, primary_only: bool) -> _Plan:
         """Each child with the reason it is skipped, or None when it is asked."""
