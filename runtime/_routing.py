@@ -18,14 +18,23 @@ from pydantic import BaseModel
 
 from mnemowire import spec
 from mnemowire._wire import to_wire
-from mnemowire.errors import MnemowireError, StoreError, UnsupportedError, error_for
+from mnemowire.errors import (
+    ConfigError,
+    MnemowireError,
+    StoreError,
+    UnsupportedError,
+    error_for,
+)
 from mnemowire.filters import matches
 from mnemowire.models import (
+    Capabilities,
     ExpireResponse,
     ForgetResponse,
+    Health,
     MergeResponse,
     RecallResponse,
     RememberResponse,
+    StoreHealth,
     StoreResult,
 )
 
@@ -40,12 +49,17 @@ __all__ = [
     "check_neighbours",
     "check_recall",
     "check_remember",
+    "child_health",
+    "declared",
     "expire_needs",
     "failure",
     "forget_needs",
     "missing_reason",
+    "overall",
     "recall_needs",
     "remember_needs",
+    "responses",
+    "results",
     "served_types",
     "unsupported",
     "untracked",
@@ -220,10 +234,14 @@ def check_remember(response: RememberResponse, record_id: str) -> None:
         raise InvalidResponse(f"stored the record as {response.id!r}, asked to keep {record_id!r}")
 
 
-def check_recall(response: RecallResponse, sent: Mapping[str, Any]) -> None:
+def check_recall(
+    response: RecallResponse, sent: Mapping[str, Any], *, reports_relevance: bool = False
+) -> None:
     """A recall answer may only hold what the request allows: at most k hits, best first, of the
-    request's agent, user, types and filter (docs/spec/v0.md#recall.scope)."""
+    request's agent, user, types and filter (docs/spec/v0.md#recall.scope); from a store that
+    declares ``relevance``, every hit with its relevance, none below ``min_relevance``."""
     hits = response.results
+    floor = sent.get("min_relevance")
     limit = int(sent.get("k", 5))
     if len(hits) > limit:
         raise InvalidResponse(f"returned {len(hits)} hits, asked for at most {limit}")
@@ -241,6 +259,10 @@ def check_recall(response: RecallResponse, sent: Mapping[str, Any]) -> None:
             raise InvalidResponse(f"{where} does not match the filter")
         if position and hit.score > hits[position - 1].score:
             raise InvalidResponse(f"{where} scores above the hit before it: not sorted")
+        if reports_relevance and hit.relevance is None:
+            raise InvalidResponse(f"{where} has no relevance, though the store declares it")
+        if floor is not None and hit.relevance is not None and hit.relevance < floor:
+            raise InvalidResponse(f"{where} has relevance {hit.relevance}, below {floor}")
 
 
 def check_forget(response: ForgetResponse, sent: Mapping[str, Any]) -> None:
@@ -351,3 +373,64 @@ def failure(
             "stores": stores,
         }
     )
+
+
+# -- what the router reports ---------------------------------------------------------------
+
+
+def declared(child: Any) -> tuple[str, ...]:
+    """A child's declared capabilities, checked against the spec when the router is built."""
+    try:
+        answer = validated("capabilities", Capabilities, child.capabilities())
+    except Exception as exc:  # a store that cannot say what it does cannot be routed to
+        raise ConfigError(f"store {child.name} has no valid capabilities: {exc}") from exc
+    return tuple(str(c) for c in answer.capabilities)
+
+
+def responses(outcomes: Sequence[Outcome[R]]) -> list[R]:
+    """The answers of the children that succeeded, in child order."""
+    return [o.response for o in outcomes if o.response is not None]
+
+
+def results(
+    outcomes: Sequence[Outcome[R]],
+    count: Callable[[R], int],
+    notes: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[StoreResult]:
+    """One StoreResult per child (``notes`` adds extension fields); a child that is itself a
+    router keeps its own ``stores``, so a nested failure stays visible."""
+    out = []
+    for outcome in outcomes:
+        extra: dict[str, Any] = dict((notes or {}).get(outcome.store, {}))
+        response = outcome.response
+        if response is None:
+            out.append(outcome.result(**extra))
+            continue
+        inner: list[StoreResult] = getattr(response, "stores", None) or []
+        if [r.store for r in inner] not in ([], [outcome.store]):
+            extra["stores"] = [to_wire(r) for r in inner]
+        out.append(outcome.result(count(response), **extra))
+    return out
+
+
+def child_health(outcome: Outcome[Health]) -> StoreHealth:
+    """One child's health as the router reports it: a child that cannot answer is down."""
+    if outcome.response is not None:
+        wire = to_wire(outcome.response)
+        wire.pop("stores", None)
+        return StoreHealth.model_validate({**wire, "store": outcome.store})
+    return StoreHealth(
+        store=outcome.store,
+        status="down",
+        latency_ms=outcome.latency_ms,
+        details={"error": f"{outcome.status}: {outcome.error}"},
+    )
+
+
+def overall(statuses: Sequence[str]) -> str:
+    """``ok`` when every child is, ``down`` when every one is, ``degraded`` in between."""
+    if all(status == "ok" for status in statuses):
+        return "ok"
+    if all(status == "down" for status in statuses):
+        return "down"
+    return "degraded"

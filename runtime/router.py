@@ -17,6 +17,7 @@ from mnemowire import spec
 from mnemowire._ids import new_id
 from mnemowire._recall import fuse, query_vectors, vector_for
 from mnemowire._routing import (
+    MEMORY_TYPES,
     Outcome,
     call_child,
     check_expire,
@@ -25,18 +26,23 @@ from mnemowire._routing import (
     check_neighbours,
     check_recall,
     check_remember,
+    child_health,
+    declared,
     expire_needs,
     failure,
     forget_needs,
     missing_reason,
+    overall,
     recall_needs,
     remember_needs,
+    responses,
+    results,
     served_types,
     unsupported,
     untracked,
     validated,
 )
-from mnemowire._wire import checked, to_wire
+from mnemowire._wire import checked
 from mnemowire.errors import ConfigError
 from mnemowire.fusion import hop_boost, hop_distances
 from mnemowire.models import (
@@ -52,8 +58,6 @@ from mnemowire.models import (
     RecallResponse,
     RememberRequest,
     RememberResponse,
-    StoreHealth,
-    StoreResult,
 )
 from mnemowire.protocol import GraphStore, MemoryStore, QueryVector
 
@@ -94,15 +98,18 @@ class MemoryRouter:
     the request's ``fusion``: ``rrf`` (k=60, ranks from 1), ``max`` (highest raw score) or
     ``weighted`` (sum of ``weights[store] * score``, weight 1.0 by default). ``supporting`` lists
     the children that returned a hit and ``source_store`` the one that ranked it best (its copy is
-    returned). With ``quorum`` q, a hit must come from at least q children. With ``hops > 0`` the
-    graph-capable children (``graph`` + :class:`~mnemowire.protocol.GraphStore`) are asked for the
-    neighbours of the fused ids, and a hit with a fused neighbour d hops away gets
-    ``score * (1 + 0.1 / (1 + d))``; nothing is added to the hits. The query is embedded once per
-    distinct embedder among the children that expose ``embedder``, and passed as a QueryVector.
+    returned). ``min_relevance`` goes only to the children that declare ``relevance``; the others'
+    hits pass unfloored (``stores[]`` says ``floored``). With ``quorum`` q, a hit must come from
+    at least q children. With ``hops > 0`` the graph-capable children (``graph`` +
+    :class:`~mnemowire.protocol.GraphStore`) are asked for the neighbours of the fused ids, and a
+    hit with a fused neighbour d hops away gets ``score * (1 + 0.1 / (1 + d))``; nothing is added
+    to the hits. The query is embedded once per distinct embedder among the children that expose
+    ``embedder``, and passed as a QueryVector.
 
     **Partial failure.** Children run concurrently, each under ``deadline_s``. A child that
     raises, hangs past the deadline, answers outside the response schema, or lies (a hit of
     another agent or user, a type or filter it was not asked for, too many or unsorted hits, a
+    hit without relevance from a store declaring it or below ``min_relevance``, a
     forgotten id it was not asked about, another record id on remember) is reported in
     ``stores[]`` as ``error``, ``timeout`` or ``invalid_response`` and ignored. The operation
     fails only when no capable child succeeded; the error's envelope then lists every child in
@@ -158,7 +165,7 @@ class MemoryRouter:
         self._deadline_s = deadline_s
         self._write_policy: WritePolicy = write_policy
         self._overfetch = overfetch
-        self._declared = {child.name: _declared(child) for child in self._children}
+        self._declared = {child.name: declared(child) for child in self._children}
         self._capabilities = {name: frozenset(caps) for name, caps in self._declared.items()}
 
     @property
@@ -191,14 +198,20 @@ class MemoryRouter:
         exactly the specialised stores a router exists to combine. ``stores[]`` shows which
         children actually served each request.
 
-        One exception: ``recall_tracking`` only when the router returns exactly what its one
-        child returned (see ``_tracks_exactly``).
+        Two exceptions, where a promise only holds if every child keeps it: ``recall_tracking``
+        only when the router returns exactly what its one child returned (see
+        ``_tracks_exactly``), and ``relevance`` only when every child that holds memories reports
+        relevance (otherwise some hits would carry none, and those children's hits pass
+        ``min_relevance`` unfloored, as docs/spec/v0.md#recall.relevance allows a router).
         """
         union: dict[str, None] = {}
         for child in self._children:
             union.update(dict.fromkeys(self._declared[child.name]))
         if not self._tracks_exactly:
             union.pop("recall_tracking", None)
+        holders = [c for c in self._capabilities.values() if c & set(MEMORY_TYPES)]
+        if not all("relevance" in c for c in holders):
+            union.pop("relevance", None)
         return Capabilities(store=self._name, spec_version=spec.LATEST, capabilities=list(union))
 
     # -- the five operations ---------------------------------------------------------------
@@ -217,11 +230,11 @@ class MemoryRouter:
         outcomes = await self._run(
             "remember", plan, lambda c: c.remember(RememberRequest.model_validate(sent)), answer
         )
-        done = _responses(outcomes)
+        done = responses(outcomes)
         fields: dict[str, Any] = {
             "id": record_id,
             "stored_at": min(r.stored_at for r in done),
-            "stores": _results(outcomes, lambda r: 0 if r.replayed else 1),
+            "stores": results(outcomes, lambda r: 0 if r.replayed else 1),
             "pending_approval": any(r.pending_approval for r in done),
         }
         if all(r.replayed for r in done):
@@ -256,6 +269,9 @@ class MemoryRouter:
                 reason = missing_reason(capabilities, requested) or "holds no memory type"
             if reason is None:
                 sent[child.name] = {**base, "types": types} if requested else dict(base)
+                if "relevance" not in capabilities:
+                    # it cannot floor; an older store would even reject the field
+                    sent[child.name].pop("min_relevance", None)
             plan.append((child, reason))
         asked = [child for child, reason in plan if reason is None]
         vectors = await query_vectors(asked, req.query, query_vector) if asked else {}
@@ -268,23 +284,26 @@ class MemoryRouter:
 
         def answer(child: MemoryStore, raw: Any) -> RecallResponse:
             response = validated("recall.response", RecallResponse, raw)
-            check_recall(response, sent[child.name])
+            relevance = "relevance" in self._capabilities[child.name]
+            check_recall(response, sent[child.name], reports_relevance=relevance)
             return response
 
         outcomes = await self._run("recall", plan, call, answer)
         lists = {o.store: o.response.results for o in outcomes if o.response is not None}
         fused = fuse(fusion, lists, weights=self._weights, quorum=self._quorum)
-        graph_notes: dict[str, dict[str, str]] = {}
+        notes: dict[str, dict[str, Any]] = {}
+        if "min_relevance" in payload:  # docs/spec/v0.md#recall.relevance: say who floored
+            notes = {n: {"floored": "min_relevance" in sent[n]} for n in sent}
         if hops > 0 and fused.scores:
-            fused.scores, graph_notes = await self._boost(
-                req.agent_id, fused.scores, hops, outcomes
-            )
+            fused.scores, graph = await self._boost(req.agent_id, fused.scores, hops, outcomes)
+            for store, note in graph.items():
+                notes.setdefault(store, {}).update(note)
         return RecallResponse(
             results=fused.hits(k),
             fusion_used=fusion,
             stores_queried=[child.name for child in asked],
             latency_ms=_ms(started),
-            stores=_results(outcomes, lambda r: len(r.results), graph_notes),
+            stores=results(outcomes, lambda r: len(r.results), notes),
         )
 
     async def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
@@ -300,11 +319,11 @@ class MemoryRouter:
         outcomes = await self._run(
             "forget", plan, lambda c: c.forget(ForgetRequest.model_validate(payload)), answer
         )
-        done = _responses(outcomes)
+        done = responses(outcomes)
         forgotten = dict.fromkeys(i for r in done for i in r.forgotten_ids)
         return ForgetResponse(
             forgotten_ids=list(forgotten),
-            stores=_results(outcomes, lambda r: len(r.forgotten_ids)),
+            stores=results(outcomes, lambda r: len(r.forgotten_ids)),
             hard_delete=bool(req.hard_delete),
             pending_approval=any(r.pending_approval for r in done),
         )
@@ -321,12 +340,12 @@ class MemoryRouter:
         outcomes = await self._run(
             "merge", plan, lambda c: c.merge(MergeRequest.model_validate(payload)), answer
         )
-        done = _responses(outcomes)
+        done = responses(outcomes)
         return MergeResponse(
             canonical=req.canonical,
             merged_count=max(r.merged_count for r in done),
             strategy_used=done[0].strategy_used,
-            stores=_results(outcomes, lambda r: r.merged_count),
+            stores=results(outcomes, lambda r: r.merged_count),
         )
 
     async def expire(self, request: ExpireRequest | dict[str, Any]) -> ExpireResponse:
@@ -343,10 +362,10 @@ class MemoryRouter:
         outcomes = await self._run(
             "expire", plan, lambda c: c.expire(ExpireRequest.model_validate(payload)), answer
         )
-        done = _responses(outcomes)
+        done = responses(outcomes)
         fields: dict[str, Any] = {
             "action_taken": payload.get("action", "forget"),
-            "stores": _results(outcomes, lambda r: r.matched_count),
+            "stores": results(outcomes, lambda r: r.matched_count),
         }
         if all(r.matched_ids is not None for r in done):
             # copies share ids, so the distinct ids are the records matched
@@ -372,28 +391,8 @@ class MemoryRouter:
                 for child in self._children
             )
         )
-        children = []
-        for outcome in outcomes:
-            if outcome.response is not None:
-                wire = to_wire(outcome.response)
-                wire.pop("stores", None)
-                children.append(StoreHealth.model_validate({**wire, "store": outcome.store}))
-            else:
-                children.append(
-                    StoreHealth(
-                        store=outcome.store,
-                        status="down",
-                        latency_ms=outcome.latency_ms,
-                        details={"error": f"{outcome.status}: {outcome.error}"},
-                    )
-                )
-        statuses = [child.status for child in children]
-        if all(status == "ok" for status in statuses):
-            status = "ok"
-        elif all(status == "down" for status in statuses):
-            status = "down"
-        else:
-            status = "degraded"
+        children = [child_health(outcome) for outcome in outcomes]
+        status = overall([child.status for child in children])
         return Health(
             store=self._name,
             status=status,
@@ -534,39 +533,6 @@ class MemoryRouter:
                 )
             )
         )
-
-
-def _declared(child: MemoryStore) -> tuple[str, ...]:
-    """A child's declared capabilities, checked against the spec when the router is built."""
-    try:
-        declared = validated("capabilities", Capabilities, child.capabilities())
-    except Exception as exc:  # a store that cannot say what it does cannot be routed to
-        raise ConfigError(f"store {child.name} has no valid capabilities: {exc}") from exc
-    return tuple(str(c) for c in declared.capabilities)
-
-
-def _responses(outcomes: Sequence[Outcome[R]]) -> list[R]:
-    return [o.response for o in outcomes if o.response is not None]
-
-
-def _results(
-    outcomes: Sequence[Outcome[R]],
-    count: Callable[[R], int],
-    notes: Mapping[str, Mapping[str, str]] | None = None,
-) -> list[StoreResult]:
-    """One StoreResult per child; a child that is itself a router keeps its own ``stores``."""
-    results = []
-    for outcome in outcomes:
-        extra: dict[str, Any] = dict((notes or {}).get(outcome.store, {}))
-        response = outcome.response
-        if response is None:
-            results.append(outcome.result(**extra))
-            continue
-        inner: list[StoreResult] = getattr(response, "stores", None) or []
-        if [r.store for r in inner] not in ([], [outcome.store]):
-            extra["stores"] = [to_wire(r) for r in inner]
-        results.append(outcome.result(count(response), **extra))
-    return results
 
 
 def _ms(started: float) -> float:

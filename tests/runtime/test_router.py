@@ -834,6 +834,12 @@ LIES = {
     "another user": ("recall", hits(lambda h: {**h, "user_id": "mallory"}), "another user"),
     "outside the filter": ("recall", hits(lambda h: {**h, "metadata": {}}), "filter"),
     "not a message": ("recall", lambda r: None, "answered a NoneType"),
+    "no relevance": (
+        "recall",
+        hits(lambda h: {k: v for k, v in h.items() if k != "relevance"}),
+        "has no relevance, though the store declares it",
+    ),
+    "below the floor": ("recall", hits(lambda h: {**h, "relevance": -0.9}), "below -0.5"),
     "unserialisable": (
         "recall",
         lambda r: r.model_copy(update={"latency_ms": object()}),
@@ -871,7 +877,13 @@ async def run(router: Any, operation: str, ids: list[str]) -> Any:
     """One request of ``operation`` over the records ``ids`` (stored for user alice)."""
     requests: dict[str, dict[str, Any]] = {
         "remember": {"type": "semantic", "content": "new", "user_id": "alice"},
-        "recall": {"query": "tea", "k": 10, "user_id": "alice", "filter": {"topic": "food"}},
+        "recall": {
+            "query": "tea",
+            "k": 10,
+            "user_id": "alice",
+            "filter": {"topic": "food"},
+            "min_relevance": -0.5,
+        },
         "forget": {"ids": ids[:1]},
         "merge": {"canonical": ids[0], "duplicates": ids[1:2]},
         "expire": {"policy": {"older_than_days": 0}},
@@ -992,6 +1004,31 @@ async def test_no_recall_in_days_needs_a_router_that_returns_what_its_store_retu
     untracking = type("Untracking", (LimitedStore,), {"without": frozenset({"recall_tracking"})})
     with pytest.raises(UnsupportedError, match="lacks capability: recall_tracking"):
         await make_router([make_store("e", cls=untracking)], overfetch=1).expire(expire)
+
+
+async def test_the_relevance_floor_applies_where_a_store_can_apply_it(
+    make_store: StoreFactory, make_router: RouterFactory
+) -> None:
+    """docs/spec/v0.md#recall.relevance: the floor goes to the stores that measure relevance;
+    the others' hits pass unfloored, and stores[] says which is which."""
+    blind = type("Blind", (LimitedStore,), {"without": frozenset({"relevance"})})
+    measuring, unmeasured = make_store("measuring"), make_store("blind", cls=blind)
+    assert "relevance" in make_router([measuring, make_store("m2")]).capabilities().capabilities
+    router = make_router([measuring, unmeasured])
+    assert "relevance" not in router.capabilities().capabilities  # not every hit will carry it
+    await remember_all(router)
+    request = {"agent_id": AGENT, "query": "green tea with lemon", "k": 10}
+    everything = await router.recall(request)
+    assert all(h.relevance is not None for h in everything.results)  # the source copy's
+
+    floored = await router.recall({**request, "min_relevance": 0.99})
+    assert {r.store: (r.model_extra or {}).get("floored") for r in floored.stores} == {
+        "measuring": True,
+        "blind": False,
+    }
+    assert floored.stores[0].count == 0  # no fact is that close to the query
+    assert len(floored.results) == len(FACTS)  # the blind store's hits, unfloored
+    assert {tuple(h.supporting) for h in floored.results} == {("blind",)}
 
 
 async def test_merge_needs_the_merge_capability(
