@@ -114,6 +114,8 @@ def fuse(
             if hit.id not in place or (rank, order) < place[hit.id]:
                 place[hit.id] = (rank, order)
                 fused.best[hit.id] = (store, hit)
+    if fusion not in ("max", "weighted"):  # ranks drop the stores' demotion: put it back
+        fused.scores = {i: s * (fused.best[i][1].demote or 1.0) for i, s in fused.scores.items()}
     if quorum is not None:
-        fused.scores = {i: s for i, s in scores.items() if len(fused.supporting[i]) >= quorum}
+        fused.scores = {i: s for i, s in fused.scores.items() if len(fused.supporting[i]) >= quorum}
     return fused

@@ -533,6 +533,7 @@ class SqliteVecStore:
                 **record_fields(r),
                 score=score[r["rowid"]],
                 relevance=round(candidates[r["rowid"]][1], 6),
+                **({"demote": r["demote"]} if r["demote"] != 1.0 else {}),
                 supporting=[self._name],
                 source_store=self._name,
             )
