@@ -16,7 +16,15 @@ nox.options.error_on_missing_interpreters = True
 SOURCES = ["runtime", "adapters", "codegen", "conformance", "tests", "noxfile.py"]
 #: certified by `nox -s conformance`: (name, store URL, store for the generating checks)
 ADAPTERS = [
-    ("sqlite-vec", "sqlite-vec://:memory:", "sqlite-vec://:memory:?embedder=hash:64"),
+    ("sqlite-vec", ["sqlite-vec://:memory:"], ["sqlite-vec://:memory:?embedder=hash:64"]),
+    (
+        "router-2x-sqlite-vec",
+        ["sqlite-vec://:memory:?name=a", "sqlite-vec://:memory:?name=b"],
+        [
+            "sqlite-vec://:memory:?name=a&embedder=hash:64",
+            "sqlite-vec://:memory:?name=b&embedder=hash:48",
+        ],
+    ),
 ]
 
 

@@ -51,13 +51,22 @@ __all__ = [
 GENERATING = ("fuzz.", "model.")
 
 
-def url_factory(url: str, **options: Any) -> StoreFactory:
-    """A factory opening ``url`` afresh for every check (``:memory:`` stores start empty)."""
+def url_factory(urls: str | Sequence[str], **options: Any) -> StoreFactory:
+    """A factory opening ``urls`` afresh for every check (``:memory:`` stores start empty);
+    several URLs open a MemoryRouter over them, which is then what gets certified."""
     from mnemowire.registry import open_store
+
+    chosen = [urls] if isinstance(urls, str) else list(urls)
 
     @contextlib.asynccontextmanager
     async def opened() -> AsyncIterator[MemoryStore]:
-        store = open_store(url, **options)
+        stores = [open_store(url, **options) for url in chosen]
+        if len(stores) == 1:
+            store = stores[0]
+        else:
+            from mnemowire.router import MemoryRouter
+
+            store = MemoryRouter(stores)
         try:
             yield store
         finally:

@@ -14,7 +14,7 @@ from mnemowire.cli._app import Exit, cli
 
 
 @cli.command("certify")
-@click.argument("store_url")
+@click.argument("store_urls", nargs=-1, required=True)
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -37,7 +37,7 @@ from mnemowire.cli._app import Exit, cli
 )
 @click.option(
     "--fuzz-store",
-    default=None,
+    multiple=True,
     help="Run fuzzing and stateful checks on this store instead (e.g. the same "
     "backend with a faster embedder); named in the report.",
 )
@@ -49,16 +49,18 @@ from mnemowire.cli._app import Exit, cli
     help="Embedder for stores that embed (e.g. hash:64 for a quick run).",
 )
 def certify_command(
-    store_url: str,
+    store_urls: tuple[str, ...],
     out: Path,
     seed: int,
     examples: int,
     stateful_runs: int,
-    fuzz_store: str | None,
+    fuzz_store: tuple[str, ...],
     only: tuple[str, ...],
     embedder: str | None,
 ) -> None:
-    """Certify STORE_URL against the memorywire spec. Exit 1 if any check fails or errors."""
+    """Certify STORE_URLS against the memorywire spec (several: the router over them).
+
+    Exit 1 if any check fails or errors."""
     from mnemowire.conformance import RunOptions, certify, url_factory, write_outputs
     from mnemowire.embedders import load_embedder
 
@@ -73,10 +75,10 @@ def certify_command(
 
         report = asyncio.run(
             certify(
-                url_factory(store_url, **options),
+                url_factory(store_urls, **options),
                 options=RunOptions(seed=seed, examples=examples, stateful_runs=stateful_runs),
                 fuzz_factory=url_factory(fuzz_store, **options) if fuzz_store else None,
-                fuzz_store=fuzz_store,
+                fuzz_store=" + ".join(fuzz_store) or None,
                 only=only or None,
                 progress=progress,
             )
