@@ -56,5 +56,6 @@ def codegen(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """Benchmarks (not tests): print measured numbers with machine, date and command."""
-    session.install("-e", ".")
+    session.install("-e", ".[local]")
     session.run("mnemowire", "bench", "validation", "--out", "bench-out", *session.posargs)
+    session.run("mnemowire", "bench", "embedders", "--out", "bench-out")

@@ -30,10 +30,10 @@ def _installed(*modules: str) -> bool:
 def default_embedder() -> Embedder:
     """The real model on the faster backend that can run here.
 
-    onnxruntime first: it loads in ~0.5 s instead of ~6 s and embeds one sentence several times
-    faster (docs/benchmarks.md, "Embedders"). It needs torch only for its one-time export, so it
-    is chosen when that export is cached or torch is there to make it; otherwise torch runs the
-    model itself. Neither installed: a ConfigError naming the extra.
+    onnxruntime first: a process starts it in ~0.4-1 s instead of 5-14 s, and it embeds one
+    sentence 2-4x faster (docs/benchmarks.md, "Embedders"). It needs torch only for its one-time
+    export, so it is chosen when that export is cached or torch is there to make it; otherwise
+    torch runs the model itself. Neither installed: a ConfigError naming the extra.
     """
     onnx_ready = _installed("onnxruntime", "tokenizers")
     torch_ready = _installed("torch", "sentence_transformers")

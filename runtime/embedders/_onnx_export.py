@@ -21,13 +21,17 @@ import numpy as np
 import torch
 
 from mnemowire.embedders._local import ModelConfig
-from mnemowire.embedders._onnx import INPUT_NAMES, OUTPUT_NAME, _Runtime, write_atomically
+from mnemowire.embedders._onnx import (
+    INPUT_NAMES,
+    OUTPUT_NAME,
+    TOLERANCE,
+    _Runtime,
+    write_atomically,
+)
 from mnemowire.errors import ConfigError
 
-__all__ = ["PROBES", "TOLERANCE", "export"]
+__all__ = ["PROBES", "export"]
 
-#: the largest difference from sentence-transformers an export may show (measured: ~3e-7)
-TOLERANCE = 1e-5
 #: texts an export must reproduce before it is published: short, long, padded, non-ASCII
 PROBES = (
     "",

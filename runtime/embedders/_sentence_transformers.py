@@ -58,8 +58,8 @@ def _load(folder: Path) -> SentenceTransformer:
     require("torch", "sentence_transformers", purpose="the torch embedder")
     if "torch" not in sys.modules:
         # With OpenMP's default active waiting, two threads on two busy cores spin against each
-        # other: batches ran 5-10x slower and one sentence took 0.7 s (docs/benchmarks.md). Only
-        # takes effect before torch loads its OpenMP runtime, and never overrides the user.
+        # other: one sentence's p95 reached 0.5-0.8 s (docs/benchmarks.md). Only takes effect
+        # before torch loads its OpenMP runtime, and never overrides the user's setting.
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from sentence_transformers import SentenceTransformer
     from transformers.utils import logging as hf_logging

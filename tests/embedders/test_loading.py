@@ -141,3 +141,16 @@ def test_hash_embedder_is_the_same_in_every_process(seed: str) -> None:
     ours = HashEmbedder(32).embed(texts)
     assert theirs == ours.tobytes()
     assert np.allclose(np.linalg.norm(ours, axis=1), 1.0)
+
+
+def test_torch_backend_asks_openmp_for_passive_waiting() -> None:
+    """Measured: OpenMP's default spin-waiting made 2-thread torch calls 2-5x slower whenever
+    another process wanted a core. Set only when unset and before torch loads."""
+    code = (
+        "import os\n"
+        "os.environ.pop('OMP_WAIT_POLICY', None)\n"
+        "from mnemowire.embedders import SentenceTransformerEmbedder\n"
+        "SentenceTransformerEmbedder().embed(['Alice likes tea'])\n"
+        "print(os.environ['OMP_WAIT_POLICY'])\n"
+    )
+    assert run_python(code).strip() == "PASSIVE"
