@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -41,3 +42,83 @@ def validation_command(seconds: float, out: Path | None) -> None:
         out.mkdir(parents=True, exist_ok=True)
         report = {"environment": env, "validation": rows}
         (out / "validation.json").write_text(json.dumps(report, indent=2) + "\n")
+
+
+def _setups(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> list[Any]:
+    from mnemowire.bench.embedders import DEFAULT_SETUPS, parse_setup
+
+    try:
+        return [parse_setup(value) for value in values] or list(DEFAULT_SETUPS)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+@bench_group.command("embedders")
+@click.option(
+    "--setup",
+    "setups",
+    multiple=True,
+    callback=_setups,
+    help="BACKEND[:THREADS|auto][:spin], e.g. onnx:1, torch:auto (repeatable; default: all).",
+)
+@click.option("--single", default=200, show_default=True, help="One-sentence calls timed.")
+@click.option(
+    "--batch-size",
+    "batch_sizes",
+    multiple=True,
+    type=click.IntRange(min=1),
+    default=(32, 128),
+    show_default=True,
+    help="Batch sizes for throughput (repeatable).",
+)
+@click.option("--rounds", default=3, show_default=True, help="Batches timed per batch size.")
+@click.option(
+    "--busy",
+    "busy_levels",
+    multiple=True,
+    type=click.IntRange(min=0),
+    default=(0, 1),
+    show_default=True,
+    help="CPU-bound competitor processes to run meanwhile (repeatable: one pass per level).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write embedders.json into this folder.",
+)
+def embedders_command(
+    *,
+    setups: list[Any],
+    single: int,
+    batch_sizes: tuple[int, ...],
+    rounds: int,
+    busy_levels: tuple[int, ...],
+    out: Path | None,
+) -> None:
+    """Load time, one-sentence latency and batch throughput of each embedder backend."""
+    from mnemowire.bench import environment
+    from mnemowire.bench.embedders import run_embedders
+
+    env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
+    click.echo(json.dumps(env, indent=2))
+    rows = []
+    for busy in busy_levels:
+        rows += run_embedders(
+            setups, single=single, batch_sizes=batch_sizes, rounds=rounds, busy=busy
+        )
+    sizes = [str(size) for size in batch_sizes]
+    click.echo(
+        "| setup | busy | loadavg | load s | 1 sentence p50 ms | p95 | p99 | "
+        + " | ".join(f"batch {size}/s" for size in sizes)
+        + " |"
+    )
+    click.echo("|---|---:|---:|---:|---:|---:|---:|" + "---:|" * len(sizes))
+    for row in rows:
+        latency = row["single_ms"]
+        cells = [row["setup"], row["busy"], row["load_average"], row["load_s"], latency["p50"]]
+        cells += [latency["p95"], latency["p99"], *(row["batch_per_s"][size] for size in sizes)]
+        click.echo("| " + " | ".join(str(cell) for cell in cells) + " |")
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        report = {"environment": env, "embedders": rows}
+        (out / "embedders.json").write_text(json.dumps(report, indent=2) + "\n")
