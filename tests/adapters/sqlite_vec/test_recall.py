@@ -250,3 +250,40 @@ async def test_relevance_is_reported_and_floors_results(make_store: StoreFactory
     floored = await ids(store, query="green tea morning", min_relevance=relevance[tea] - 1e-6)
     assert floored == [tea]
     assert await ids(store, query="nothing like this", min_relevance=0.99) == []
+
+
+async def test_small_tenants_beside_a_hundred_thousand_rows(make_store: StoreFactory) -> None:
+    """The preprint's bug: an agent with few memories lost results once another agent in the
+    same file had many on-topic rows. Filters apply before the top k, at full scale, on both
+    vector paths (vec0 and the in-process index) and for a small user inside the large agent."""
+    store = make_store(embedder=HashEmbedder(16))
+    rng = np.random.default_rng(5)
+    big = [
+        {
+            "agent_id": "big",
+            "type": "semantic",
+            "content": f"peanut allergy note {i}",
+            **({"user_id": "rare"} if i % 20_000 == 0 else {}),
+        }
+        for i in range(100_000)
+    ]
+    vectors = rng.standard_normal((len(big), 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    await store.inner.remember_many(big, batch_size=5_000, vectors=vectors)
+    small = {
+        (
+            await store.remember(
+                {"agent_id": "small", "type": "semantic", "content": f"peanut allergy fact {i}"}
+            )
+        ).id
+        for i in range(5)
+    }
+    found = await store.recall({"agent_id": "small", "query": "peanut allergy", "k": 5})
+    assert {hit.id for hit in found.results} == small
+    for threshold in (4096, 10**9):  # in-process index, then vec0
+        probe = make_store(
+            path=str(store.inner.path), embedder=HashEmbedder(16), accelerate_above=threshold
+        )
+        rare = await probe.recall({"agent_id": "big", "user_id": "rare", "query": "peanut", "k": 5})
+        assert len(rare.results) == 5
+        assert {hit.user_id for hit in rare.results} == {"rare"}
