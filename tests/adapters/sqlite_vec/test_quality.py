@@ -16,7 +16,7 @@ from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.demo import corpus
 from mnemowire.embedders import default_embedder
 
-QUESTIONS = [
+QUESTIONS: list[tuple[dict[str, Any], str]] = [
     (
         {"agent_id": "assistant", "user_id": "alice", "query": "Which nuts could hurt Alice?"},
         "Alice is allergic to peanuts and tree nuts.",
