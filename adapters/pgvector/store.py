@@ -1,0 +1,1106 @@
+"""The PostgreSQL store: pgvector (HNSW, cosine) for vectors, a GIN-indexed tsvector for
+keywords, every record field a native column.
+
+Semantics are the sqlite-vec store's, operation for operation (docs/spec/v0.md). Recall is
+hybrid: the k' nearest vectors and the k' best keyword matches (an OR of the query's rare
+words) are fused by Reciprocal Rank Fusion, then multiplied by each record's demote factor;
+ties go to the smaller id. Every recall filter is part of both searches' WHERE clause, and the
+HNSW scan runs with ``hnsw.iterative_scan = strict_order``, so filters apply before the top k'
+is cut; if the index scan still comes back short (it gives up after ``hnsw.max_scan_tuples``),
+the same query runs exactly, so a small tenant beside a huge one always gets its full k.
+
+Every operation is one transaction on a pooled connection (psycopg 3, psycopg_pool); the
+embedder runs outside transactions. Backend errors become mnemowire errors in ``_errors``: a
+lost connection is an :class:`~mnemowire.errors.UnavailableError`, the transaction is rolled
+back, and the pool replaces the connection once the server answers again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector_async
+from psycopg import sql
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
+
+from mnemowire import spec
+from mnemowire._version import __version__
+from mnemowire._wire import checked, digest, now_ms
+from mnemowire.adapters._common import (
+    DAY_MS,
+    TYPE_FIELDS,
+    MergePlan,
+    keyword_terms,
+    new_id,
+    record_fields,
+    searchable_text,
+)
+from mnemowire.adapters.pgvector._filters import compile_filter
+from mnemowire.adapters.pgvector._migrations import (
+    HNSW_M,
+    MIGRATIONS,
+    current_version,
+    grant_statements,
+    migrate,
+    search_path,
+    vector_index,
+)
+from mnemowire.adapters.pgvector._sql import (
+    COLUMNS,
+    MAX_LEXEME_BYTES,
+    Lexemes,
+    LexemesDumper,
+    Scope,
+    lexemes_of,
+    tsquery_of,
+)
+from mnemowire.embedders import Embedder, Vectors
+from mnemowire.errors import (
+    ConfigError,
+    ConflictError,
+    MnemowireError,
+    NotFoundError,
+    StoreError,
+    UnavailableError,
+)
+from mnemowire.fusion import rrf
+from mnemowire.models import (
+    Capabilities,
+    ExpireRequest,
+    ExpireResponse,
+    ForgetRequest,
+    ForgetResponse,
+    Health,
+    MergeRequest,
+    MergeResponse,
+    RecallHit,
+    RecallRequest,
+    RecallResponse,
+    RememberRequest,
+    RememberResponse,
+    StoreResult,
+)
+from mnemowire.protocol import QueryVector
+
+__all__ = ["CAPABILITIES", "PgVectorStore"]
+
+#: how often, at most, recall tracking rewrites a record's last recall time
+RECALL_TRACKING_GRANULARITY_MS = 60_000
+#: most words a keyword query keeps, rarest first
+MAX_TERMS = 8
+#: how long the table's word statistics (for picking rare words) are reused
+STATS_TTL_SECONDS = 60.0
+CAPABILITIES = (
+    "semantic", "episodic", "procedural", "emotional", "vector", "fts", "user_scope",
+    "metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete",
+    "governance", "recall_tracking", "demote", "archive", "client_ids",
+)  # fmt: skip
+#: options of a pgvector:// URL that belong to the store; every other one goes to libpq
+_STORE_OPTIONS = (
+    "embedder", "name", "schema", "extension_schema", "pool_min", "pool_max", "pool_timeout",
+    "ef_search",
+)  # fmt: skip
+_COPY_COLUMNS = (
+    "id", "agent_id", "user_id", "type", "content", "metadata", "confidence", "source",
+    "created_at", "updated_at", "expires_at", "event_time", "location", "participants",
+    "sentiment", "valence", "arousal", "emotion", "target", "state", "embedding", "search",
+)  # fmt: skip
+_COPY_TYPES = (
+    "text", "text", "text", "text", "text", "jsonb", "float8", "text", "int8", "int8", "int8",
+    "int8", "text", "jsonb", "text", "float8", "float8", "text", "text", "text", "vector",
+    "tsvector",
+)  # fmt: skip
+_AUDIT_COLUMNS = ("at", "operation", "agent_id", "ids", "request_sha256", "detail")
+_AUDIT_TYPES = ("int8", "text", "text", "jsonb", "text", "jsonb")
+
+
+class PgVectorStore:
+    """A memorywire store in a PostgreSQL database with pgvector.
+
+    >>> store = PgVectorStore.from_url("pgvector://app@db:5432/memory", embedder=embedder)
+    >>> async with store:                                             # doctest: +SKIP
+    ...     await store.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
+
+    ``dsn`` is a libpq connection string; ``schema`` the PostgreSQL schema holding the tables
+    (created, and migrated, on first use); ``clock`` returns epoch milliseconds (tests pass a
+    fake one); ``ef_search`` is HNSW's candidate list size (higher: better recall, slower);
+    ``tracer(event, details)``, if given, hears how each search went (``vector_search``: rows
+    and whether the exact fallback ran; ``keyword_search``: the words searched).
+    The store connects on first use or on ``async with``; ``aclose`` releases the pool.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        embedder: Embedder,
+        name: str | None = None,
+        schema: str = "public",
+        extension_schema: str = "public",
+        clock: Callable[[], int] = now_ms,
+        pool_min: int = 1,
+        pool_max: int = 8,
+        pool_timeout: float = 10.0,
+        ef_search: int = 100,
+        tracer: Callable[[str, dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.dsn = dsn
+        self.embedder = embedder
+        self.schema = schema
+        self._extension_schema = extension_schema
+        self._name = name or _public_name(dsn, schema)
+        self._clock = clock
+        self._pool_sizes = (pool_min, pool_max)
+        self._pool_timeout = pool_timeout
+        self._ef_search = ef_search
+        self._tracer = tracer
+        self._pool: AsyncConnectionPool[Any] | None = None
+        self._opening = asyncio.Lock()
+        #: set when the connection failed: the next operation checks the server first
+        self._suspect = False
+        self._search_path = ""
+        self._schema_version = 0
+        self._closed = False
+        self._common: dict[str, float] = {}
+        self._stats_read_at = -STATS_TTL_SECONDS
+
+    @classmethod
+    def from_url(cls, url: str, *, embedder: Embedder | None = None) -> PgVectorStore:
+        """Open ``pgvector://[user[:password]@]host[:port]/database[?options]``.
+
+        Store options: ``embedder`` (e.g. ``hash:64``), ``name``, ``schema`` (default public),
+        ``extension_schema`` (where to create pgvector if missing), ``pool_min``, ``pool_max``,
+        ``pool_timeout`` (seconds), ``ef_search``. Every other option is a libpq parameter
+        (``sslmode=require``, ``connect_timeout=5``, ``host=/var/run/postgresql``, ...).
+        """
+        parts = urlsplit(url)
+        if parts.scheme != "pgvector":
+            raise ConfigError(
+                f"not a pgvector URL: {url!r}; use pgvector://user@host:port/database"
+            )
+        options: dict[str, str] = {}
+        libpq: list[tuple[str, str]] = []
+        for key, value in parse_qsl(parts.query, keep_blank_values=True):
+            if key in _STORE_OPTIONS:
+                options[key] = value
+            else:
+                libpq.append((key, value))
+        if not any(key == "connect_timeout" for key, _ in libpq):
+            libpq.append(("connect_timeout", "10"))
+        dsn = urlunsplit(("postgresql", parts.netloc, parts.path, urlencode(libpq), ""))
+        if embedder is None:
+            from mnemowire.embedders import load_embedder
+
+            embedder = load_embedder(options.get("embedder", "default"))
+        try:
+            return cls(
+                dsn,
+                embedder=embedder,
+                name=options.get("name"),
+                schema=options.get("schema", "public"),
+                extension_schema=options.get("extension_schema", "public"),
+                pool_min=int(options.get("pool_min", 1)),
+                pool_max=int(options.get("pool_max", 8)),
+                pool_timeout=float(options.get("pool_timeout", 10.0)),
+                ef_search=int(options.get("ef_search", 100)),
+            )
+        except ValueError as exc:
+            raise ConfigError(f"bad option in {_public_name(dsn, 'public')}: {exc}") from exc
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    async def __aenter__(self) -> PgVectorStore:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def open(self) -> None:
+        """Connect, create or upgrade the schema, and open the pool (once; later calls no-op).
+        Every operation calls it, so ``async with`` is optional."""
+        await self._ready()
+
+    async def aclose(self) -> None:
+        self._closed = True
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.close()
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(
+            store=self._name, spec_version=spec.LATEST, capabilities=list(CAPABILITIES)
+        )
+
+    # -- the five operations -----------------------------------------------------------------
+
+    async def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
+        req, payload = checked("remember.request", request, RememberRequest)
+        started = time.perf_counter()
+        if req.id is not None:
+            async with self._transaction("remember") as conn:
+                replay = (await self._existing(conn, [req], started))[0]
+            if isinstance(replay, RememberResponse):
+                return replay
+        vectors = await self._embed([searchable_text(req.type, req.content)])
+        async with self._transaction("remember") as conn:
+            [response] = await self._write(conn, [(req, payload)], vectors, started, copy=False)
+        return response
+
+    async def recall(
+        self,
+        request: RecallRequest | dict[str, Any],
+        *,
+        query_vector: QueryVector | None = None,
+    ) -> RecallResponse:
+        req, payload = checked("recall.request", request, RecallRequest)
+        started = time.perf_counter()
+        if query_vector is not None and query_vector.embedder == self.embedder.name:
+            vector = np.asarray(query_vector.vector, np.float32).reshape(-1)
+        else:
+            vector = (await self._embed([req.query]))[0]
+        await self._ready()
+        terms = await self._rare_terms(req.query)
+        scope = Scope.of(req, payload, self._clock())
+        k = req.k if req.k is not None else 5
+        fetch = max(4 * k, 20)  # each search over-fetches so fusion and demotion can reorder
+        async with self._transaction("recall") as conn:
+            nearest = await self._vector_search(conn, scope, vector, fetch)
+            keywords = await self._keyword_search(conn, scope, terms, fetch)
+            fused = rrf([nearest, keywords])
+            records = await self._rows(conn, list(fused), scope)
+            score = {i: fused[i] * r["demote"] for i, r in records.items()}
+            top = sorted(score, key=lambda i: (-score[i], i))[:k]
+            await self._track_recalls(conn, [records[i] for i in top], scope.now)
+        hits = [
+            RecallHit(
+                **record_fields(records[i]),
+                score=score[i],
+                supporting=[self._name],
+                source_store=self._name,
+            )
+            for i in top
+        ]
+        return RecallResponse(
+            results=hits,
+            fusion_used="rrf",
+            stores_queried=[self._name],
+            latency_ms=_ms(started),
+            stores=[self._result(len(hits), started)],
+        )
+
+    async def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
+        req, payload = checked("forget.request", request, ForgetRequest)
+        started = time.perf_counter()
+        hard = bool(req.hard_delete)
+        states = (
+            ["active", "pending", "archived", "deleted", "merged"]
+            if hard
+            else ["active", "pending", "archived"]
+        )
+        where = "m.agent_id = %s AND m.state = ANY(%s)"
+        args: list[Any] = [req.agent_id, states]
+        if req.user_id is not None:
+            where += " AND m.user_id = %s"
+            args.append(req.user_id)
+        if req.ids:
+            where += " AND m.id = ANY(%s)"
+            args.append(list(req.ids))
+        if payload.get("filter"):
+            filter_sql, filter_args = compile_filter(payload["filter"])
+            where += f" AND {filter_sql}"
+            args.extend(filter_args)
+        if hard:
+            statement = (
+                f"WITH target AS (SELECT m.seq FROM memories m WHERE {where} FOR UPDATE), "
+                "gone AS (DELETE FROM memories m USING target WHERE m.seq = target.seq "
+                "RETURNING m.seq, m.id), "
+                "untracked AS (DELETE FROM recalls r USING gone WHERE r.memory = gone.seq) "
+                "SELECT seq, id FROM gone"
+            )
+        else:
+            statement = (
+                f"WITH target AS (SELECT m.seq FROM memories m WHERE {where} "
+                "FOR NO KEY UPDATE) "
+                "UPDATE memories m SET state = 'deleted', updated_at = %s FROM target "
+                "WHERE m.seq = target.seq RETURNING m.seq, m.id"
+            )
+            args.append(self._clock())
+        async with self._transaction("forget") as conn:
+            cursor = await conn.execute(statement, args)
+            ids = [record_id for _, record_id in sorted(await cursor.fetchall())]
+            await self._audit(
+                conn, "forget", req.agent_id, ids, payload, detail={"hard_delete": hard}
+            )
+        return ForgetResponse(
+            forgotten_ids=ids,
+            stores=[self._result(len(ids), started)],
+            hard_delete=hard,
+            pending_approval=False,
+        )
+
+    async def merge(self, request: MergeRequest | dict[str, Any]) -> MergeResponse:
+        req, payload = checked("merge.request", request, MergeRequest)
+        started = time.perf_counter()
+        if req.canonical in req.duplicates:
+            raise ConflictError(
+                "a record cannot be merged into itself: remove the canonical id from duplicates"
+            )
+        wanted = [req.canonical, *req.duplicates]
+        async with self._transaction("merge") as conn:
+            plan = MergePlan.of(req, await self._visible(conn, req.agent_id, wanted))
+        if plan.new_text is not None:
+            plan.vector = (await self._embed([plan.new_text]))[0]
+        now = self._clock()
+        async with self._transaction("merge") as conn:
+            current = await self._visible(conn, req.agent_id, wanted, lock=True)
+            if {i: r["updated_at"] for i, r in current.items()} != plan.versions:
+                raise ConflictError("records changed while merging; send the merge again")
+            canonical = current[req.canonical]
+            if plan.update:
+                changed = plan.vector is not None
+                await conn.execute(
+                    "UPDATE memories SET content = %s, confidence = %s, metadata = %s, "
+                    "updated_at = %s, embedding = coalesce(%s, embedding), "
+                    "search = coalesce(%s, search) WHERE seq = %s",
+                    (
+                        plan.update["content"],
+                        plan.update["confidence"],
+                        Jsonb(plan.update["metadata"]),
+                        now,
+                        plan.vector if changed else None,
+                        lexemes_of(plan.new_text or "") if changed else None,
+                        canonical["seq"],
+                    ),
+                )
+            else:
+                await conn.execute(
+                    "UPDATE memories SET updated_at = %s WHERE seq = %s", (now, canonical["seq"])
+                )
+            await conn.execute(
+                "UPDATE memories SET state = 'merged', merged_into = %s, updated_at = %s "
+                "WHERE seq = ANY(%s)",
+                (req.canonical, now, [current[d]["seq"] for d in req.duplicates]),
+            )
+            await self._audit(
+                conn, "merge", req.agent_id, wanted, payload, detail={"strategy": plan.strategy}
+            )
+        return MergeResponse(
+            canonical=req.canonical,
+            merged_count=len(req.duplicates),
+            strategy_used=plan.strategy,
+            stores=[self._result(1 + len(req.duplicates), started)],
+        )
+
+    async def expire(self, request: ExpireRequest | dict[str, Any]) -> ExpireResponse:
+        req, payload = checked("expire.request", request, ExpireRequest)
+        started = time.perf_counter()
+        now = self._clock()
+        policy = req.policy
+        where = "m.agent_id = %s AND m.state = 'active'"
+        args: list[Any] = [req.agent_id]
+        if req.user_id is not None:
+            where += " AND m.user_id = %s"
+            args.append(req.user_id)
+        if policy.older_than_days is not None:
+            where += " AND m.created_at < %s"
+            args.append(now - int(policy.older_than_days * DAY_MS))
+        if policy.type is not None:
+            where += " AND m.type = %s"
+            args.append(policy.type)
+        if policy.confidence_below is not None:
+            where += " AND m.confidence < %s"
+            args.append(policy.confidence_below)
+        if policy.no_recall_in_days is not None:
+            where += " AND coalesce(r.at, m.created_at) < %s"
+            args.append(now - int(policy.no_recall_in_days * DAY_MS))
+        action = req.action or "forget"
+        factor = req.demote_factor if req.demote_factor is not None else 0.5
+        if action == "demote":
+            change, change_args = "demote = %s", [factor]  # sets the factor: never compounds
+        else:
+            state = "deleted" if action == "forget" else "archived"
+            change, change_args = "state = %s, updated_at = %s", [state, now]
+        statement = (
+            "WITH target AS (SELECT m.seq FROM memories m LEFT JOIN recalls r ON r.memory = m.seq "
+            f"WHERE {where} FOR NO KEY UPDATE OF m) "
+            f"UPDATE memories m SET {change} FROM target WHERE m.seq = target.seq "
+            "RETURNING m.seq, m.id"
+        )
+        async with self._transaction("expire") as conn:
+            cursor = await conn.execute(statement, [*args, *change_args])
+            ids = [record_id for _, record_id in sorted(await cursor.fetchall())]
+            await self._audit(conn, "expire", req.agent_id, ids, payload, detail={"action": action})
+        return ExpireResponse(
+            matched_count=len(ids),
+            action_taken=action,
+            matched_ids=ids,
+            stores=[self._result(len(ids), started)],
+        )
+
+    async def health(self) -> Health:
+        started = time.perf_counter()
+        try:
+            details = await self._health_details()
+        except MnemowireError as exc:
+            return Health(store=self._name, status="down", details={"error": str(exc)})
+        return Health(store=self._name, status="ok", latency_ms=_ms(started), details=details)
+
+    # -- extras beyond the protocol ----------------------------------------------------------
+
+    async def remember_many(
+        self,
+        requests: Sequence[RememberRequest | dict[str, Any]],
+        *,
+        batch_size: int = 1000,
+        vectors: Vectors | None = None,
+        rebuild_index: bool = False,
+    ) -> list[RememberResponse]:
+        """Bulk import: every request is validated first (one bad request stores nothing),
+        then each batch is embedded (outside any transaction) and written with COPY in one
+        transaction. A backend failure mid-import keeps earlier batches.
+
+        ``vectors`` (one row per request, from this store's embedder) skips the embedding.
+        ``rebuild_index`` is for a first import into a store nobody else is using yet: the
+        HNSW index is dropped, every row loaded, and the index built once at the end (a bulk
+        build is several times faster than growing the graph row by row), all in a single
+        transaction that blocks other readers and writers of the store until it commits.
+        """
+        typed = [checked("remember.request", r, RememberRequest) for r in requests]
+        if vectors is not None and vectors.shape != (len(typed), self.embedder.dimension):
+            raise ValueError(
+                f"vectors must have shape ({len(typed)}, {self.embedder.dimension}), "
+                f"not {vectors.shape}"
+            )
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        if rebuild_index:
+            if vectors is None:  # embed everything first: never inside the long transaction
+                vectors = await self._embed([searchable_text(r.type, r.content) for r, _ in typed])
+            responses = await self._rebuild_import(typed, vectors, batch_size)
+        else:
+            responses = []
+            for start in range(0, len(typed), batch_size):
+                batch = typed[start : start + batch_size]
+                began = time.perf_counter()
+                if vectors is None:
+                    embedded = await self._embed(
+                        [searchable_text(r.type, r.content) for r, _ in batch]
+                    )
+                else:
+                    embedded = vectors[start : start + batch_size]
+                async with self._transaction("remember_many") as conn:
+                    responses.extend(await self._write(conn, batch, embedded, began, copy=True))
+        if len(typed) >= 1000:
+            await self._analyze()
+        return responses
+
+    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+        """Governance: make staged (pending) writes of ``agent_id`` visible; returns the ids
+        approved. Rejecting a staged write is forgetting it (docs/spec/v0.md#remember.pending)."""
+        return await self._set_visible(agent_id, list(ids), "pending", "approve")
+
+    async def restore(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+        """Bring archived records of ``agent_id`` back into recall; returns the ids restored."""
+        return await self._set_visible(agent_id, list(ids), "archived", "restore")
+
+    async def grant(self, role: str) -> None:
+        """Give ``role`` what it needs to run this store and no more (run as the schema's
+        owner, after the first open). The audit log gets SELECT and INSERT only: that role can
+        neither change history nor disable the trigger that guards it."""
+        async with self._transaction("grant") as conn:
+            for statement in grant_statements(self.schema, role):
+                await conn.execute(statement)
+
+    # -- connection plumbing -----------------------------------------------------------------
+
+    async def _ready(self) -> AsyncConnectionPool[Any]:
+        """The pool, opened on first use. After a connection failure the next call first
+        checks the server with one direct connection (failing fast while it is down) and, once
+        it answers, starts a fresh pool: psycopg_pool's own reconnection backs off
+        exponentially, which after a long outage would keep a recovered server waiting."""
+        if self._closed:
+            raise UnavailableError(f"store {self._name} is closed")
+        pool = self._pool
+        if pool is not None and not self._suspect:
+            return pool
+        async with self._opening:
+            if self._closed:
+                raise UnavailableError(f"store {self._name} is closed")
+            current = self._pool
+            if current is None or self._suspect:
+                with self._errors("connect"):
+                    if current is None:
+                        await self._setup()
+                    else:
+                        probe = await psycopg.AsyncConnection.connect(self.dsn)
+                        await probe.close()
+                    fresh = AsyncConnectionPool(
+                        self.dsn,
+                        min_size=self._pool_sizes[0],
+                        max_size=self._pool_sizes[1],
+                        timeout=self._pool_timeout,
+                        kwargs={"autocommit": True},
+                        configure=self._configure,
+                        check=AsyncConnectionPool.check_connection,
+                        name=self._name,
+                        open=False,
+                    )
+                    await fresh.open(wait=True, timeout=self._pool_timeout)
+                self._pool, self._suspect = fresh, False
+                if current is not None:
+                    await current.close(timeout=1.0)
+                current = fresh
+            return current
+
+    async def _setup(self) -> None:
+        """Migrate if needed (under the advisory lock) and check the embedder matches."""
+        conn = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
+        try:
+            version = await current_version(conn, self.schema)
+            meta = await self._meta(conn) if version is not None else {}
+            if version is None or version < len(MIGRATIONS) or "embedder" not in meta:
+                version = await migrate(
+                    conn,
+                    schema=self.schema,
+                    extension_schema=self._extension_schema,
+                    dimension=self.embedder.dimension,
+                    embedder=self.embedder.name,
+                )
+                meta = await self._meta(conn)
+            cursor = await conn.execute(
+                "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n "
+                "ON n.oid = e.extnamespace WHERE e.extname = 'vector'"
+            )
+            extension = await cursor.fetchone()
+            if extension is None:
+                raise ConfigError(f"{self._name}: the vector extension is missing")
+        finally:
+            await conn.close()
+        self._schema_version = version
+        self._search_path = search_path(self.schema, extension[0])
+        made_with = (meta["embedder"], int(meta["dimension"]))
+        if made_with != (self.embedder.name, self.embedder.dimension):
+            raise ConfigError(
+                f"{self._name} was made with embedder {made_with[0]} ({made_with[1]}-d); this "
+                f"store was opened with {self.embedder.name} ({self.embedder.dimension}-d). Open "
+                "it with the same embedder, or use another schema or database."
+            )
+
+    async def _meta(self, conn: Any) -> dict[str, str]:
+        cursor = await conn.execute(
+            sql.SQL("SELECT key, value FROM {}.mnemowire_meta").format(sql.Identifier(self.schema))
+        )
+        return dict(await cursor.fetchall())
+
+    async def _configure(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        """Each pooled connection: pgvector and tsvector adapters, the schema, and exact
+        filtered HNSW scans (strict_order: filters never cost results, order stays exact)."""
+        await register_vector_async(conn)
+        conn.adapters.register_dumper(Lexemes, LexemesDumper)
+        await conn.execute(
+            "SELECT set_config('search_path', %s, false), "
+            "set_config('hnsw.iterative_scan', 'strict_order', false), "
+            "set_config('hnsw.ef_search', %s, false), "
+            "set_config('plan_cache_mode', 'force_custom_plan', false)",
+            (self._search_path, str(self._ef_search)),
+        )
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self, what: str) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        """One transaction on a pooled connection; any failure rolls it back whole."""
+        pool = await self._ready()
+        with self._errors(what):
+            async with pool.connection() as conn, conn.transaction():
+                yield conn
+
+    @contextlib.contextmanager
+    def _errors(self, what: str) -> Iterator[None]:
+        """Backend exceptions become mnemowire errors here, and only here."""
+        try:
+            yield
+        except MnemowireError:
+            raise
+        except PoolTimeout as exc:
+            self._suspect = True
+            raise UnavailableError(
+                f"{self._name}: no connection to PostgreSQL within {self._pool_timeout} s for "
+                f"{what}; nothing was changed. Check that the server is running and reachable, "
+                "then retry"
+            ) from exc
+        except (
+            psycopg.errors.TransactionRollback,
+            psycopg.errors.SerializationFailure,
+            psycopg.errors.DeadlockDetected,
+        ) as exc:
+            raise UnavailableError(
+                f"{self._name}: {what} collided with a concurrent transaction and was rolled "
+                f"back; nothing was changed, retry ({exc})"
+            ) from exc
+        except psycopg.errors.QueryCanceled as exc:
+            raise StoreError(
+                f"{self._name}: {what} was cancelled by the server (statement timeout?) and "
+                f"rolled back; nothing was changed ({exc})"
+            ) from exc
+        except psycopg.OperationalError as exc:
+            self._suspect = True
+            raise UnavailableError(
+                f"{self._name}: lost the connection to PostgreSQL during {what} ({exc}). The "
+                "transaction was rolled back, so nothing was changed (if it broke while "
+                "committing, a retried remember with the same id is answered as a replay). "
+                "Check that the server is up, then retry: the pool reconnects by itself"
+            ) from exc
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise StoreError(
+                f"{self._name}: the database role may not do this ({exc}); nothing was changed. "
+                "Grant it the store's privileges (PgVectorStore.grant, run as the owner)"
+            ) from exc
+        except psycopg.errors.UniqueViolation as exc:
+            raise StoreError(
+                f"{self._name}: a record id was written concurrently by another writer during "
+                f"{what}; nothing was changed. Retry: records already stored are answered as "
+                "replays"
+            ) from exc
+        except psycopg.DataError as exc:
+            raise StoreError(
+                f"{self._name}: PostgreSQL cannot store this value ({exc}); note that text and "
+                "JSON in PostgreSQL cannot hold the NUL character (\\u0000). Nothing was changed"
+            ) from exc
+        except psycopg.Error as exc:
+            raise StoreError(f"{self._name}: {what} failed: {exc}") from exc
+
+    async def _embed(self, texts: list[str]) -> Vectors:
+        vectors = await asyncio.to_thread(self.embedder.embed, texts)
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+    def _result(self, count: int, started: float) -> StoreResult:
+        return StoreResult(store=self._name, status="ok", count=count, latency_ms=_ms(started))
+
+    async def _audit(
+        self,
+        conn: Any,
+        operation: str,
+        agent_id: str,
+        ids: Sequence[str],
+        payload: Any,
+        *,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        await conn.execute(
+            "INSERT INTO audit_log (at, operation, agent_id, ids, request_sha256, detail) "
+            "VALUES (%s, %s, %s, %s, %s, %s)",
+            _audit_row(self._clock(), operation, agent_id, ids, payload, detail),
+        )
+
+    async def _analyze(self) -> None:
+        """Refresh planner and word statistics after a bulk import (skipped without the
+        privilege: autovacuum will get there)."""
+        self._stats_read_at = -STATS_TTL_SECONDS
+        pool = await self._ready()
+        with contextlib.suppress(MnemowireError), self._errors("analyze"):
+            async with pool.connection() as conn:
+                await conn.execute("ANALYZE memories")
+
+    # -- remember ----------------------------------------------------------------------------
+
+    async def _existing(
+        self, conn: Any, reqs: Sequence[RememberRequest], started: float
+    ) -> list[RememberResponse | None]:
+        """Per request: the first write's response when its id exists with the same agent,
+        type and content; None when the id is free (or the request has no id). Raises
+        ConflictError when an id exists otherwise, without saying anything about that record."""
+        wanted = [r.id for r in reqs if r.id is not None]
+        found: dict[str, tuple[Any, ...]] = {}
+        if wanted:
+            cursor = await conn.execute(
+                "SELECT id, agent_id, type, content, created_at, state FROM memories "
+                "WHERE id = ANY(%s)",
+                (wanted,),
+            )
+            found = {row[0]: row[1:] for row in await cursor.fetchall()}
+        out: list[RememberResponse | None] = []
+        for req in reqs:
+            row = found.get(req.id) if req.id is not None else None
+            if row is None:
+                out.append(None)
+                continue
+            agent_id, kind, content, created_at, state = row
+            if (agent_id, kind, content) != (req.agent_id, req.type, req.content):
+                raise ConflictError(
+                    f"id {req.id!r} is already used by another record; choose another id, or "
+                    "resend the original content to retry"
+                )
+            out.append(
+                RememberResponse(
+                    id=req.id,
+                    stored_at=created_at,
+                    stores=[self._result(0, started)],
+                    pending_approval=state == "pending",
+                    replayed=True,
+                )
+            )
+        return out
+
+    async def _write(
+        self,
+        conn: Any,
+        batch: Sequence[tuple[RememberRequest, dict[str, Any]]],
+        vectors: Vectors,
+        started: float,
+        *,
+        copy: bool,
+    ) -> list[RememberResponse]:
+        """Store new records (replaying ids that exist) inside the caller's transaction: COPY
+        for bulk, one INSERT otherwise. Duplicate ids inside the batch replay the first."""
+        replays = await self._existing(conn, [r for r, _ in batch], started)
+        now = self._clock()
+        rows: list[tuple[Any, ...]] = []
+        audits: list[tuple[Any, ...]] = []
+        out: list[RememberResponse] = []
+        fresh: dict[str, tuple[RememberRequest, RememberResponse]] = {}
+        for (req, payload), vector, replay in zip(batch, vectors, replays, strict=True):
+            if replay is not None:
+                out.append(replay)
+                continue
+            if req.id is not None and req.id in fresh:  # the same id twice in one batch
+                first, response = fresh[req.id]
+                if (first.agent_id, first.type, first.content) != (
+                    req.agent_id,
+                    req.type,
+                    req.content,
+                ):
+                    raise ConflictError(
+                        f"id {req.id!r} is used twice in this import with different content"
+                    )
+                out.append(response.model_copy(update={"replayed": True}))
+                continue
+            record_id = req.id or new_id()
+            pending = bool(req.approval_required)
+            rows.append(
+                (
+                    record_id,
+                    req.agent_id,
+                    req.user_id,
+                    req.type,
+                    req.content,
+                    Jsonb(payload.get("metadata", {})),
+                    req.confidence if req.confidence is not None else 1.0,
+                    req.source,
+                    now,
+                    now,
+                    req.expires_at,
+                    *(
+                        Jsonb(payload[name])
+                        if name == "participants" and payload.get(name) is not None
+                        else payload.get(name)
+                        for name in TYPE_FIELDS
+                    ),
+                    "pending" if pending else "active",
+                    vector,
+                    lexemes_of(searchable_text(req.type, req.content)),
+                )
+            )
+            audits.append(
+                _audit_row(
+                    now,
+                    "remember",
+                    req.agent_id,
+                    [record_id],
+                    payload,
+                    {"pending": True} if pending else None,
+                )
+            )
+            response = RememberResponse(
+                id=record_id,
+                stored_at=now,
+                stores=[self._result(1, started)],
+                pending_approval=pending,
+            )
+            fresh[record_id] = (req, response)
+            out.append(response)
+        if not rows:
+            return out
+        if copy:
+            await _copy(conn, "memories", _COPY_COLUMNS, _COPY_TYPES, rows)
+            await _copy(conn, "audit_log", _AUDIT_COLUMNS, _AUDIT_TYPES, audits)
+            return out
+        [row] = rows
+        cursor = await conn.execute(
+            f"INSERT INTO memories ({', '.join(_COPY_COLUMNS)}) "
+            f"VALUES ({', '.join(['%s'] * len(_COPY_COLUMNS))}) "
+            "ON CONFLICT (id) DO NOTHING RETURNING seq",
+            row,
+        )
+        if await cursor.fetchone() is None:  # a concurrent remember took the id meanwhile
+            [req] = [r for r, _ in batch]
+            raced = (await self._existing(conn, [req], started))[0]
+            if raced is None:
+                raise StoreError(f"{self._name}: id {req.id!r} vanished while being written")
+            return [raced]
+        await conn.execute(
+            f"INSERT INTO audit_log ({', '.join(_AUDIT_COLUMNS)}) VALUES (%s, %s, %s, %s, %s, %s)",
+            audits[0],
+        )
+        return out
+
+    async def _rebuild_import(
+        self,
+        typed: list[tuple[RememberRequest, dict[str, Any]]],
+        vectors: Vectors,
+        batch_size: int,
+    ) -> list[RememberResponse]:
+        started = time.perf_counter()
+        responses: list[RememberResponse] = []
+        async with self._transaction("remember_many") as conn:
+            cursor = await conn.execute("SELECT count(*) FROM memories WHERE state = 'active'")
+            rows = int((await cursor.fetchone())[0]) + len(typed)
+            # the graph must fit in maintenance_work_mem, or the build slows down many times
+            per_row = self.embedder.dimension * 4 + 16 * HNSW_M * 2 + 256
+            memory_mb = max(64, min(4096, rows * per_row * 3 // 2 // 2**20))
+            await conn.execute("DROP INDEX memories_embedding")
+            for start in range(0, len(typed), batch_size):
+                responses.extend(
+                    await self._write(
+                        conn,
+                        typed[start : start + batch_size],
+                        vectors[start : start + batch_size],
+                        started,
+                        copy=True,
+                    )
+                )
+            await conn.execute(
+                "SELECT set_config('maintenance_work_mem', %s, true)", (f"{memory_mb}MB",)
+            )
+            await conn.execute(vector_index())
+        return responses
+
+    # -- recall ------------------------------------------------------------------------------
+
+    async def _rare_terms(self, query: str) -> list[str]:
+        """The query's words worth a keyword search: not stopwords, and not in more than
+        max(256, 1%) of the records according to the table's statistics (a word missing from
+        them is rare). At most ``MAX_TERMS``, rarest first."""
+        terms = [t for t in keyword_terms(query) if len(t.encode("utf-8")) <= MAX_LEXEME_BYTES]
+        if not terms:
+            return []
+        if time.monotonic() - self._stats_read_at > STATS_TTL_SECONDS:
+            await self._read_stats()
+        common = self._common
+        kept = [t for t in terms if t not in common]
+        return sorted(kept, key=lambda t: (common.get(t, 0.0), t))[:MAX_TERMS]
+
+    async def _read_stats(self) -> None:
+        async with self._transaction("recall") as conn:
+            cursor = await conn.execute(
+                "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, "
+                "c.reltuples FROM pg_stats s "
+                "JOIN pg_namespace n ON n.nspname = s.schemaname "
+                "JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = s.tablename "
+                "WHERE s.schemaname = %s AND s.tablename = 'memories' AND s.attname = 'search'",
+                (self.schema,),
+            )
+            row = await cursor.fetchone()
+        common: dict[str, float] = {}
+        if row is not None and row[0] is not None:
+            elems, freqs, documents = row
+            cutoff = max(256 / max(float(documents), 1.0), 0.01)
+            common = {e: float(f) for e, f in zip(elems, freqs, strict=False) if f > cutoff}
+        self._common = common
+        self._stats_read_at = time.monotonic()
+
+    async def _vector_search(self, conn: Any, scope: Scope, vector: Any, fetch: int) -> list[str]:
+        """Ids nearest to ``vector`` among those in scope, nearest first. The HNSW scan comes
+        first; only if it returns fewer than ``fetch`` does the exact query run (same scope,
+        an ORDER BY the index cannot serve), in the same round trip."""
+        cursor = await conn.execute(
+            f"""WITH ann AS MATERIALIZED (
+                SELECT m.id, m.embedding <=> %s AS distance FROM memories m WHERE {scope.sql}
+                ORDER BY m.embedding <=> %s LIMIT %s
+            )
+            SELECT id, distance, false FROM ann
+            UNION ALL
+            (SELECT m.id, m.embedding <=> %s, true FROM memories m
+             WHERE {scope.sql} AND (SELECT count(*) FROM ann) < %s
+             ORDER BY (m.embedding <=> %s) + 0, m.id LIMIT %s)""",
+            [
+                vector,
+                *scope.args,
+                vector,
+                fetch,
+                vector,
+                *scope.args,
+                fetch,
+                vector,
+                fetch,
+            ],
+        )
+        rows = await cursor.fetchall()
+        exact = [(d, i) for i, d, is_exact in rows if is_exact]
+        chosen = exact if exact else [(d, i) for i, d, _ in rows]
+        if self._tracer is not None:
+            self._tracer(
+                "vector_search", {"fetch": fetch, "returned": len(chosen), "exact": bool(exact)}
+            )
+        return [record_id for _, record_id in sorted(chosen)]
+
+    async def _keyword_search(
+        self, conn: Any, scope: Scope, terms: list[str], fetch: int
+    ) -> list[str]:
+        """Ids of in-scope records holding any of ``terms``, best ts_rank first."""
+        if self._tracer is not None:
+            self._tracer("keyword_search", {"terms": list(terms)})
+        if not terms:
+            return []
+        query = tsquery_of(terms)
+        cursor = await conn.execute(
+            f"SELECT m.id FROM memories m WHERE m.search @@ %s::tsquery AND {scope.sql} "
+            'ORDER BY ts_rank(m.search, %s::tsquery, 1) DESC, m.id COLLATE "C" LIMIT %s',
+            [query, *scope.args, query, fetch],
+        )
+        return [record_id for (record_id,) in await cursor.fetchall()]
+
+    async def _rows(self, conn: Any, ids: list[str], scope: Scope) -> dict[str, dict[str, Any]]:
+        """Full records for ids, re-checked against the scope, with their last recall time."""
+        if not ids:
+            return {}
+        async with conn.cursor(row_factory=dict_row) as cursor:
+            await cursor.execute(
+                f"SELECT {COLUMNS}, r.at AS last_recalled_at FROM memories m "
+                f"LEFT JOIN recalls r ON r.memory = m.seq WHERE m.id = ANY(%s) AND {scope.sql}",
+                [ids, *scope.args],
+            )
+            return {row["id"]: row for row in await cursor.fetchall()}
+
+    async def _track_recalls(self, conn: Any, records: list[dict[str, Any]], now: int) -> None:
+        """Remember when records were last returned, rewriting only timestamps older than the
+        granularity. Rows are locked in seq order (no deadlock between concurrent recalls) and
+        a record deleted meanwhile is skipped."""
+        stale = sorted(
+            r["seq"]
+            for r in records
+            if (r["last_recalled_at"] or 0) < now - RECALL_TRACKING_GRANULARITY_MS
+        )
+        if stale:
+            await conn.execute(
+                "INSERT INTO recalls (memory, at) SELECT m.seq, %s FROM memories m "
+                "WHERE m.seq = ANY(%s) ORDER BY m.seq FOR KEY SHARE "
+                "ON CONFLICT (memory) DO UPDATE SET at = excluded.at",
+                (now, stale),
+            )
+
+    # -- merge, governance, health -----------------------------------------------------------
+
+    async def _visible(
+        self, conn: Any, agent_id: str, ids: list[str], *, lock: bool = False
+    ) -> dict[str, dict[str, Any]]:
+        async with conn.cursor(row_factory=dict_row) as cursor:
+            await cursor.execute(
+                f"SELECT {COLUMNS} FROM memories m WHERE m.agent_id = %s AND m.state = 'active' "
+                "AND m.id = ANY(%s) ORDER BY m.seq" + (" FOR NO KEY UPDATE" if lock else ""),
+                (agent_id, ids),
+            )
+            found = {row["id"]: row for row in await cursor.fetchall()}
+        if len(found) != len(set(ids)):
+            raise NotFoundError(
+                "merge needs the canonical record and every duplicate to be "
+                f"visible records of agent {agent_id!r}; at least one is not"
+            )
+        return found
+
+    async def _set_visible(
+        self, agent_id: str, ids: list[str], from_state: str, operation: str
+    ) -> list[str]:
+        if not ids:
+            return []
+        async with self._transaction(operation) as conn:
+            cursor = await conn.execute(
+                "UPDATE memories SET state = 'active', updated_at = %s "
+                "WHERE agent_id = %s AND state = %s AND id = ANY(%s) RETURNING seq, id",
+                (self._clock(), agent_id, from_state, ids),
+            )
+            done = [record_id for _, record_id in sorted(await cursor.fetchall())]
+            await self._audit(conn, operation, agent_id, done, {"agent_id": agent_id, "ids": ids})
+        return done
+
+    async def _health_details(self) -> dict[str, Any]:
+        async with self._transaction("health") as conn:
+            cursor = await conn.execute(
+                "SELECT current_setting('server_version'), "
+                "(SELECT extversion FROM pg_extension WHERE extname = 'vector'), "
+                "(SELECT max(version) FROM mnemowire_migrations), current_database()"
+            )
+            server, pgvector, schema_version, database = await cursor.fetchone()
+            cursor = await conn.execute("SELECT state, count(*) FROM memories GROUP BY state")
+            counts = dict(await cursor.fetchall())
+        pool = self._pool.get_stats() if self._pool is not None else {}
+        return {
+            "postgres": server,
+            "pgvector": pgvector,
+            "schema_version": schema_version,
+            "embedder": f"{self.embedder.name} ({self.embedder.dimension}-d)",
+            "database": database,
+            "schema": self.schema,
+            "records": counts,
+            "pool": {k: pool[k] for k in ("pool_size", "pool_available") if k in pool},
+            "mnemowire": __version__,
+        }
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+async def _copy(
+    conn: Any,
+    table: str,
+    columns: Sequence[str],
+    types: Sequence[str],
+    rows: list[tuple[Any, ...]],
+) -> None:
+    """Binary COPY of ``rows`` into ``table``."""
+    statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)"
+    async with conn.cursor().copy(statement) as copy:
+        copy.set_types(list(types))
+        for row in rows:
+            await copy.write_row(row)
+
+
+def _audit_row(  # noqa: PLR0917 (one audit_log row, column by column)
+    at: int,
+    operation: str,
+    agent_id: str,
+    ids: Sequence[str],
+    payload: Any,
+    detail: dict[str, Any] | None,
+) -> tuple[Any, ...]:
+    return (
+        at,
+        operation,
+        agent_id,
+        Jsonb(list(ids)),
+        digest(payload),
+        None if detail is None else Jsonb(detail),
+    )
+
+
+def _public_name(dsn: str, schema: str) -> str:
+    """``pgvector://host:port/database`` (plus the schema when not public): no user, no
+    password, no other connection options."""
+    parts = urlsplit(dsn)
+    where = parts.netloc.rpartition("@")[2]
+    name = f"pgvector://{where}{parts.path}"
+    return name if schema == "public" else f"{name}?schema={schema}"
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
