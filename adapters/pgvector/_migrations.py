@@ -60,7 +60,10 @@ def vector_index() -> sql.Composed:
     ).format(sql.Literal(HNSW_M), sql.Literal(HNSW_EF_CONSTRUCTION))
 
 
-def _v1(dimension: int) -> list[sql.Composable]:
+Statement = sql.SQL | sql.Composed
+
+
+def _v1(dimension: int) -> list[Statement]:
     memories = sql.SQL(
         """CREATE TABLE memories (
             seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -91,7 +94,7 @@ def _v1(dimension: int) -> list[sql.Composable]:
             search tsvector NOT NULL
         )"""
     ).format(sql.Literal(dimension))
-    statements: list[sql.Composable] = [
+    statements: list[Statement] = [
         memories,
         sql.SQL(
             "CREATE INDEX memories_scope ON memories (agent_id, state, user_id, type, created_at)"
@@ -129,7 +132,7 @@ def _v1(dimension: int) -> list[sql.Composable]:
 
 
 #: (description, statements for a vector dimension); append only, never edit a published one
-MIGRATIONS: list[tuple[str, Callable[[int], list[sql.Composable]]]] = [
+MIGRATIONS: list[tuple[str, Callable[[int], list[Statement]]]] = [
     ("memories, recalls, audit log, HNSW and full-text indexes", _v1),
 ]
 
@@ -210,7 +213,7 @@ def search_path(schema: str, extension_schema: str) -> str:
     return ", ".join('"' + name.replace('"', '""') + '"' for name in names)
 
 
-def grant_statements(schema: str, role: str) -> list[sql.Composable]:
+def grant_statements(schema: str, role: str) -> list[Statement]:
     """What an application role needs to run the store, and no more: the audit log gets SELECT
     and INSERT only, so that role can neither rewrite history nor disable the trigger."""
     s, r = sql.Identifier(schema), sql.Identifier(role)

@@ -427,6 +427,7 @@ class PgVectorStore:
             args.append(now - int(policy.no_recall_in_days * DAY_MS))
         action = req.action or "forget"
         factor = req.demote_factor if req.demote_factor is not None else 0.5
+        change_args: list[Any]
         if action == "demote":
             change, change_args = "demote = %s", [factor]  # sets the factor: never compounds
         else:
@@ -732,7 +733,7 @@ class PgVectorStore:
         out: list[RememberResponse | None] = []
         for req in reqs:
             row = found.get(req.id) if req.id is not None else None
-            if row is None:
+            if row is None or req.id is None:
                 out.append(None)
                 continue
             agent_id, kind, content, created_at, state = row
@@ -864,7 +865,7 @@ class PgVectorStore:
         responses: list[RememberResponse] = []
         async with self._transaction("remember_many") as conn:
             cursor = await conn.execute("SELECT count(*) FROM memories WHERE state = 'active'")
-            rows = int((await cursor.fetchone())[0]) + len(typed)
+            rows = int((await _one(cursor))[0]) + len(typed)
             # the graph must fit in maintenance_work_mem, or the build slows down many times
             per_row = self.embedder.dimension * 4 + 16 * HNSW_M * 2 + 256
             memory_mb = max(64, min(4096, rows * per_row * 3 // 2 // 2**20))
@@ -1040,7 +1041,7 @@ class PgVectorStore:
                 "(SELECT extversion FROM pg_extension WHERE extname = 'vector'), "
                 "(SELECT max(version) FROM mnemowire_migrations), current_database()"
             )
-            server, pgvector, schema_version, database = await cursor.fetchone()
+            server, pgvector, schema_version, database = await _one(cursor)
             cursor = await conn.execute("SELECT state, count(*) FROM memories GROUP BY state")
             counts = dict(await cursor.fetchall())
         pool = self._pool.get_stats() if self._pool is not None else {}
@@ -1058,6 +1059,14 @@ class PgVectorStore:
 
 
 # -- helpers --------------------------------------------------------------------------------
+
+
+async def _one(cursor: Any) -> tuple[Any, ...]:
+    """The single row a query always returns."""
+    row = await cursor.fetchone()
+    if row is None:
+        raise StoreError("PostgreSQL returned no row where one is always expected")
+    return tuple(row)
 
 
 async def _copy(

@@ -42,10 +42,10 @@ class Database:
         )
 
     def rows(self, query: str, *args: Any) -> list[tuple[Any, ...]]:
-        return self.connection.execute(query, args).fetchall()  # type: ignore[arg-type]
+        return self.connection.execute(query, args).fetchall()
 
     def execute(self, statement: str, *args: Any) -> None:
-        self.connection.execute(statement, args)  # type: ignore[arg-type]
+        self.connection.execute(statement, args)
 
     def snapshot(self) -> list[list[tuple[Any, ...]]]:
         """Every row of every table the store writes: equal snapshots mean nothing changed."""

@@ -155,11 +155,12 @@ async def test_a_connection_killed_mid_operation_changes_nothing_and_the_pool_re
     store = make_store()
     first = (await store.remember({"agent_id": "a", "type": "semantic", "content": "one"})).id
     second = (await store.remember({"agent_id": "a", "type": "semantic", "content": "two"})).id
-    request: dict[str, Any] = {
+    requests: dict[str, dict[str, Any]] = {
         "remember": {"agent_id": "a", "type": "semantic", "content": "three"},
         "forget": {"agent_id": "a", "ids": [first]},
         "merge": {"agent_id": "a", "canonical": first, "duplicates": [second]},
-    }[operation]
+    }
+    request = requests[operation]
     before = db.snapshot()
     # the operation writes its record changes, then blocks on the audit log: kill it there
     locker.execute(
