@@ -9,10 +9,10 @@ HNSW scan runs with ``hnsw.iterative_scan = strict_order``, so filters apply bef
 is cut; if the index scan still comes back short (it gives up after ``hnsw.max_scan_tuples``),
 the same query runs exactly, so a small tenant beside a huge one always gets its full k.
 
-Every operation is one transaction on a pooled connection (psycopg 3, psycopg_pool); the
-embedder runs outside transactions. Backend errors become mnemowire errors in ``_errors``: a
-lost connection is an :class:`~mnemowire.errors.UnavailableError`, the transaction is rolled
-back, and the pool replaces the connection once the server answers again.
+Every operation is one transaction on a pooled connection (psycopg 3, psycopg_pool; see
+``_database``); the embedder runs outside transactions. A lost connection is an
+:class:`~mnemowire.errors.UnavailableError`, the transaction is rolled back, and the store
+reconnects once the server answers again.
 """
 
 from __future__ import annotations
@@ -20,17 +20,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import numpy as np
-import psycopg
-from pgvector.psycopg import register_vector_async
 from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
-from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from mnemowire import spec
 from mnemowire._version import __version__
@@ -39,30 +36,19 @@ from mnemowire.adapters._common import (
     DAY_MS,
     TYPE_FIELDS,
     MergePlan,
-    keyword_terms,
     new_id,
     record_fields,
     searchable_text,
 )
+from mnemowire.adapters.pgvector._database import Database
 from mnemowire.adapters.pgvector._filters import compile_filter
 from mnemowire.adapters.pgvector._migrations import (
     HNSW_M,
-    MIGRATIONS,
-    current_version,
     grant_statements,
-    migrate,
-    search_path,
     vector_index,
 )
-from mnemowire.adapters.pgvector._sql import (
-    COLUMNS,
-    MAX_LEXEME_BYTES,
-    Lexemes,
-    LexemesDumper,
-    Scope,
-    lexemes_of,
-    tsquery_of,
-)
+from mnemowire.adapters.pgvector._search import WordStats, keyword_query, vector_query
+from mnemowire.adapters.pgvector._sql import COLUMNS, Scope, lexemes_of
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import (
     ConfigError,
@@ -70,7 +56,6 @@ from mnemowire.errors import (
     MnemowireError,
     NotFoundError,
     StoreError,
-    UnavailableError,
 )
 from mnemowire.fusion import rrf
 from mnemowire.models import (
@@ -95,10 +80,6 @@ __all__ = ["CAPABILITIES", "PgVectorStore"]
 
 #: how often, at most, recall tracking rewrites a record's last recall time
 RECALL_TRACKING_GRANULARITY_MS = 60_000
-#: most words a keyword query keeps, rarest first
-MAX_TERMS = 8
-#: how long the table's word statistics (for picking rare words) are reused
-STATS_TTL_SECONDS = 60.0
 CAPABILITIES = (
     "semantic", "episodic", "procedural", "emotional", "vector", "fts", "user_scope",
     "metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete",
@@ -156,22 +137,20 @@ class PgVectorStore:
         self.dsn = dsn
         self.embedder = embedder
         self.schema = schema
-        self._extension_schema = extension_schema
         self._name = name or _public_name(dsn, schema)
         self._clock = clock
-        self._pool_sizes = (pool_min, pool_max)
-        self._pool_timeout = pool_timeout
-        self._ef_search = ef_search
         self._tracer = tracer
-        self._pool: AsyncConnectionPool[Any] | None = None
-        self._opening = asyncio.Lock()
-        #: set when the connection failed: the next operation checks the server first
-        self._suspect = False
-        self._search_path = ""
-        self._schema_version = 0
-        self._closed = False
-        self._common: dict[str, float] = {}
-        self._stats_read_at = -STATS_TTL_SECONDS
+        self._db = Database(
+            dsn,
+            name=self._name,
+            schema=schema,
+            extension_schema=extension_schema,
+            embedder=embedder,
+            pool_sizes=(pool_min, pool_max),
+            pool_timeout=pool_timeout,
+            ef_search=ef_search,
+        )
+        self._words = WordStats()
 
     @classmethod
     def from_url(cls, url: str, *, embedder: Embedder | None = None) -> PgVectorStore:
@@ -230,13 +209,10 @@ class PgVectorStore:
     async def open(self) -> None:
         """Connect, create or upgrade the schema, and open the pool (once; later calls no-op).
         Every operation calls it, so ``async with`` is optional."""
-        await self._ready()
+        await self._db.pool()
 
     async def aclose(self) -> None:
-        self._closed = True
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            await pool.close()
+        await self._db.close()
 
     def capabilities(self) -> Capabilities:
         return Capabilities(
@@ -249,12 +225,12 @@ class PgVectorStore:
         req, payload = checked("remember.request", request, RememberRequest)
         started = time.perf_counter()
         if req.id is not None:
-            async with self._transaction("remember") as conn:
+            async with self._db.transaction("remember") as conn:
                 replay = (await self._existing(conn, [req], started))[0]
             if isinstance(replay, RememberResponse):
                 return replay
         vectors = await self._embed([searchable_text(req.type, req.content)])
-        async with self._transaction("remember") as conn:
+        async with self._db.transaction("remember") as conn:
             [response] = await self._write(conn, [(req, payload)], vectors, started, copy=False)
         return response
 
@@ -270,19 +246,31 @@ class PgVectorStore:
             vector = np.asarray(query_vector.vector, np.float32).reshape(-1)
         else:
             vector = (await self._embed([req.query]))[0]
-        await self._ready()
-        terms = await self._rare_terms(req.query)
-        scope = Scope.of(req, payload, self._clock())
+        now = self._clock()
+        scope = Scope.of(req, payload, now)
         k = req.k if req.k is not None else 5
         fetch = max(4 * k, 20)  # each search over-fetches so fusion and demotion can reorder
-        async with self._transaction("recall") as conn:
-            nearest = await self._vector_search(conn, scope, vector, fetch)
-            keywords = await self._keyword_search(conn, scope, terms, fetch)
-            fused = rrf([nearest, keywords])
-            records = await self._rows(conn, list(fused), scope)
-            score = {i: fused[i] * r["demote"] for i, r in records.items()}
+        # Two plain statements, no transaction around them: under READ COMMITTED they would
+        # not share a snapshot anyway, and BEGIN/COMMIT would cost two round trips. The only
+        # write, recall tracking, is a transaction of its own.
+        async with self._db.connection("recall") as conn:
+            if self._words.stale:
+                await self._words.refresh(conn, self.schema)
+            terms = self._words.rare_terms(req.query)
+            cursor = conn.cursor(row_factory=dict_row)
+            await cursor.execute(*vector_query(scope, vector, fetch))
+            found = await cursor.fetchall()
+            matched: list[dict[str, Any]] = []
+            if terms:
+                await cursor.execute(*keyword_query(scope, terms, fetch))
+                matched = await cursor.fetchall()
+            records = {r["id"]: r for r in (*found, *matched)}
+            nearest = [r["id"] for r in sorted(found, key=lambda r: (r["distance"], r["id"]))]
+            fused = rrf([nearest, [r["id"] for r in matched]])
+            score = {i: fused[i] * records[i]["demote"] for i in fused}
             top = sorted(score, key=lambda i: (-score[i], i))[:k]
-            await self._track_recalls(conn, [records[i] for i in top], scope.now)
+            await self._track_recalls(conn, [records[i] for i in top], now)
+        self._trace(found, matched, terms, fetch)
         hits = [
             RecallHit(
                 **record_fields(records[i]),
@@ -337,7 +325,7 @@ class PgVectorStore:
                 "WHERE m.seq = target.seq RETURNING m.seq, m.id"
             )
             args.append(self._clock())
-        async with self._transaction("forget") as conn:
+        async with self._db.transaction("forget") as conn:
             cursor = await conn.execute(statement, args)
             ids = [record_id for _, record_id in sorted(await cursor.fetchall())]
             await self._audit(
@@ -358,12 +346,12 @@ class PgVectorStore:
                 "a record cannot be merged into itself: remove the canonical id from duplicates"
             )
         wanted = [req.canonical, *req.duplicates]
-        async with self._transaction("merge") as conn:
+        async with self._db.transaction("merge") as conn:
             plan = MergePlan.of(req, await self._visible(conn, req.agent_id, wanted))
         if plan.new_text is not None:
             plan.vector = (await self._embed([plan.new_text]))[0]
         now = self._clock()
-        async with self._transaction("merge") as conn:
+        async with self._db.transaction("merge") as conn:
             current = await self._visible(conn, req.agent_id, wanted, lock=True)
             if {i: r["updated_at"] for i, r in current.items()} != plan.versions:
                 raise ConflictError("records changed while merging; send the merge again")
@@ -439,7 +427,7 @@ class PgVectorStore:
             f"UPDATE memories m SET {change} FROM target WHERE m.seq = target.seq "
             "RETURNING m.seq, m.id"
         )
-        async with self._transaction("expire") as conn:
+        async with self._db.transaction("expire") as conn:
             cursor = await conn.execute(statement, [*args, *change_args])
             ids = [record_id for _, record_id in sorted(await cursor.fetchall())]
             await self._audit(conn, "expire", req.agent_id, ids, payload, detail={"action": action})
@@ -501,7 +489,7 @@ class PgVectorStore:
                     )
                 else:
                     embedded = vectors[start : start + batch_size]
-                async with self._transaction("remember_many") as conn:
+                async with self._db.transaction("remember_many") as conn:
                     responses.extend(await self._write(conn, batch, embedded, began, copy=True))
         if len(typed) >= 1000:
             await self._analyze()
@@ -520,166 +508,25 @@ class PgVectorStore:
         """Give ``role`` what it needs to run this store and no more (run as the schema's
         owner, after the first open). The audit log gets SELECT and INSERT only: that role can
         neither change history nor disable the trigger that guards it."""
-        async with self._transaction("grant") as conn:
+        async with self._db.transaction("grant") as conn:
             for statement in grant_statements(self.schema, role):
                 await conn.execute(statement)
 
-    # -- connection plumbing -----------------------------------------------------------------
-
-    async def _ready(self) -> AsyncConnectionPool[Any]:
-        """The pool, opened on first use. After a connection failure the next call first
-        checks the server with one direct connection (failing fast while it is down) and, once
-        it answers, starts a fresh pool: psycopg_pool's own reconnection backs off
-        exponentially, which after a long outage would keep a recovered server waiting."""
-        if self._closed:
-            raise UnavailableError(f"store {self._name} is closed")
-        pool = self._pool
-        if pool is not None and not self._suspect:
-            return pool
-        async with self._opening:
-            if self._closed:
-                raise UnavailableError(f"store {self._name} is closed")
-            current = self._pool
-            if current is None or self._suspect:
-                with self._errors("connect"):
-                    if current is None:
-                        await self._setup()
-                    else:
-                        probe = await psycopg.AsyncConnection.connect(self.dsn)
-                        await probe.close()
-                    fresh = AsyncConnectionPool(
-                        self.dsn,
-                        min_size=self._pool_sizes[0],
-                        max_size=self._pool_sizes[1],
-                        timeout=self._pool_timeout,
-                        kwargs={"autocommit": True},
-                        configure=self._configure,
-                        check=AsyncConnectionPool.check_connection,
-                        name=self._name,
-                        open=False,
-                    )
-                    await fresh.open(wait=True, timeout=self._pool_timeout)
-                self._pool, self._suspect = fresh, False
-                if current is not None:
-                    await current.close(timeout=1.0)
-                current = fresh
-            return current
-
-    async def _setup(self) -> None:
-        """Migrate if needed (under the advisory lock) and check the embedder matches."""
-        conn = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
-        try:
-            version = await current_version(conn, self.schema)
-            meta = await self._meta(conn) if version is not None else {}
-            if version is None or version < len(MIGRATIONS) or "embedder" not in meta:
-                version = await migrate(
-                    conn,
-                    schema=self.schema,
-                    extension_schema=self._extension_schema,
-                    dimension=self.embedder.dimension,
-                    embedder=self.embedder.name,
-                )
-                meta = await self._meta(conn)
-            cursor = await conn.execute(
-                "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n "
-                "ON n.oid = e.extnamespace WHERE e.extname = 'vector'"
-            )
-            extension = await cursor.fetchone()
-            if extension is None:
-                raise ConfigError(f"{self._name}: the vector extension is missing")
-        finally:
-            await conn.close()
-        self._schema_version = version
-        self._search_path = search_path(self.schema, extension[0])
-        made_with = (meta["embedder"], int(meta["dimension"]))
-        if made_with != (self.embedder.name, self.embedder.dimension):
+    async def drop(self) -> None:
+        """Delete this store's schema with every record and the audit log in it, then close
+        the store (throwaway stores: tests, benchmarks). Refused for the public schema."""
+        if self.schema == "public":
             raise ConfigError(
-                f"{self._name} was made with embedder {made_with[0]} ({made_with[1]}-d); this "
-                f"store was opened with {self.embedder.name} ({self.embedder.dimension}-d). Open "
-                "it with the same embedder, or use another schema or database."
+                f"{self._name}: drop() deletes a whole schema and refuses public; drop the "
+                "tables yourself"
             )
+        async with self._db.transaction("drop") as conn:
+            await conn.execute(
+                sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(self.schema))
+            )
+        await self.aclose()
 
-    async def _meta(self, conn: Any) -> dict[str, str]:
-        cursor = await conn.execute(
-            sql.SQL("SELECT key, value FROM {}.mnemowire_meta").format(sql.Identifier(self.schema))
-        )
-        return dict(await cursor.fetchall())
-
-    async def _configure(self, conn: psycopg.AsyncConnection[Any]) -> None:
-        """Each pooled connection: pgvector and tsvector adapters, the schema, and exact
-        filtered HNSW scans (strict_order: filters never cost results, order stays exact)."""
-        await register_vector_async(conn)
-        conn.adapters.register_dumper(Lexemes, LexemesDumper)
-        await conn.execute(
-            "SELECT set_config('search_path', %s, false), "
-            "set_config('hnsw.iterative_scan', 'strict_order', false), "
-            "set_config('hnsw.ef_search', %s, false), "
-            "set_config('plan_cache_mode', 'force_custom_plan', false)",
-            (self._search_path, str(self._ef_search)),
-        )
-
-    @contextlib.asynccontextmanager
-    async def _transaction(self, what: str) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
-        """One transaction on a pooled connection; any failure rolls it back whole."""
-        pool = await self._ready()
-        with self._errors(what):
-            async with pool.connection() as conn, conn.transaction():
-                yield conn
-
-    @contextlib.contextmanager
-    def _errors(self, what: str) -> Iterator[None]:
-        """Backend exceptions become mnemowire errors here, and only here."""
-        try:
-            yield
-        except MnemowireError:
-            raise
-        except PoolTimeout as exc:
-            self._suspect = True
-            raise UnavailableError(
-                f"{self._name}: no connection to PostgreSQL within {self._pool_timeout} s for "
-                f"{what}; nothing was changed. Check that the server is running and reachable, "
-                "then retry"
-            ) from exc
-        except (
-            psycopg.errors.TransactionRollback,
-            psycopg.errors.SerializationFailure,
-            psycopg.errors.DeadlockDetected,
-        ) as exc:
-            raise UnavailableError(
-                f"{self._name}: {what} collided with a concurrent transaction and was rolled "
-                f"back; nothing was changed, retry ({exc})"
-            ) from exc
-        except psycopg.errors.QueryCanceled as exc:
-            raise StoreError(
-                f"{self._name}: {what} was cancelled by the server (statement timeout?) and "
-                f"rolled back; nothing was changed ({exc})"
-            ) from exc
-        except psycopg.OperationalError as exc:
-            self._suspect = True
-            raise UnavailableError(
-                f"{self._name}: lost the connection to PostgreSQL during {what} ({exc}). The "
-                "transaction was rolled back, so nothing was changed (if it broke while "
-                "committing, a retried remember with the same id is answered as a replay). "
-                "Check that the server is up, then retry: the pool reconnects by itself"
-            ) from exc
-        except psycopg.errors.InsufficientPrivilege as exc:
-            raise StoreError(
-                f"{self._name}: the database role may not do this ({exc}); nothing was changed. "
-                "Grant it the store's privileges (PgVectorStore.grant, run as the owner)"
-            ) from exc
-        except psycopg.errors.UniqueViolation as exc:
-            raise StoreError(
-                f"{self._name}: a record id was written concurrently by another writer during "
-                f"{what}; nothing was changed. Retry: records already stored are answered as "
-                "replays"
-            ) from exc
-        except psycopg.DataError as exc:
-            raise StoreError(
-                f"{self._name}: PostgreSQL cannot store this value ({exc}); note that text and "
-                "JSON in PostgreSQL cannot hold the NUL character (\\u0000). Nothing was changed"
-            ) from exc
-        except psycopg.Error as exc:
-            raise StoreError(f"{self._name}: {what} failed: {exc}") from exc
+    # -- plumbing ----------------------------------------------------------------------------
 
     async def _embed(self, texts: list[str]) -> Vectors:
         vectors = await asyncio.to_thread(self.embedder.embed, texts)
@@ -707,10 +554,9 @@ class PgVectorStore:
     async def _analyze(self) -> None:
         """Refresh planner and word statistics after a bulk import (skipped without the
         privilege: autovacuum will get there)."""
-        self._stats_read_at = -STATS_TTL_SECONDS
-        pool = await self._ready()
-        with contextlib.suppress(MnemowireError), self._errors("analyze"):
-            async with pool.connection() as conn:
+        self._words.expire()
+        with contextlib.suppress(MnemowireError):
+            async with self._db.connection("analyze") as conn:
                 await conn.execute("ANALYZE memories")
 
     # -- remember ----------------------------------------------------------------------------
@@ -863,7 +709,7 @@ class PgVectorStore:
     ) -> list[RememberResponse]:
         started = time.perf_counter()
         responses: list[RememberResponse] = []
-        async with self._transaction("remember_many") as conn:
+        async with self._db.transaction("remember_many") as conn:
             cursor = await conn.execute("SELECT count(*) FROM memories WHERE state = 'active'")
             rows = int((await _one(cursor))[0]) + len(typed)
             # the graph must fit in maintenance_work_mem, or the build slows down many times
@@ -888,117 +734,38 @@ class PgVectorStore:
 
     # -- recall ------------------------------------------------------------------------------
 
-    async def _rare_terms(self, query: str) -> list[str]:
-        """The query's words worth a keyword search: not stopwords, and not in more than
-        max(256, 1%) of the records according to the table's statistics (a word missing from
-        them is rare). At most ``MAX_TERMS``, rarest first."""
-        terms = [t for t in keyword_terms(query) if len(t.encode("utf-8")) <= MAX_LEXEME_BYTES]
-        if not terms:
-            return []
-        if time.monotonic() - self._stats_read_at > STATS_TTL_SECONDS:
-            await self._read_stats()
-        common = self._common
-        kept = [t for t in terms if t not in common]
-        return sorted(kept, key=lambda t: (common.get(t, 0.0), t))[:MAX_TERMS]
-
-    async def _read_stats(self) -> None:
-        async with self._transaction("recall") as conn:
-            cursor = await conn.execute(
-                "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, "
-                "c.reltuples FROM pg_stats s "
-                "JOIN pg_namespace n ON n.nspname = s.schemaname "
-                "JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = s.tablename "
-                "WHERE s.schemaname = %s AND s.tablename = 'memories' AND s.attname = 'search'",
-                (self.schema,),
-            )
-            row = await cursor.fetchone()
-        common: dict[str, float] = {}
-        if row is not None and row[0] is not None:
-            elems, freqs, documents = row
-            cutoff = max(256 / max(float(documents), 1.0), 0.01)
-            common = {e: float(f) for e, f in zip(elems, freqs, strict=False) if f > cutoff}
-        self._common = common
-        self._stats_read_at = time.monotonic()
-
-    async def _vector_search(self, conn: Any, scope: Scope, vector: Any, fetch: int) -> list[str]:
-        """Ids nearest to ``vector`` among those in scope, nearest first. The HNSW scan comes
-        first; only if it returns fewer than ``fetch`` does the exact query run (same scope,
-        an ORDER BY the index cannot serve), in the same round trip."""
-        cursor = await conn.execute(
-            f"""WITH ann AS MATERIALIZED (
-                SELECT m.id, m.embedding <=> %s AS distance FROM memories m WHERE {scope.sql}
-                ORDER BY m.embedding <=> %s LIMIT %s
-            )
-            SELECT id, distance, false FROM ann
-            UNION ALL
-            (SELECT m.id, m.embedding <=> %s, true FROM memories m
-             WHERE {scope.sql} AND (SELECT count(*) FROM ann) < %s
-             ORDER BY (m.embedding <=> %s) + 0, m.id LIMIT %s)""",
-            [
-                vector,
-                *scope.args,
-                vector,
-                fetch,
-                vector,
-                *scope.args,
-                fetch,
-                vector,
-                fetch,
-            ],
-        )
-        rows = await cursor.fetchall()
-        exact = [(d, i) for i, d, is_exact in rows if is_exact]
-        chosen = exact if exact else [(d, i) for i, d, _ in rows]
+    def _trace(
+        self,
+        found: list[dict[str, Any]],
+        matched: list[dict[str, Any]],
+        terms: list[str],
+        fetch: int,
+    ) -> None:
         if self._tracer is not None:
-            self._tracer(
-                "vector_search", {"fetch": fetch, "returned": len(chosen), "exact": bool(exact)}
-            )
-        return [record_id for _, record_id in sorted(chosen)]
-
-    async def _keyword_search(
-        self, conn: Any, scope: Scope, terms: list[str], fetch: int
-    ) -> list[str]:
-        """Ids of in-scope records holding any of ``terms``, best ts_rank first."""
-        if self._tracer is not None:
-            self._tracer("keyword_search", {"terms": list(terms)})
-        if not terms:
-            return []
-        query = tsquery_of(terms)
-        cursor = await conn.execute(
-            f"SELECT m.id FROM memories m WHERE m.search @@ %s::tsquery AND {scope.sql} "
-            'ORDER BY ts_rank(m.search, %s::tsquery, 1) DESC, m.id COLLATE "C" LIMIT %s',
-            [query, *scope.args, query, fetch],
-        )
-        return [record_id for (record_id,) in await cursor.fetchall()]
-
-    async def _rows(self, conn: Any, ids: list[str], scope: Scope) -> dict[str, dict[str, Any]]:
-        """Full records for ids, re-checked against the scope, with their last recall time."""
-        if not ids:
-            return {}
-        async with conn.cursor(row_factory=dict_row) as cursor:
-            await cursor.execute(
-                f"SELECT {COLUMNS}, r.at AS last_recalled_at FROM memories m "
-                f"LEFT JOIN recalls r ON r.memory = m.seq WHERE m.id = ANY(%s) AND {scope.sql}",
-                [ids, *scope.args],
-            )
-            return {row["id"]: row for row in await cursor.fetchall()}
+            exact = bool(found) and bool(found[0]["exact"])
+            self._tracer("vector_search", {"fetch": fetch, "returned": len(found), "exact": exact})
+            self._tracer("keyword_search", {"terms": terms, "returned": len(matched)})
 
     async def _track_recalls(self, conn: Any, records: list[dict[str, Any]], now: int) -> None:
         """Remember when records were last returned, rewriting only timestamps older than the
         granularity. Rows are locked in seq order (no deadlock between concurrent recalls) and
-        a record deleted meanwhile is skipped."""
+        a record deleted meanwhile is skipped. The commit does not wait for the WAL flush: a
+        recall must not pay an fsync, and a crash can lose at most the last instant's recall
+        times (which only makes ``no_recall_in_days`` slightly more eager), never a record."""
         stale = sorted(
             r["seq"]
             for r in records
             if (r["last_recalled_at"] or 0) < now - RECALL_TRACKING_GRANULARITY_MS
         )
-        if stale:
-            await conn.execute(
-                "INSERT INTO recalls (memory, at) SELECT m.seq, %s FROM memories m "
-                "WHERE m.seq = ANY(%s) ORDER BY m.seq FOR KEY SHARE "
-                "ON CONFLICT (memory) DO UPDATE SET at = excluded.at",
-                (now, stale),
-            )
+        if stale:  # one round trip: BEGIN, the setting, the upsert and COMMIT in a pipeline
+            async with conn.pipeline(), conn.transaction():
+                await conn.execute("SELECT set_config('synchronous_commit', 'off', true)")
+                await conn.execute(
+                    "INSERT INTO recalls (memory, at) SELECT m.seq, %s FROM memories m "
+                    "WHERE m.seq = ANY(%s) ORDER BY m.seq FOR KEY SHARE "
+                    "ON CONFLICT (memory) DO UPDATE SET at = excluded.at",
+                    (now, stale),
+                )
 
     # -- merge, governance, health -----------------------------------------------------------
 
@@ -1024,7 +791,7 @@ class PgVectorStore:
     ) -> list[str]:
         if not ids:
             return []
-        async with self._transaction(operation) as conn:
+        async with self._db.transaction(operation) as conn:
             cursor = await conn.execute(
                 "UPDATE memories SET state = 'active', updated_at = %s "
                 "WHERE agent_id = %s AND state = %s AND id = ANY(%s) RETURNING seq, id",
@@ -1035,7 +802,7 @@ class PgVectorStore:
         return done
 
     async def _health_details(self) -> dict[str, Any]:
-        async with self._transaction("health") as conn:
+        async with self._db.transaction("health") as conn:
             cursor = await conn.execute(
                 "SELECT current_setting('server_version'), "
                 "(SELECT extversion FROM pg_extension WHERE extname = 'vector'), "
@@ -1044,7 +811,14 @@ class PgVectorStore:
             server, pgvector, schema_version, database = await _one(cursor)
             cursor = await conn.execute("SELECT state, count(*) FROM memories GROUP BY state")
             counts = dict(await cursor.fetchall())
-        pool = self._pool.get_stats() if self._pool is not None else {}
+            cursor = await conn.execute(
+                "SELECT c.relname, pg_size_pretty(pg_total_relation_size(c.oid)) "
+                "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = %s "
+                "AND c.relname IN ('memories', 'memories_embedding', 'memories_search')",
+                (self.schema,),
+            )
+            sizes = dict(await cursor.fetchall())
         return {
             "postgres": server,
             "pgvector": pgvector,
@@ -1053,7 +827,8 @@ class PgVectorStore:
             "database": database,
             "schema": self.schema,
             "records": counts,
-            "pool": {k: pool[k] for k in ("pool_size", "pool_available") if k in pool},
+            "sizes": sizes,
+            "pool": self._db.stats(),
             "mnemowire": __version__,
         }
 

@@ -180,7 +180,7 @@ async def test_query_vector_from_a_router_is_used_when_the_embedder_matches(
 
 # -- a small tenant beside a large one ---------------------------------------------------------
 
-BIG = 3000
+BIG = 1500
 #: session settings that leave the planner nothing but the HNSW index for the ANN query
 FORCE_HNSW = ["enable_seqscan=off", "enable_bitmapscan=off"]
 
@@ -198,7 +198,8 @@ async def _tenants(store: Any) -> list[str]:
             {"agent_id": "big", "type": "semantic", "content": f"peanut allergy note {i}"}
             for i in range(BIG)
         ],
-        batch_size=1000,
+        batch_size=500,
+        rebuild_index=True,
     )
     small = await store.inner.remember_many(
         [
