@@ -53,18 +53,19 @@ def vector_query(scope: Scope, vector: Any, fetch: int) -> tuple[str, list[Any]]
     return sql, args
 
 
-def keyword_query(scope: Scope, terms: list[str], fetch: int) -> tuple[str, list[Any]]:
-    """Records in scope holding any of ``terms``, best ts_rank first, ties by id."""
+def keyword_query(scope: Scope, terms: list[str], vector: Any, fetch: int) -> tuple[str, list[Any]]:
+    """Records in scope holding any of ``terms``, best ts_rank first, ties by id; with their
+    ``distance`` to ``vector`` too (every hit reports its relevance)."""
     query = tsquery_of(terms)
     sql = f"""WITH hits AS MATERIALIZED (
             SELECT m.seq, ts_rank(m.search, %s::tsquery, 1) AS rank FROM memories m
             WHERE m.search @@ %s::tsquery AND {scope.sql}
             ORDER BY rank DESC, m.id COLLATE "C" LIMIT %s
         )
-        SELECT {_RECORD} FROM hits h JOIN memories m ON m.seq = h.seq
-        LEFT JOIN recalls r ON r.memory = m.seq
+        SELECT {_RECORD}, m.embedding <=> %s AS distance FROM hits h
+        JOIN memories m ON m.seq = h.seq LEFT JOIN recalls r ON r.memory = m.seq
         ORDER BY h.rank DESC, m.id COLLATE "C\""""
-    return sql, [query, query, *scope.args, fetch]
+    return sql, [query, query, *scope.args, fetch, vector]
 
 
 class WordStats:

@@ -17,7 +17,7 @@ from typing import Any
 from psycopg.adapt import Dumper
 from psycopg.pq import Format
 
-from mnemowire.adapters._common import DAY_MS, STOPWORDS, words
+from mnemowire.adapters._common import STOPWORDS, cutoff, words
 from mnemowire.adapters.pgvector._filters import compile_filter
 from mnemowire.models import RecallRequest
 
@@ -117,9 +117,10 @@ class Scope:
         if types:
             sql += " AND m.type = ANY(%s)"
             args.append(types)
-        if req.fresher_than_days is not None:
+        created_min = cutoff(now, req.fresher_than_days)
+        if created_min is not None:
             sql += " AND m.created_at >= %s"
-            args.append(now - int(req.fresher_than_days * DAY_MS))
+            args.append(created_min)
         spec_filter = payload.get("filter")
         if spec_filter:
             filter_sql, filter_args = compile_filter(spec_filter)

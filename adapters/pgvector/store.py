@@ -33,9 +33,9 @@ from mnemowire import spec
 from mnemowire._version import __version__
 from mnemowire._wire import checked, digest, now_ms
 from mnemowire.adapters._common import (
-    DAY_MS,
     TYPE_FIELDS,
     MergePlan,
+    cutoff,
     new_id,
     record_fields,
     searchable_text,
@@ -83,7 +83,7 @@ RECALL_TRACKING_GRANULARITY_MS = 60_000
 CAPABILITIES = (
     "semantic", "episodic", "procedural", "emotional", "vector", "fts", "user_scope",
     "metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete",
-    "governance", "recall_tracking", "demote", "archive", "client_ids",
+    "governance", "recall_tracking", "demote", "archive", "relevance", "client_ids",
 )  # fmt: skip
 #: options of a pgvector:// URL that belong to the store; every other one goes to libpq
 _STORE_OPTIONS = (
@@ -262,12 +262,20 @@ class PgVectorStore:
             found = await cursor.fetchall()
             matched: list[dict[str, Any]] = []
             if terms:
-                await cursor.execute(*keyword_query(scope, terms, fetch))
+                await cursor.execute(*keyword_query(scope, terms, vector, fetch))
                 matched = await cursor.fetchall()
             records = {r["id"]: r for r in (*found, *matched)}
             nearest = [r["id"] for r in sorted(found, key=lambda r: (r["distance"], r["id"]))]
             fused = rrf([nearest, [r["id"] for r in matched]])
-            score = {i: fused[i] * records[i]["demote"] for i in fused}
+            # relevance: cosine similarity, comparable across queries (unlike the fused score);
+            # a floor drops records before the top k is chosen
+            relevance = {i: max(-1.0, min(1.0, 1.0 - r["distance"])) for i, r in records.items()}
+            floor = req.min_relevance
+            score = {
+                i: fused[i] * records[i]["demote"]
+                for i in fused
+                if floor is None or relevance[i] >= floor
+            }
             top = sorted(score, key=lambda i: (-score[i], i))[:k]
             await self._track_recalls(conn, [records[i] for i in top], now)
         self._trace(found, matched, terms, fetch)
@@ -275,6 +283,7 @@ class PgVectorStore:
             RecallHit(
                 **record_fields(records[i]),
                 score=score[i],
+                relevance=round(relevance[i], 6),
                 supporting=[self._name],
                 source_store=self._name,
             )
@@ -403,7 +412,7 @@ class PgVectorStore:
             args.append(req.user_id)
         if policy.older_than_days is not None:
             where += " AND m.created_at < %s"
-            args.append(now - int(policy.older_than_days * DAY_MS))
+            args.append(cutoff(now, policy.older_than_days))
         if policy.type is not None:
             where += " AND m.type = %s"
             args.append(policy.type)
@@ -412,7 +421,7 @@ class PgVectorStore:
             args.append(policy.confidence_below)
         if policy.no_recall_in_days is not None:
             where += " AND coalesce(r.at, m.created_at) < %s"
-            args.append(now - int(policy.no_recall_in_days * DAY_MS))
+            args.append(cutoff(now, policy.no_recall_in_days))
         action = req.action or "forget"
         factor = req.demote_factor if req.demote_factor is not None else 0.5
         change_args: list[Any]

@@ -264,3 +264,28 @@ async def test_exact_search_takes_over_when_the_index_scan_gives_up(
     found = await store.recall({"agent_id": "small", "query": "peanut allergy note", "k": 10})
     assert {h.id for h in found.results} == set(small)
     assert ("vector_search", {"fetch": 40, "returned": 10, "exact": True}) in events
+
+
+async def test_relevance_is_reported_and_floors_results(make_store: StoreFactory) -> None:
+    store = make_store()
+    tea = await remember(store, "green tea every morning")
+    await remember(store, "the quarterly report is due")
+    hits = (await store.recall({"agent_id": "a", "query": "green tea morning"})).results
+    relevance = {hit.id: hit.relevance for hit in hits}
+    assert relevance[tea] == max(relevance.values())
+    assert all(-1 <= value <= 1 for value in relevance.values())
+    floored = await ids(store, query="green tea morning", min_relevance=relevance[tea] - 1e-6)
+    assert floored == [tea]
+    assert await ids(store, query="nothing like this", min_relevance=0.99) == []
+
+
+async def test_keyword_only_hits_report_their_relevance_too(make_store: StoreFactory) -> None:
+    store = make_store(embedder=HashEmbedder(8))
+    embedder = store.inner.embedder
+    target = await remember(store, "the invoice number is XK-44817")
+    for i in range(40):
+        await remember(store, f"an unrelated remark about the weather, number {i}")
+    [hit] = (await store.recall({"agent_id": "a", "query": "xk 44817", "k": 1})).results
+    assert hit.id == target
+    vectors = embedder.embed(["xk 44817", "the invoice number is XK-44817"])
+    assert hit.relevance == pytest.approx(float(vectors[0] @ vectors[1]), abs=1e-5)
