@@ -1,7 +1,7 @@
 """The two searches of a recall, as SQL, and the word statistics that pick a query's rare words.
 
-Both searches return whole records (with their last recall time), so a recall needs no third
-query to fetch them: the store sends both in one pipeline, fuses, and is done.
+Both searches run in one statement and return whole records (with their last recall time), so
+a recall is one round trip to search; the store then fuses in Python (``mnemowire.fusion.rrf``).
 
 Vector side: the k' nearest in scope by the HNSW index (``hnsw.iterative_scan = strict_order``
 keeps scanning past rows the filters reject). The index scan can still stop early (at
@@ -23,7 +23,7 @@ from typing import Any
 from mnemowire.adapters._common import keyword_terms
 from mnemowire.adapters.pgvector._sql import COLUMNS, MAX_LEXEME_BYTES, Scope, tsquery_of
 
-__all__ = ["MAX_TERMS", "STATS_TTL_SECONDS", "WordStats", "keyword_query", "vector_query"]
+__all__ = ["MAX_TERMS", "STATS_TTL_SECONDS", "WordStats", "recall_query"]
 
 #: most words a keyword query keeps, rarest first
 MAX_TERMS = 8
@@ -32,10 +32,12 @@ STATS_TTL_SECONDS = 60.0
 _RECORD = f"{COLUMNS}, r.at AS last_recalled_at"
 
 
-def vector_query(scope: Scope, vector: Any, fetch: int) -> tuple[str, list[Any]]:
-    """Records nearest to ``vector`` in scope, with ``distance``; nearest first after sorting
-    by (distance, id)."""
-    sql = f"""WITH ann AS MATERIALIZED (
+def recall_query(scope: Scope, vector: Any, terms: list[str], fetch: int) -> tuple[str, list[Any]]:
+    """Both searches in one statement (one round trip). Each row is a record found by one side
+    (``side``: vector or keyword; a record both found comes twice) with its ``distance`` to
+    ``vector``, its keyword ``rank`` and whether the vector side had to search ``exact``ly.
+    The caller orders each side: vector by (distance, id), keyword by (-rank, id)."""
+    ctes = f"""ann AS MATERIALIZED (
             SELECT m.seq, m.embedding <=> %s AS distance FROM memories m WHERE {scope.sql}
             ORDER BY m.embedding <=> %s LIMIT %s
         ), exact AS MATERIALIZED (
@@ -46,26 +48,24 @@ def vector_query(scope: Scope, vector: Any, fetch: int) -> tuple[str, list[Any]]
             SELECT seq, distance FROM exact
             UNION ALL
             SELECT seq, distance FROM ann WHERE NOT EXISTS (SELECT FROM exact)
-        )
-        SELECT {_RECORD}, c.distance, EXISTS (SELECT FROM exact) AS exact
+        )"""
+    args: list[Any] = [vector, *scope.args, vector, fetch, vector, *scope.args, fetch, vector]
+    args.append(fetch)
+    nearest = f"""SELECT 'vector' AS side, c.distance, 0.0::real AS rank,
+            EXISTS (SELECT FROM exact) AS exact, {_RECORD}
         FROM chosen c JOIN memories m ON m.seq = c.seq LEFT JOIN recalls r ON r.memory = m.seq"""
-    args = [vector, *scope.args, vector, fetch, vector, *scope.args, fetch, vector, fetch]
-    return sql, args
-
-
-def keyword_query(scope: Scope, terms: list[str], vector: Any, fetch: int) -> tuple[str, list[Any]]:
-    """Records in scope holding any of ``terms``, best ts_rank first, ties by id; with their
-    ``distance`` to ``vector`` too (every hit reports its relevance)."""
+    if not terms:
+        return f"WITH {ctes} {nearest}", args
     query = tsquery_of(terms)
-    sql = f"""WITH hits AS MATERIALIZED (
+    ctes += f""", hits AS MATERIALIZED (
             SELECT m.seq, ts_rank(m.search, %s::tsquery, 1) AS rank FROM memories m
             WHERE m.search @@ %s::tsquery AND {scope.sql}
             ORDER BY rank DESC, m.id COLLATE "C" LIMIT %s
-        )
-        SELECT {_RECORD}, m.embedding <=> %s AS distance FROM hits h
-        JOIN memories m ON m.seq = h.seq LEFT JOIN recalls r ON r.memory = m.seq
-        ORDER BY h.rank DESC, m.id COLLATE "C\""""
-    return sql, [query, query, *scope.args, fetch, vector]
+        )"""
+    args += [query, query, *scope.args, fetch, vector]
+    matched = f"""SELECT 'keyword', m.embedding <=> %s, h.rank, false, {_RECORD}
+        FROM hits h JOIN memories m ON m.seq = h.seq LEFT JOIN recalls r ON r.memory = m.seq"""
+    return f"WITH {ctes} {nearest} UNION ALL {matched}", args
 
 
 class WordStats:

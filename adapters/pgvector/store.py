@@ -47,7 +47,7 @@ from mnemowire.adapters.pgvector._migrations import (
     grant_statements,
     vector_index,
 )
-from mnemowire.adapters.pgvector._search import WordStats, keyword_query, vector_query
+from mnemowire.adapters.pgvector._search import WordStats, recall_query
 from mnemowire.adapters.pgvector._sql import COLUMNS, Scope, lexemes_of
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import (
@@ -250,23 +250,23 @@ class PgVectorStore:
         scope = Scope.of(req, payload, now)
         k = req.k if req.k is not None else 5
         fetch = max(4 * k, 20)  # each search over-fetches so fusion and demotion can reorder
-        # Two plain statements, no transaction around them: under READ COMMITTED they would
-        # not share a snapshot anyway, and BEGIN/COMMIT would cost two round trips. The only
-        # write, recall tracking, is a transaction of its own.
+        # Both searches are one statement, so one snapshot, without BEGIN/COMMIT round trips;
+        # the only write, recall tracking, is a transaction of its own.
         async with self._db.connection("recall") as conn:
             if self._words.stale:
                 await self._words.refresh(conn, self.schema)
             terms = self._words.rare_terms(req.query)
             cursor = conn.cursor(row_factory=dict_row)
-            await cursor.execute(*vector_query(scope, vector, fetch))
-            found = await cursor.fetchall()
-            matched: list[dict[str, Any]] = []
-            if terms:
-                await cursor.execute(*keyword_query(scope, terms, vector, fetch))
-                matched = await cursor.fetchall()
+            await cursor.execute(*recall_query(scope, vector, terms, fetch))
+            rows = await cursor.fetchall()
+            found = sorted(
+                (r for r in rows if r["side"] == "vector"), key=lambda r: (r["distance"], r["id"])
+            )
+            matched = sorted(
+                (r for r in rows if r["side"] == "keyword"), key=lambda r: (-r["rank"], r["id"])
+            )
             records = {r["id"]: r for r in (*found, *matched)}
-            nearest = [r["id"] for r in sorted(found, key=lambda r: (r["distance"], r["id"]))]
-            fused = rrf([nearest, [r["id"] for r in matched]])
+            fused = rrf([[r["id"] for r in found], [r["id"] for r in matched]])
             # relevance: cosine similarity, comparable across queries (unlike the fused score);
             # a floor drops records before the top k is chosen
             relevance = {i: max(-1.0, min(1.0, 1.0 - r["distance"])) for i, r in records.items()}
@@ -521,6 +521,36 @@ class PgVectorStore:
             for statement in grant_statements(self.schema, role):
                 await conn.execute(statement)
 
+    async def vacuum(self) -> None:
+        """VACUUM (ANALYZE) the store's tables, what autovacuum would do soon anyway: after a
+        bulk import, so the visibility map and statistics are current before traffic arrives
+        (instead of an autovacuum of the HNSW index competing with it), or after hard deletes,
+        to reclaim the space of erased records at once. Needs the table owner (or MAINTAIN)."""
+        self._words.expire()
+        async with self._db.connection("vacuum") as conn:
+            for table in ("memories", "recalls"):
+                await conn.execute(sql.SQL("VACUUM (ANALYZE) {}").format(sql.Identifier(table)))
+
+    async def prewarm(self) -> dict[str, int]:
+        """Load the store's table and indexes into PostgreSQL's buffer cache (pg_prewarm), so
+        the first recalls after a restart or a bulk import (whose pages bypass the cache) do not
+        each pay for reading hundreds of index pages. Returns the pages loaded per relation.
+        Creates the pg_prewarm extension (PostgreSQL contrib) if missing, which needs a role
+        allowed to; otherwise ask an administrator for ``CREATE EXTENSION pg_prewarm``."""
+        relations = ("memories", "memories_embedding", "memories_search", "memories_scope")
+        async with self._db.connection("prewarm") as conn:
+            cursor = await conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'pg_prewarm'")
+            if await cursor.fetchone() is None:
+                await conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+            loaded = {}
+            for relation in relations:
+                cursor = await conn.execute(
+                    "SELECT pg_prewarm(format('%%I.%%I', %s::text, %s::text)::regclass)",
+                    (self.schema, relation),
+                )
+                loaded[relation] = int((await _one(cursor))[0])
+        return loaded
+
     async def drop(self) -> None:
         """Delete this store's schema with every record and the audit log in it, then close
         the store (throwaway stores: tests, benchmarks). Refused for the public schema."""
@@ -766,15 +796,15 @@ class PgVectorStore:
             for r in records
             if (r["last_recalled_at"] or 0) < now - RECALL_TRACKING_GRANULARITY_MS
         )
-        if stale:  # one round trip: BEGIN, the setting, the upsert and COMMIT in a pipeline
-            async with conn.pipeline(), conn.transaction():
-                await conn.execute("SELECT set_config('synchronous_commit', 'off', true)")
-                await conn.execute(
-                    "INSERT INTO recalls (memory, at) SELECT m.seq, %s FROM memories m "
-                    "WHERE m.seq = ANY(%s) ORDER BY m.seq FOR KEY SHARE "
-                    "ON CONFLICT (memory) DO UPDATE SET at = excluded.at",
-                    (now, stale),
-                )
+        if stale:  # one statement, its own transaction, committed without the flush wait
+            await conn.execute(
+                "INSERT INTO recalls (memory, at) SELECT m.seq, %s FROM memories m "
+                "WHERE m.seq = ANY(%s) "
+                "AND set_config('synchronous_commit', 'off', true) IS NOT NULL "
+                "ORDER BY m.seq FOR KEY SHARE "
+                "ON CONFLICT (memory) DO UPDATE SET at = excluded.at",
+                (now, stale),
+            )
 
     # -- merge, governance, health -----------------------------------------------------------
 

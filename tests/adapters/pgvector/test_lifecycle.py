@@ -91,7 +91,7 @@ async def test_hard_delete_erases_from_every_table_and_index(
         "SELECT count(*) FROM recalls r LEFT JOIN memories m ON m.seq = r.memory "
         "WHERE m.seq IS NULL"
     ) == [(0,)]
-    db.execute("VACUUM memories")  # what autovacuum does: dead rows and index entries go
+    await store.inner.vacuum()  # what autovacuum does: dead rows and index entries go
     assert db.rows("SELECT count(*) FROM memories WHERE search @@ 'zanzibar'::tsquery") == [(0,)]
     assert (
         db.rows("SELECT word FROM ts_stat('SELECT search FROM memories') WHERE word = 'zanzibar'")

@@ -157,3 +157,20 @@ async def test_the_registry_opens_pgvector_urls(pg_dsn: str, schema: str) -> Non
         stored = await store.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
         found = await store.recall({"agent_id": "a", "query": "tea"})
         assert [h.id for h in found.results] == [stored.id]
+
+
+async def test_vacuum_prewarm_and_drop(make_store: StoreFactory, db: Database) -> None:
+    store = make_store()
+    await store.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
+    await store.inner.vacuum()
+    assert db.rows("SELECT count(*) FROM pg_stats WHERE schemaname = %s", db.schema) != [(0,)]
+    loaded = await store.inner.prewarm()
+    assert set(loaded) == {"memories", "memories_embedding", "memories_search", "memories_scope"}
+    assert all(pages >= 1 for pages in loaded.values())
+    await store.inner.drop()
+    assert db.rows("SELECT count(*) FROM pg_namespace WHERE nspname = %s", db.schema) == [(0,)]
+    with pytest.raises(UnavailableError, match="closed"):
+        await store.recall({"agent_id": "a", "query": "tea"})
+    public = PgVectorStore("postgresql://nobody@127.0.0.1:1/none", embedder=HashEmbedder(16))
+    with pytest.raises(ConfigError, match="public"):
+        await public.drop()
