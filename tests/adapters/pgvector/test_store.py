@@ -174,3 +174,14 @@ async def test_vacuum_prewarm_and_drop(make_store: StoreFactory, db: Database) -
     public = PgVectorStore("postgresql://nobody@127.0.0.1:1/none", embedder=HashEmbedder(16))
     with pytest.raises(ConfigError, match="public"):
         await public.drop()
+
+
+async def test_the_demo_runs_on_postgresql(pg_dsn: str, schema: str) -> None:
+    from mnemowire.demo import run_demo
+
+    url = "pgvector://" + pg_dsn.removeprefix("postgresql://")
+    url += ("&" if "?" in url else "?") + f"schema={schema}"
+    lines: list[str] = []
+    summary = await run_demo(HashEmbedder(64), echo=lines.append, store=url)
+    assert summary["memories"] == 33
+    assert any(line.startswith("remembered 33 memories into pgvector://") for line in lines)
