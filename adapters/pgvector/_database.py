@@ -38,6 +38,12 @@ from mnemowire.errors import ConfigError, MnemowireError, StoreError, Unavailabl
 __all__ = ["Database"]
 
 Connection = psycopg.AsyncConnection[Any]
+#: iterative index scans (hnsw.iterative_scan) arrived in pgvector 0.8.0
+MIN_PGVECTOR = (0, 8)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(".")[:2] if part.isdigit())
 
 
 class Database:
@@ -209,7 +215,7 @@ class Database:
                 )
                 meta = await self._meta(conn)
             cursor = await conn.execute(
-                "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n "
+                "SELECT n.nspname, e.extversion FROM pg_extension e JOIN pg_namespace n "
                 "ON n.oid = e.extnamespace WHERE e.extname = 'vector'"
             )
             extension = await cursor.fetchone()
@@ -217,6 +223,12 @@ class Database:
                 raise ConfigError(f"{self.name}: the vector extension is missing")
         finally:
             await conn.close()
+        if _version(extension[1]) < MIN_PGVECTOR:
+            raise ConfigError(
+                f"{self.name}: pgvector {extension[1]} is too old; the store needs 0.8 or newer "
+                "(iterative index scans keep filtered recalls complete). Upgrade the package, "
+                "then run ALTER EXTENSION vector UPDATE"
+            )
         self._search_path = search_path(self.schema, extension[0])
         made_with = (meta["embedder"], int(meta["dimension"]))
         embedder = self._embedder

@@ -185,3 +185,9 @@ async def test_the_demo_runs_on_postgresql(pg_dsn: str, schema: str) -> None:
     summary = await run_demo(HashEmbedder(64), echo=lines.append, store=url)
     assert summary["memories"] == 33
     assert any(line.startswith("remembered 33 memories into pgvector://") for line in lines)
+
+
+def test_pgvector_older_than_0_8_is_refused() -> None:
+    from mnemowire.adapters.pgvector._database import MIN_PGVECTOR, _version
+
+    assert _version("0.7.4") < MIN_PGVECTOR <= _version("0.8.0") < _version("0.10.1")
