@@ -31,12 +31,10 @@ from psycopg.types.json import Jsonb
 
 from mnemowire import spec
 from mnemowire._version import __version__
-from mnemowire._wire import checked, digest, now_ms
+from mnemowire._wire import checked, now_ms
 from mnemowire.adapters._common import (
-    TYPE_FIELDS,
     MergePlan,
     cutoff,
-    new_id,
     record_fields,
     searchable_text,
 )
@@ -49,6 +47,7 @@ from mnemowire.adapters.pgvector._migrations import (
 )
 from mnemowire.adapters.pgvector._search import WordStats, recall_query
 from mnemowire.adapters.pgvector._sql import COLUMNS, Scope, lexemes_of
+from mnemowire.adapters.pgvector._writes import audit_row, existing, insert_audit, write
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import (
     ConfigError,
@@ -90,18 +89,6 @@ _STORE_OPTIONS = (
     "embedder", "name", "schema", "extension_schema", "pool_min", "pool_max", "pool_timeout",
     "ef_search",
 )  # fmt: skip
-_COPY_COLUMNS = (
-    "id", "agent_id", "user_id", "type", "content", "metadata", "confidence", "source",
-    "created_at", "updated_at", "expires_at", "event_time", "location", "participants",
-    "sentiment", "valence", "arousal", "emotion", "target", "state", "embedding", "search",
-)  # fmt: skip
-_COPY_TYPES = (
-    "text", "text", "text", "text", "text", "jsonb", "float8", "text", "int8", "int8", "int8",
-    "int8", "text", "jsonb", "text", "float8", "float8", "text", "text", "text", "vector",
-    "tsvector",
-)  # fmt: skip
-_AUDIT_COLUMNS = ("at", "operation", "agent_id", "ids", "request_sha256", "detail")
-_AUDIT_TYPES = ("int8", "text", "text", "jsonb", "text", "jsonb")
 
 
 class PgVectorStore:
@@ -226,12 +213,14 @@ class PgVectorStore:
         started = time.perf_counter()
         if req.id is not None:
             async with self._db.transaction("remember") as conn:
-                replay = (await self._existing(conn, [req], started))[0]
+                replay = (await existing(conn, [req], self._results(started)))[0]
             if isinstance(replay, RememberResponse):
                 return replay
         vectors = await self._embed([searchable_text(req.type, req.content)])
         async with self._db.transaction("remember") as conn:
-            [response] = await self._write(conn, [(req, payload)], vectors, started, copy=False)
+            [response] = await write(
+                conn, [(req, payload)], vectors, now=self._clock(), result=self._results(started)
+            )
         return response
 
     async def recall(
@@ -499,7 +488,16 @@ class PgVectorStore:
                 else:
                     embedded = vectors[start : start + batch_size]
                 async with self._db.transaction("remember_many") as conn:
-                    responses.extend(await self._write(conn, batch, embedded, began, copy=True))
+                    responses.extend(
+                        await write(
+                            conn,
+                            batch,
+                            embedded,
+                            now=self._clock(),
+                            result=self._results(began),
+                            copy=True,
+                        )
+                    )
         if len(typed) >= 1000:
             await self._analyze()
         return responses
@@ -574,6 +572,10 @@ class PgVectorStore:
     def _result(self, count: int, started: float) -> StoreResult:
         return StoreResult(store=self._name, status="ok", count=count, latency_ms=_ms(started))
 
+    def _results(self, started: float) -> Callable[[int], StoreResult]:
+        """``_result`` for one operation's start time, for the write helpers."""
+        return lambda count: self._result(count, started)
+
     async def _audit(
         self,
         conn: Any,
@@ -584,10 +586,8 @@ class PgVectorStore:
         *,
         detail: dict[str, Any] | None = None,
     ) -> None:
-        await conn.execute(
-            "INSERT INTO audit_log (at, operation, agent_id, ids, request_sha256, detail) "
-            "VALUES (%s, %s, %s, %s, %s, %s)",
-            _audit_row(self._clock(), operation, agent_id, ids, payload, detail),
+        await insert_audit(
+            conn, audit_row(self._clock(), operation, agent_id, ids, payload, detail)
         )
 
     async def _analyze(self) -> None:
@@ -599,146 +599,6 @@ class PgVectorStore:
                 await conn.execute("ANALYZE memories")
 
     # -- remember ----------------------------------------------------------------------------
-
-    async def _existing(
-        self, conn: Any, reqs: Sequence[RememberRequest], started: float
-    ) -> list[RememberResponse | None]:
-        """Per request: the first write's response when its id exists with the same agent,
-        type and content; None when the id is free (or the request has no id). Raises
-        ConflictError when an id exists otherwise, without saying anything about that record."""
-        wanted = [r.id for r in reqs if r.id is not None]
-        found: dict[str, tuple[Any, ...]] = {}
-        if wanted:
-            cursor = await conn.execute(
-                "SELECT id, agent_id, type, content, created_at, state FROM memories "
-                "WHERE id = ANY(%s)",
-                (wanted,),
-            )
-            found = {row[0]: row[1:] for row in await cursor.fetchall()}
-        out: list[RememberResponse | None] = []
-        for req in reqs:
-            row = found.get(req.id) if req.id is not None else None
-            if row is None or req.id is None:
-                out.append(None)
-                continue
-            agent_id, kind, content, created_at, state = row
-            if (agent_id, kind, content) != (req.agent_id, req.type, req.content):
-                raise ConflictError(
-                    f"id {req.id!r} is already used by another record; choose another id, or "
-                    "resend the original content to retry"
-                )
-            out.append(
-                RememberResponse(
-                    id=req.id,
-                    stored_at=created_at,
-                    stores=[self._result(0, started)],
-                    pending_approval=state == "pending",
-                    replayed=True,
-                )
-            )
-        return out
-
-    async def _write(
-        self,
-        conn: Any,
-        batch: Sequence[tuple[RememberRequest, dict[str, Any]]],
-        vectors: Vectors,
-        started: float,
-        *,
-        copy: bool,
-    ) -> list[RememberResponse]:
-        """Store new records (replaying ids that exist) inside the caller's transaction: COPY
-        for bulk, one INSERT otherwise. Duplicate ids inside the batch replay the first."""
-        replays = await self._existing(conn, [r for r, _ in batch], started)
-        now = self._clock()
-        rows: list[tuple[Any, ...]] = []
-        audits: list[tuple[Any, ...]] = []
-        out: list[RememberResponse] = []
-        fresh: dict[str, tuple[RememberRequest, RememberResponse]] = {}
-        for (req, payload), vector, replay in zip(batch, vectors, replays, strict=True):
-            if replay is not None:
-                out.append(replay)
-                continue
-            if req.id is not None and req.id in fresh:  # the same id twice in one batch
-                first, response = fresh[req.id]
-                if (first.agent_id, first.type, first.content) != (
-                    req.agent_id,
-                    req.type,
-                    req.content,
-                ):
-                    raise ConflictError(
-                        f"id {req.id!r} is used twice in this import with different content"
-                    )
-                out.append(response.model_copy(update={"replayed": True}))
-                continue
-            record_id = req.id or new_id()
-            pending = bool(req.approval_required)
-            rows.append(
-                (
-                    record_id,
-                    req.agent_id,
-                    req.user_id,
-                    req.type,
-                    req.content,
-                    Jsonb(payload.get("metadata", {})),
-                    req.confidence if req.confidence is not None else 1.0,
-                    req.source,
-                    now,
-                    now,
-                    req.expires_at,
-                    *(
-                        Jsonb(payload[name])
-                        if name == "participants" and payload.get(name) is not None
-                        else payload.get(name)
-                        for name in TYPE_FIELDS
-                    ),
-                    "pending" if pending else "active",
-                    vector,
-                    lexemes_of(searchable_text(req.type, req.content)),
-                )
-            )
-            audits.append(
-                _audit_row(
-                    now,
-                    "remember",
-                    req.agent_id,
-                    [record_id],
-                    payload,
-                    {"pending": True} if pending else None,
-                )
-            )
-            response = RememberResponse(
-                id=record_id,
-                stored_at=now,
-                stores=[self._result(1, started)],
-                pending_approval=pending,
-            )
-            fresh[record_id] = (req, response)
-            out.append(response)
-        if not rows:
-            return out
-        if copy:
-            await _copy(conn, "memories", _COPY_COLUMNS, _COPY_TYPES, rows)
-            await _copy(conn, "audit_log", _AUDIT_COLUMNS, _AUDIT_TYPES, audits)
-            return out
-        [row] = rows
-        cursor = await conn.execute(
-            f"INSERT INTO memories ({', '.join(_COPY_COLUMNS)}) "
-            f"VALUES ({', '.join(['%s'] * len(_COPY_COLUMNS))}) "
-            "ON CONFLICT (id) DO NOTHING RETURNING seq",
-            row,
-        )
-        if await cursor.fetchone() is None:  # a concurrent remember took the id meanwhile
-            [req] = [r for r, _ in batch]
-            raced = (await self._existing(conn, [req], started))[0]
-            if raced is None:
-                raise StoreError(f"{self._name}: id {req.id!r} vanished while being written")
-            return [raced]
-        await conn.execute(
-            f"INSERT INTO audit_log ({', '.join(_AUDIT_COLUMNS)}) VALUES (%s, %s, %s, %s, %s, %s)",
-            audits[0],
-        )
-        return out
 
     async def _rebuild_import(
         self,
@@ -757,11 +617,12 @@ class PgVectorStore:
             await conn.execute("DROP INDEX memories_embedding")
             for start in range(0, len(typed), batch_size):
                 responses.extend(
-                    await self._write(
+                    await write(
                         conn,
                         typed[start : start + batch_size],
                         vectors[start : start + batch_size],
-                        started,
+                        now=self._clock(),
+                        result=self._results(started),
                         copy=True,
                     )
                 )
@@ -881,39 +742,6 @@ async def _one(cursor: Any) -> tuple[Any, ...]:
     if row is None:
         raise StoreError("PostgreSQL returned no row where one is always expected")
     return tuple(row)
-
-
-async def _copy(
-    conn: Any,
-    table: str,
-    columns: Sequence[str],
-    types: Sequence[str],
-    rows: list[tuple[Any, ...]],
-) -> None:
-    """Binary COPY of ``rows`` into ``table``."""
-    statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)"
-    async with conn.cursor().copy(statement) as copy:
-        copy.set_types(list(types))
-        for row in rows:
-            await copy.write_row(row)
-
-
-def _audit_row(  # noqa: PLR0917 (one audit_log row, column by column)
-    at: int,
-    operation: str,
-    agent_id: str,
-    ids: Sequence[str],
-    payload: Any,
-    detail: dict[str, Any] | None,
-) -> tuple[Any, ...]:
-    return (
-        at,
-        operation,
-        agent_id,
-        Jsonb(list(ids)),
-        digest(payload),
-        None if detail is None else Jsonb(detail),
-    )
 
 
 def _public_name(dsn: str, schema: str) -> str:
