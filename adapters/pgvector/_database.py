@@ -60,6 +60,7 @@ class Database:
         pool_sizes: tuple[int, int],
         pool_timeout: float,
         ef_search: int,
+        read_only: bool = False,
     ) -> None:
         self.dsn = dsn
         self.name = name
@@ -74,6 +75,8 @@ class Database:
         #: set when the connection failed: the next operation checks the server first
         self._suspect = False
         self._search_path = ""
+        #: a replica: never migrated from here, only checked to be current
+        self.read_only = read_only
         self.closed = False
 
     async def pool(self) -> AsyncConnectionPool[Any]:
@@ -205,6 +208,12 @@ class Database:
         try:
             version = await current_version(conn, self.schema)
             meta = await self._meta(conn) if version is not None else {}
+            if self.read_only and (version or 0) < len(MIGRATIONS):
+                raise ConfigError(
+                    f"{self.name}: the replica's schema is at version {version or 0}, the store "
+                    f"needs {len(MIGRATIONS)}; open the store on the primary first (it migrates) "
+                    "and let the replica catch up"
+                )
             if version is None or version < len(MIGRATIONS) or "embedder" not in meta:
                 await migrate(
                     conn,

