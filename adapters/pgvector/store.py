@@ -288,6 +288,7 @@ class PgVectorStore:
                 **record_fields(records[i]),
                 score=score[i],
                 relevance=round(relevance[i], 6),
+                **({"demote": records[i]["demote"]} if records[i]["demote"] != 1.0 else {}),
                 supporting=[self._name],
                 source_store=self._name,
             )

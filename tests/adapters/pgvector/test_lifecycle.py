@@ -353,6 +353,8 @@ async def test_demote_multiplies_the_score_and_never_compounds(
         return float(hit.score)
 
     full = await score()
+    [plain] = (await store.recall({"agent_id": "a", "query": "printer toner order"})).results
+    assert plain.demote is None  # only a demoted record says so
     for _ in range(3):
         response = await store.expire(
             {
@@ -364,6 +366,8 @@ async def test_demote_multiplies_the_score_and_never_compounds(
         )
         assert response.matched_ids == [stale]
         assert await score() == pytest.approx(full * 0.5)
+    [demoted] = (await store.recall({"agent_id": "a", "query": "printer toner order"})).results
+    assert demoted.demote == 0.5  # carried on the hit, so a router's rank fusion keeps it
     await store.expire({"agent_id": "a", "policy": {"older_than_days": 5}, "action": "demote"})
     assert await score() == pytest.approx(full * 0.5)  # the default factor is 0.5 too
 
