@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -238,7 +239,7 @@ async def _server(dsn: str | None) -> AsyncIterator[tuple[str, dict[str, str]]]:
         yield started.stdout.strip(), dict(SERVER_SETTINGS)
     finally:
         subprocess.run([*_SCRIPT, "stop", "--dir", str(folder)], capture_output=True, check=False)
-        subprocess.run(["rm", "-rf", str(folder)], check=False)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _load() -> list[float]:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import uuid
 from collections.abc import Iterator
@@ -181,8 +183,8 @@ async def test_a_connection_killed_mid_operation_changes_nothing_and_the_pool_re
     assert db.snapshot() != before
 
 
-async def test_the_pool_recovers_when_the_server_comes_back(tmp_path_factory: Any) -> None:
-    folder = Path(os.environ.get("TMPDIR", "/tmp")) / f"mnemowire-pg-restart-{uuid.uuid4().hex[:8]}"
+async def test_the_pool_recovers_when_the_server_comes_back() -> None:
+    folder = Path(tempfile.mkdtemp(prefix="mnemowire-pg-restart-"))  # a server of its own
     server = local_server(folder)
     try:
         store = PgVectorStore(server.dsn(), embedder=HashEmbedder(64), pool_min=2, pool_timeout=2.0)
@@ -199,7 +201,7 @@ async def test_the_pool_recovers_when_the_server_comes_back(tmp_path_factory: An
             assert (await store.health()).status == "ok"
     finally:
         stop(folder)
-        subprocess.run(["rm", "-rf", str(folder)], check=False)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 # -- the audit log -----------------------------------------------------------------------------
