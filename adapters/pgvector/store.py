@@ -125,6 +125,14 @@ class PgVectorStore:
         read_dsn: str | None = None,
         tracer: Callable[[str, dict[str, Any]], None] | None = None,
     ) -> None:
+        if not 0 <= pool_min <= pool_max or pool_max < 1:
+            raise ConfigError(
+                f"need 0 <= pool_min <= pool_max, 1 <= pool_max; not {pool_min}, {pool_max}"
+            )
+        if not 1 <= ef_search <= 1000:
+            raise ConfigError(f"ef_search must be 1..1000 (pgvector's range), not {ef_search}")
+        if pool_timeout <= 0:
+            raise ConfigError(f"pool_timeout must be positive, not {pool_timeout}")
         self.dsn = dsn
         self.embedder = embedder
         self.schema = schema

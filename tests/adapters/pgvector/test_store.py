@@ -154,6 +154,9 @@ def test_urls_split_store_options_from_libpq_options() -> None:
         PgVectorStore.from_url("postgres://h/db", embedder=HashEmbedder(16))
     with pytest.raises(ConfigError, match="bad option"):
         PgVectorStore.from_url("pgvector://h/db?pool_max=many", embedder=HashEmbedder(16))
+    for bad in ("pool_min=5&pool_max=2", "pool_max=0", "ef_search=0", "pool_timeout=0"):
+        with pytest.raises(ConfigError):
+            PgVectorStore.from_url(f"pgvector://h/db?{bad}", embedder=HashEmbedder(16))
 
 
 async def test_the_registry_opens_pgvector_urls(pg_dsn: str, schema: str) -> None:
