@@ -482,12 +482,16 @@ class PgVectorStore:
         batch_size: int = 1000,
         vectors: Vectors | None = None,
         rebuild_index: bool = False,
+        concurrency: int = 1,
     ) -> list[RememberResponse]:
         """Bulk import: every request is validated first (one bad request stores nothing),
         then each batch is embedded (outside any transaction) and written with COPY in one
-        transaction. A backend failure mid-import keeps earlier batches.
+        transaction. A backend failure mid-import keeps the batches already committed.
 
         ``vectors`` (one row per request, from this store's embedder) skips the embedding.
+        ``concurrency`` batches are written at once, on as many connections: growing the HNSW
+        graph is CPU work in the server, so this scales with its cores (it stays 1 when an id
+        repeats, so the repeat replays its first write).
         ``rebuild_index`` is for a first import into a store nobody else is using yet: the
         HNSW index is dropped, every row loaded, and the index built once at the end (a bulk
         build is several times faster than growing the graph row by row), all in a single
@@ -506,19 +510,26 @@ class PgVectorStore:
                 vectors = await self._embed([searchable_text(r.type, r.content) for r, _ in typed])
             responses = await self._rebuild_import(typed, vectors, batch_size)
         else:
-            responses = []
-            for start in range(0, len(typed), batch_size):
-                batch = typed[start : start + batch_size]
-                began = time.perf_counter()
-                if vectors is None:
-                    embedded = await self._embed(
-                        [searchable_text(r.type, r.content) for r, _ in batch]
-                    )
-                else:
-                    embedded = vectors[start : start + batch_size]
-                async with self._db.transaction("remember_many") as conn:
-                    responses.extend(
-                        await write(
+            batches = [
+                (start, typed[start : start + batch_size])
+                for start in range(0, len(typed), batch_size)
+            ]
+            ids = [r.id for r, _ in typed if r.id is not None]
+            if len(set(ids)) < len(ids):  # a repeated id must replay its first write: in order
+                concurrency = 1
+            lanes = asyncio.Semaphore(max(1, concurrency))
+
+            async def one(start: int, batch: Any) -> list[RememberResponse]:
+                async with lanes:
+                    began = time.perf_counter()
+                    if vectors is None:
+                        embedded = await self._embed(
+                            [searchable_text(r.type, r.content) for r, _ in batch]
+                        )
+                    else:
+                        embedded = vectors[start : start + len(batch)]
+                    async with self._db.transaction("remember_many") as conn:
+                        return await write(
                             conn,
                             batch,
                             embedded,
@@ -526,7 +537,13 @@ class PgVectorStore:
                             result=self._results(began),
                             copy=True,
                         )
-                    )
+
+            try:  # a failure cancels (rolls back) the batches still running
+                async with asyncio.TaskGroup() as group:
+                    tasks = [group.create_task(one(start, batch)) for start, batch in batches]
+            except ExceptionGroup as failed:
+                raise failed.exceptions[0] from None
+            responses = [response for task in tasks for response in task.result()]
         if len(typed) >= 1000:
             await self._analyze()
         return responses

@@ -4,10 +4,11 @@ One agent holds ``size`` memories (synthetic texts, embeddings computed once and
 so every number here excludes embedding unless it says otherwise). Measured:
 
 - bulk ingest with precomputed embeddings, two ways: a first import that builds the HNSW index
-  once at the end (``remember_many(..., rebuild_index=True)``), and rows added to the full store
-  with the index maintained row by row; after the import, ``VACUUM (ANALYZE)`` (what autovacuum
-  would start on its own) is run and timed apart, and the table and indexes are loaded into
-  PostgreSQL's buffer cache (``pg_prewarm``), so recall is measured in the steady state;
+  once at the end (``remember_many(..., rebuild_index=True)``), and rows added to the full
+  store with the index maintained row by row (batches on ``concurrency`` connections). After
+  the import, ``VACUUM (ANALYZE)`` (what autovacuum would start on its own) is run and timed
+  apart, and the table and indexes are loaded into PostgreSQL's buffer cache
+  (``pg_prewarm``), so recall is measured in the steady state;
 - recall p50/p95/p99 with the query vector supplied (excluding embedding) and with embedding;
 - recall@10 of the vector search against exact brute-force search over the same vectors;
 - whether a 10-record agent beside the big one gets its full k.
@@ -59,6 +60,7 @@ async def run_pgvector_bench(
     small: int = 10,
     queries: int = 200,
     live_rows: int = 2_000,
+    concurrency: int = 2,
     dsn: str | None = None,
     ef_search: int | None = None,
     progress: Progress | None = None,
@@ -98,7 +100,9 @@ async def run_pgvector_bench(
                     progress=progress,
                 )
                 report["small_tenant"] = await _small_tenant(store, small)
-                report["live_index_ingest"] = await _live_ingest(store, embedder, live_rows)
+                report["live_index_ingest"] = await _live_ingest(
+                    store, embedder, live_rows, concurrency
+                )
                 report["health"] = (await store.health()).details
             finally:
                 await store.drop()
@@ -201,18 +205,23 @@ async def _small_tenant(store: Any, small: int) -> dict[str, Any]:
     }
 
 
-async def _live_ingest(store: Any, embedder: Embedder, rows: int) -> dict[str, Any]:
+async def _live_ingest(
+    store: Any, embedder: Embedder, rows: int, concurrency: int
+) -> dict[str, Any]:
     texts = synthetic_texts(rows, seed=23)
     vectors = embedder.embed(texts)
     started = time.perf_counter()
     await store.remember_many(
         [{"agent_id": "agent-1", "type": "semantic", "content": t} for t in texts],
         vectors=vectors,
-        batch_size=1_000,
+        batch_size=500,
+        concurrency=concurrency,
     )
     seconds = time.perf_counter() - started
     return {
-        "mode": "COPY in batches of 1000, HNSW maintained row by row, into the full store",
+        "mode": f"COPY in batches of 500 on {concurrency} connections, HNSW maintained row by "
+        "row, into the full store",
+        "concurrency": concurrency,
         "memories": rows,
         "seconds": round(seconds, 2),
         "per_second": round(rows / seconds, 1),

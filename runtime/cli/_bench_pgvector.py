@@ -23,6 +23,12 @@ from mnemowire.cli._bench import bench_group
     help="Rows added afterwards with the HNSW index maintained row by row.",
 )
 @click.option(
+    "--concurrency",
+    default=2,
+    show_default=True,
+    help="Connections writing those rows at once.",
+)
+@click.option(
     "--embedder",
     envvar="MNEMOWIRE_EMBEDDER",
     default="hash:384",
@@ -45,6 +51,7 @@ def pgvector_command(
     size: int,
     queries: int,
     live_rows: int,
+    concurrency: int,
     embedder: str,
     dsn: str | None,
     ef_search: int | None,
@@ -72,6 +79,7 @@ def pgvector_command(
             size=size,
             queries=queries,
             live_rows=live_rows,
+            concurrency=concurrency,
             dsn=dsn,
             ef_search=ef_search,
             progress=progress,
@@ -106,7 +114,10 @@ def pgvector_command(
         f"{small['returned']} returned |"
     )
     click.echo(f"| bulk ingest, index built at the end | {bulk['per_second']} rows/s |")
-    click.echo(f"| ingest into the full store, index live | {live['per_second']} rows/s |")
+    click.echo(
+        f"| ingest into the full store, index live, {live['concurrency']} connections | "
+        f"{live['per_second']} rows/s |"
+    )
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "pgvector.json").write_text(json.dumps({"environment": env, **report}, indent=2))

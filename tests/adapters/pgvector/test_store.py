@@ -202,3 +202,21 @@ def test_pgvector_older_than_0_8_is_refused() -> None:
     from mnemowire.adapters.pgvector._database import MIN_PGVECTOR, _version
 
     assert _version("0.7.4") < MIN_PGVECTOR <= _version("0.8.0") < _version("0.10.1")
+
+
+async def test_bulk_import_on_several_connections_keeps_the_order(
+    make_store: StoreFactory, db: Database
+) -> None:
+    store = make_store(pool_max=4)
+    requests = [
+        {"agent_id": "a", "id": f"r{i:03}", "type": "semantic", "content": f"fact {i}"}
+        for i in range(200)
+    ]
+    responses = await store.inner.remember_many(requests, batch_size=30, concurrency=3)
+    assert [r.id for r in responses] == [r["id"] for r in requests]
+    assert db.rows("SELECT count(*), count(DISTINCT id) FROM memories") == [(200, 200)]
+    with pytest.raises(ConflictError):  # a failing batch: the error comes out as itself
+        await store.inner.remember_many(
+            [{"agent_id": "a", "id": "r007", "type": "semantic", "content": "changed"}],
+            concurrency=3,
+        )
