@@ -42,6 +42,14 @@ Connection = psycopg.AsyncConnection[Any]
 MIN_PGVECTOR = (0, 8)
 
 
+async def _one(cursor: Any) -> tuple[Any, ...]:
+    """The single row a query always returns."""
+    row = await cursor.fetchone()
+    if row is None:
+        raise StoreError("PostgreSQL returned no row where one is always expected")
+    return tuple(row)
+
+
 def _version(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split(".")[:2] if part.isdigit())
 
@@ -125,6 +133,45 @@ class Database:
         """Pool size and idle connections, for health reports."""
         stats = self._pool.get_stats() if self._pool is not None else {}
         return {k: stats[k] for k in ("pool_size", "pool_available") if k in stats}
+
+    async def facts(self) -> dict[str, Any]:
+        """Versions, record counts by state and sizes, for health reports."""
+        async with self.transaction("health") as conn:
+            cursor = await conn.execute(
+                "SELECT current_setting('server_version'), "
+                "(SELECT extversion FROM pg_extension WHERE extname = 'vector'), "
+                "(SELECT max(version) FROM mnemowire_migrations), current_database()"
+            )
+            server, pgvector, schema_version, database = await _one(cursor)
+            cursor = await conn.execute("SELECT state, count(*) FROM memories GROUP BY state")
+            counts = dict(await cursor.fetchall())
+            cursor = await conn.execute(
+                "SELECT c.relname, pg_size_pretty(pg_total_relation_size(c.oid)) "
+                "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = %s "
+                "AND c.relname IN ('memories', 'memories_embedding', 'memories_search')",
+                (self.schema,),
+            )
+            sizes = dict(await cursor.fetchall())
+        return {
+            "postgres": server,
+            "pgvector": pgvector,
+            "schema_version": schema_version,
+            "database": database,
+            "schema": self.schema,
+            "records": counts,
+            "sizes": sizes,
+        }
+
+    async def standby(self) -> dict[str, Any]:
+        """Whether this server is a standby in recovery, and how far its replay lags."""
+        async with self.connection("health") as conn:
+            cursor = await conn.execute(
+                "SELECT pg_is_in_recovery(), "
+                "extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8"
+            )
+            in_recovery, lag = await _one(cursor)
+        return {"in_recovery": in_recovery, "replay_lag_s": lag}
 
     @contextlib.asynccontextmanager
     async def transaction(self, what: str) -> AsyncIterator[Connection]:

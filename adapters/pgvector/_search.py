@@ -22,11 +22,22 @@ from typing import Any
 
 from mnemowire.adapters._common import keyword_terms
 from mnemowire.adapters.pgvector._sql import COLUMNS, MAX_LEXEME_BYTES, Scope, tsquery_of
+from mnemowire.fusion import rrf
 
-__all__ = ["MAX_TERMS", "STATS_TTL_SECONDS", "WordStats", "recall_query"]
+__all__ = [
+    "MAX_TERMS",
+    "RECALL_TRACKING_GRANULARITY_MS",
+    "STATS_TTL_SECONDS",
+    "WordStats",
+    "rank",
+    "recall_query",
+    "stale_records",
+]
 
 #: most words a keyword query keeps, rarest first
 MAX_TERMS = 8
+#: how often, at most, recall tracking rewrites a record's last recall time
+RECALL_TRACKING_GRANULARITY_MS = 60_000
 #: how long the table's word statistics are reused before they are read again
 STATS_TTL_SECONDS = 60.0
 _RECORD = f"{COLUMNS}, r.at AS last_recalled_at"
@@ -66,6 +77,35 @@ def recall_query(scope: Scope, vector: Any, terms: list[str], fetch: int) -> tup
     matched = f"""SELECT 'keyword', m.embedding <=> %s, h.rank, false, {_RECORD}
         FROM hits h JOIN memories m ON m.seq = h.seq LEFT JOIN recalls r ON r.memory = m.seq"""
     return f"WITH {ctes} {nearest} UNION ALL {matched}", args
+
+
+def rank(
+    found: list[dict[str, Any]],
+    matched: list[dict[str, Any]],
+    floor: float | None,
+    k: int,
+) -> tuple[dict[str, dict[str, Any]], dict[str, float], dict[str, float], list[str]]:
+    """Fuse the two lists (RRF), drop records under the relevance floor, apply demotion and
+    keep the best k (ties to the smaller id): (records, score, relevance, top ids). Relevance
+    is the cosine similarity, comparable across queries, unlike the fused score."""
+    records = {r["id"]: r for r in (*found, *matched)}
+    fused = rrf([[r["id"] for r in found], [r["id"] for r in matched]])
+    relevance = {i: max(-1.0, min(1.0, 1.0 - r["distance"])) for i, r in records.items()}
+    score = {
+        i: fused[i] * records[i]["demote"] for i in fused if floor is None or relevance[i] >= floor
+    }
+    top = sorted(score, key=lambda i: (-score[i], i))[:k]
+    return records, score, relevance, top
+
+
+def stale_records(records: list[dict[str, Any]], now: int) -> list[int]:
+    """The records whose last recall time is older than the tracking granularity (seq order):
+    recall tracking rewrites a record's time at most once a minute."""
+    return sorted(
+        r["seq"]
+        for r in records
+        if (r["last_recalled_at"] or 0) < now - RECALL_TRACKING_GRANULARITY_MS
+    )
 
 
 class WordStats:

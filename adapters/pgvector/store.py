@@ -45,7 +45,7 @@ from mnemowire.adapters.pgvector._migrations import (
     grant_statements,
     vector_index,
 )
-from mnemowire.adapters.pgvector._search import WordStats, recall_query
+from mnemowire.adapters.pgvector._search import WordStats, rank, recall_query, stale_records
 from mnemowire.adapters.pgvector._sql import COLUMNS, Scope, lexemes_of
 from mnemowire.adapters.pgvector._writes import audit_row, existing, insert_audit, write
 from mnemowire.embedders import Embedder, Vectors
@@ -57,7 +57,6 @@ from mnemowire.errors import (
     StoreError,
     UnavailableError,
 )
-from mnemowire.fusion import rrf
 from mnemowire.models import (
     Capabilities,
     ExpireRequest,
@@ -78,8 +77,6 @@ from mnemowire.protocol import QueryVector
 
 __all__ = ["CAPABILITIES", "PgVectorStore"]
 
-#: how often, at most, recall tracking rewrites a record's last recall time
-RECALL_TRACKING_GRANULARITY_MS = 60_000
 CAPABILITIES = (
     "semantic", "episodic", "procedural", "emotional", "vector", "fts", "user_scope",
     "metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete",
@@ -281,12 +278,12 @@ class PgVectorStore:
         if self._replica is None:
             async with self._db.connection("recall") as conn:
                 found, matched, terms = await self._search(conn, scope, vector, req.query, fetch)
-                records, score, relevance, top = _rank(found, matched, req.min_relevance, k)
-                await self._track(conn, _stale([records[i] for i in top], now), now)
+                records, score, relevance, top = rank(found, matched, req.min_relevance, k)
+                await self._track(conn, stale_records([records[i] for i in top], now), now)
         else:
             found, matched, terms = await self._search_replica(scope, vector, req.query, fetch)
-            records, score, relevance, top = _rank(found, matched, req.min_relevance, k)
-            stale = _stale([records[i] for i in top], now)
+            records, score, relevance, top = rank(found, matched, req.min_relevance, k)
+            stale = stale_records([records[i] for i in top], now)
             if stale:
                 async with self._db.connection("recall") as conn:
                     await self._track(conn, stale, now)
@@ -776,32 +773,9 @@ class PgVectorStore:
         return done
 
     async def _health_details(self) -> dict[str, Any]:
-        async with self._db.transaction("health") as conn:
-            cursor = await conn.execute(
-                "SELECT current_setting('server_version'), "
-                "(SELECT extversion FROM pg_extension WHERE extname = 'vector'), "
-                "(SELECT max(version) FROM mnemowire_migrations), current_database()"
-            )
-            server, pgvector, schema_version, database = await _one(cursor)
-            cursor = await conn.execute("SELECT state, count(*) FROM memories GROUP BY state")
-            counts = dict(await cursor.fetchall())
-            cursor = await conn.execute(
-                "SELECT c.relname, pg_size_pretty(pg_total_relation_size(c.oid)) "
-                "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                "WHERE n.nspname = %s "
-                "AND c.relname IN ('memories', 'memories_embedding', 'memories_search')",
-                (self.schema,),
-            )
-            sizes = dict(await cursor.fetchall())
         return {
-            "postgres": server,
-            "pgvector": pgvector,
-            "schema_version": schema_version,
+            **await self._db.facts(),
             "embedder": f"{self.embedder.name} ({self.embedder.dimension}-d)",
-            "database": database,
-            "schema": self.schema,
-            "records": counts,
-            "sizes": sizes,
             "pool": self._db.stats(),
             "mnemowire": __version__,
         }
@@ -811,15 +785,9 @@ class PgVectorStore:
         if self._replica is None:
             return {}
         try:
-            async with self._replica.connection("health") as conn:
-                cursor = await conn.execute(
-                    "SELECT pg_is_in_recovery(), "
-                    "extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8"
-                )
-                in_recovery, lag = await _one(cursor)
+            return {"name": self._replica.name, **await self._replica.standby()}
         except MnemowireError as exc:
             return {"name": self._replica.name, "error": str(exc)}
-        return {"name": self._replica.name, "in_recovery": in_recovery, "replay_lag_s": lag}
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -831,35 +799,6 @@ async def _one(cursor: Any) -> tuple[Any, ...]:
     if row is None:
         raise StoreError("PostgreSQL returned no row where one is always expected")
     return tuple(row)
-
-
-def _rank(
-    found: list[dict[str, Any]],
-    matched: list[dict[str, Any]],
-    floor: float | None,
-    k: int,
-) -> tuple[dict[str, dict[str, Any]], dict[str, float], dict[str, float], list[str]]:
-    """Fuse the two lists (RRF), drop records under the relevance floor, apply demotion and
-    keep the best k (ties to the smaller id): (records, score, relevance, top ids). Relevance
-    is the cosine similarity, comparable across queries, unlike the fused score."""
-    records = {r["id"]: r for r in (*found, *matched)}
-    fused = rrf([[r["id"] for r in found], [r["id"] for r in matched]])
-    relevance = {i: max(-1.0, min(1.0, 1.0 - r["distance"])) for i, r in records.items()}
-    score = {
-        i: fused[i] * records[i]["demote"] for i in fused if floor is None or relevance[i] >= floor
-    }
-    top = sorted(score, key=lambda i: (-score[i], i))[:k]
-    return records, score, relevance, top
-
-
-def _stale(records: list[dict[str, Any]], now: int) -> list[int]:
-    """The records whose last recall time is older than the tracking granularity (seq order):
-    recall tracking rewrites a record's time at most once a minute."""
-    return sorted(
-        r["seq"]
-        for r in records
-        if (r["last_recalled_at"] or 0) < now - RECALL_TRACKING_GRANULARITY_MS
-    )
 
 
 def _host(dsn: str) -> str:
