@@ -176,7 +176,10 @@ async def migrate(
                 )
             )
             found = (extension_schema,)
-        await conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
+        cursor = await conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,))
+        if await cursor.fetchone() is None:  # CREATE SCHEMA needs CREATE on the database,
+            # even with IF NOT EXISTS: ask only when the schema is really missing
+            await conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
         await conn.execute(
             "SELECT set_config('search_path', %s, true)", (search_path(schema, found[0]),)
         )
