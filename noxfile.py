@@ -7,6 +7,7 @@ command in the README checks everything. Add ``-r`` to reuse the virtualenvs bet
 from __future__ import annotations
 
 import shutil
+import tempfile
 
 import nox
 
@@ -26,6 +27,9 @@ ADAPTERS = [
         ],
     ),
 ]
+#: certified against a local PostgreSQL the session starts: (name, URL options, fuzz options)
+SERVER_ADAPTERS = [("pgvector", "schema=conformance", "schema=conformance_fuzz&embedder=hash:64")]
+PG_SERVER = ["python", "-m", "mnemowire.adapters.pgvector.server"]
 
 
 def toolchains(session: nox.Session) -> None:
@@ -88,13 +92,34 @@ def demo(session: nox.Session) -> None:
 @nox.session
 def conformance(session: nox.Session) -> None:
     """Certify every adapter in the repository and rewrite the matrix in docs/conformance.md."""
-    install_local(session, "conformance")
+    install_local(session, "conformance", "pgvector")
     reports = []
     for name, urls, fuzz in ADAPTERS:
         out = f"docs/conformance/{name}"
         fuzz_options = [option for url in fuzz for option in ("--fuzz-store", url)]
         session.run("mnemowire", "certify", *urls, "--out", out, *fuzz_options, *session.posargs)
         reports.append(f"{out}/report.json")
+    folder = tempfile.mkdtemp(prefix="mnemowire-conformance-pg-")
+    started = session.run(*PG_SERVER, "start", "--dir", folder, "--fast", silent=True)
+    dsn = str(started).strip().splitlines()[0]  # the DSN line (the hint goes to stderr)
+    base = "pgvector://" + dsn.removeprefix("postgresql://")
+    try:
+        for name, options, fuzz in SERVER_ADAPTERS:
+            out = f"docs/conformance/{name}"
+            session.run(
+                "mnemowire",
+                "certify",
+                f"{base}?{options}",
+                "--out",
+                out,
+                "--fuzz-store",
+                f"{base}?{fuzz}",
+                *session.posargs,
+            )
+            reports.append(f"{out}/report.json")
+    finally:
+        session.run(*PG_SERVER, "stop", "--dir", folder)
+        shutil.rmtree(folder, ignore_errors=True)
     session.run(
         "mnemowire",
         "certify-matrix",

@@ -1,13 +1,30 @@
-"""Helpers every adapter shares: ids, the record <-> wire mapping, keyword terms."""
+"""Helpers every adapter shares: ids, the record <-> wire mapping, keyword terms, what is
+indexed for a record, and how a merge is planned."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from mnemowire._ids import new_id
+from mnemowire.errors import ConflictError
+from mnemowire.models import MergeRequest
 
-__all__ = ["STOPWORDS", "TYPE_FIELDS", "keyword_terms", "new_id", "record_fields"]
+__all__ = [
+    "DAY_MS",
+    "STOPWORDS",
+    "TYPE_FIELDS",
+    "MergePlan",
+    "cutoff",
+    "keyword_terms",
+    "new_id",
+    "record_fields",
+    "searchable_text",
+    "words",
+]
+
+DAY_MS = 86_400_000
 
 #: the type-specific fields of episodic and emotional memories, in spec order
 TYPE_FIELDS = (
@@ -36,6 +53,19 @@ STOPWORDS = frozenset(
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+def cutoff(now: int, days: float | None) -> int | None:
+    """``now`` minus ``days``, in epoch ms; 0 (the epoch) when days reach back further than that
+    (the spec allows any non-negative number of days, 1e308 included)."""
+    if days is None:
+        return None
+    return int(max(0.0, now - days * DAY_MS))
+
+
+def words(text: str) -> list[str]:
+    """Every word of ``text``, lowercased, in order: the same tokens ``keyword_terms`` sees."""
+    return _WORD.findall(text.lower())
+
+
 def keyword_terms(text: str, limit: int = 32) -> list[str]:
     """Distinct lowercase words of a query worth matching, in order of appearance."""
     seen: dict[str, None] = {}
@@ -60,3 +90,74 @@ def record_fields(record: dict[str, Any]) -> dict[str, Any]:
         if record.get(name) is not None:
             out[name] = record[name]
     return out
+
+
+def searchable_text(kind: str, content: str) -> str:
+    """What is embedded and keyword-indexed for a record. A procedural memory's content is
+    JSON; its name, states and triggers (underscores as spaces) are what people search for."""
+    if kind != "procedural":
+        return content
+    try:
+        machine = json.loads(content)
+        words = [
+            machine["name"],
+            *machine["states"],
+            *(t["trigger"] for t in machine["transitions"]),
+        ]
+    except (ValueError, KeyError, TypeError):
+        return content
+    return " ".join(str(w).replace("_", " ") for w in words)
+
+
+class MergePlan:
+    """What a merge will write, computed (and embedded) before the write transaction.
+
+    ``versions`` holds each record's ``updated_at`` when planned: the write transaction
+    compares them, so a record changed in between fails the merge instead of being clobbered.
+    """
+
+    def __init__(
+        self,
+        strategy: str,
+        update: dict[str, Any] | None,
+        new_text: str | None,
+        versions: dict[str, int],
+    ) -> None:
+        self.strategy = strategy
+        self.update = update
+        self.new_text = new_text
+        self.versions = versions
+        #: the embedding of new_text, filled in between planning and writing
+        self.vector: Any = None
+
+    @classmethod
+    def of(cls, req: MergeRequest, records: dict[str, dict[str, Any]]) -> MergePlan:
+        """Plan ``req`` over ``records`` (id -> record with type, content, confidence,
+        metadata and updated_at; every id of the request present)."""
+        strategy = req.strategy or "keep_canonical"
+        canonical = records[req.canonical]
+        ordered = [canonical, *(records[d] for d in req.duplicates)]
+        update = None
+        if strategy == "merge_content":
+            if any(r["type"] == "procedural" for r in ordered):
+                raise ConflictError(
+                    "procedural memories cannot be merged with merge_content: "
+                    "two state machines do not concatenate; use keep_canonical"
+                )
+            update = {
+                "content": "\n".join(r["content"] for r in ordered),
+                "confidence": canonical["confidence"],
+                "metadata": canonical["metadata"],
+            }
+        elif strategy == "keep_highest_confidence":
+            best = max(ordered, key=lambda r: r["confidence"])  # max keeps the first: canonical
+            if best is not canonical:
+                update = {
+                    "content": best["content"],
+                    "confidence": best["confidence"],
+                    "metadata": best["metadata"],
+                }
+        new_text = None
+        if update is not None and update["content"] != canonical["content"]:
+            new_text = searchable_text(canonical["type"], update["content"])
+        return cls(strategy, update, new_text, {i: r["updated_at"] for i, r in records.items()})

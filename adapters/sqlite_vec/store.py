@@ -26,7 +26,14 @@ import numpy as np
 from mnemowire import spec
 from mnemowire._version import __version__
 from mnemowire._wire import checked, digest, now_ms
-from mnemowire.adapters._common import TYPE_FIELDS, new_id, record_fields
+from mnemowire.adapters._common import (
+    TYPE_FIELDS,
+    MergePlan,
+    cutoff,
+    new_id,
+    record_fields,
+    searchable_text,
+)
 from mnemowire.adapters.sqlite_vec._accel import AgentIndex, load_rows
 from mnemowire.adapters.sqlite_vec._driver import Driver, connect, find_driver
 from mnemowire.adapters.sqlite_vec._filters import compile_filter
@@ -63,7 +70,6 @@ from mnemowire.protocol import QueryVector
 __all__ = ["CAPABILITIES", "SqliteVecStore"]
 
 T = TypeVar("T")
-DAY_MS = 86_400_000
 #: how often, at most, recall tracking rewrites a record's last_recalled_at
 RECALL_TRACKING_GRANULARITY_MS = 60_000
 CAPABILITIES = (
@@ -719,14 +725,14 @@ class SqliteVecStore:
 
     # -- merge -------------------------------------------------------------------------------
 
-    def _plan_merge(self, req: MergeRequest) -> _MergePlan:
+    def _plan_merge(self, req: MergeRequest) -> MergePlan:
         if req.canonical in req.duplicates:
             raise ConflictError(
                 "a record cannot be merged into itself: remove the canonical id from duplicates"
             )
         with self._transaction(write=False) as tx:
             records = self._visible(tx, req.agent_id, [req.canonical, *req.duplicates])
-        return _MergePlan.of(req, records)
+        return MergePlan.of(req, records)
 
     def _visible(self, tx: Any, agent_id: str, ids: list[str]) -> dict[str, dict[str, Any]]:
         rows = tx.execute(
@@ -746,7 +752,7 @@ class SqliteVecStore:
         self,
         req: MergeRequest,
         payload: dict[str, Any],
-        plan: _MergePlan,
+        plan: MergePlan,
         started: float,
     ) -> MergeResponse:
         vector = plan.vector
@@ -813,7 +819,7 @@ class SqliteVecStore:
             args.append(req.user_id)
         if policy.older_than_days is not None:
             sql += " AND created_at < ?"
-            args.append(_cutoff(now, policy.older_than_days))
+            args.append(cutoff(now, policy.older_than_days))
         if policy.type is not None:
             sql += " AND type = ?"
             args.append(policy.type)
@@ -822,7 +828,7 @@ class SqliteVecStore:
             args.append(policy.confidence_below)
         if policy.no_recall_in_days is not None:
             sql += " AND coalesce(last_recalled_at, created_at) < ?"
-            args.append(_cutoff(now, policy.no_recall_in_days))
+            args.append(cutoff(now, policy.no_recall_in_days))
         action = req.action or "forget"
         factor = req.demote_factor if req.demote_factor is not None else 0.5
         with self._transaction() as tx:
@@ -892,72 +898,7 @@ class SqliteVecStore:
         }
 
 
-class _MergePlan:
-    """What a merge will write, computed (and embedded) before the write transaction."""
-
-    def __init__(
-        self,
-        strategy: str,
-        update: dict[str, Any] | None,
-        new_text: str | None,
-        versions: dict[str, int],
-    ) -> None:
-        self.strategy = strategy
-        self.update = update
-        self.new_text = new_text
-        self.versions = versions
-        #: the embedding of new_text, filled in between planning and writing
-        self.vector: Any = None
-
-    @classmethod
-    def of(cls, req: MergeRequest, records: dict[str, dict[str, Any]]) -> _MergePlan:
-        strategy = req.strategy or "keep_canonical"
-        canonical = records[req.canonical]
-        ordered = [canonical, *(records[d] for d in req.duplicates)]
-        update = None
-        if strategy == "merge_content":
-            if any(r["type"] == "procedural" for r in ordered):
-                raise ConflictError(
-                    "procedural memories cannot be merged with merge_content: "
-                    "two state machines do not concatenate; use keep_canonical"
-                )
-            update = {
-                "content": "\n".join(r["content"] for r in ordered),
-                "confidence": canonical["confidence"],
-                "metadata": canonical["metadata"],
-            }
-        elif strategy == "keep_highest_confidence":
-            best = max(ordered, key=lambda r: r["confidence"])  # max keeps the first: canonical
-            if best is not canonical:
-                update = {
-                    "content": best["content"],
-                    "confidence": best["confidence"],
-                    "metadata": best["metadata"],
-                }
-        new_text = None
-        if update is not None and update["content"] != canonical["content"]:
-            new_text = searchable_text(canonical["type"], update["content"])
-        return cls(strategy, update, new_text, {i: r["updated_at"] for i, r in records.items()})
-
-
 # -- helpers --------------------------------------------------------------------------------
-
-
-def searchable_text(kind: str, content: str) -> str:
-    """What is embedded and keyword-indexed for a record. A procedural memory's content is
-    JSON; its name, states and triggers (underscores as spaces) are what people search for."""
-    if kind != "procedural":
-        return content
-    try:
-        machine = json.loads(content)
-        words = [
-            machine["name"],
-            *machine["states"],
-            *(t["trigger"] for t in machine["transitions"]),
-        ]
-    except (ValueError, KeyError, TypeError):
-        return content
-    return " ".join(str(w).replace("_", " ") for w in words)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -988,7 +929,7 @@ class _Scope:
         wire = req.model_dump(mode="json", by_alias=True, exclude_unset=True)
         spec_filter = wire.get("filter") or None
         types = tuple(wire.get("types") or ())
-        created_min = _cutoff(now, req.fresher_than_days)
+        created_min = cutoff(now, req.fresher_than_days)
         sql = "m.agent_id = ? AND m.state = 'active' AND (m.expires_at IS NULL OR m.expires_at > ?)"
         args: list[Any] = [req.agent_id, now]
         if req.user_id is not None:
@@ -1007,14 +948,6 @@ class _Scope:
         return cls(
             req.agent_id, req.user_id, types, created_min, now, spec_filter, sql, tuple(args)
         )
-
-
-def _cutoff(now: int, days: float | None) -> int | None:
-    """``now`` minus ``days``, in epoch ms; 0 (the epoch) when days reach back further than that
-    (the spec allows any non-negative number of days, 1e308 included)."""
-    if days is None:
-        return None
-    return int(max(0.0, now - days * DAY_MS))
 
 
 def _prefixed(columns: str) -> str:

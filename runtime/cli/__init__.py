@@ -3,6 +3,7 @@
 from mnemowire.cli import (  # noqa: F401  (each module registers its commands on ``cli``)
     _bench,
     _bench_adversarial,
+    _bench_pgvector,
     _bench_store,
     _certify,
     _codegen,

@@ -16,9 +16,17 @@ from mnemowire.cli._app import cli
     default=None,
     help="Embedder to use (default: the real all-MiniLM-L6-v2, offline).",
 )
-def demo_command(embedder: str | None) -> None:
+@click.option(
+    "--store",
+    default=None,
+    help="Run it against this store URL (an empty one; e.g. the pgvector:// URL that "
+    "python -m mnemowire.adapters.pgvector.server start prints) instead of a temporary "
+    "sqlite-vec file.",
+)
+def demo_command(embedder: str | None, store: str | None) -> None:
     """Load a small bundled corpus into a temporary store and ask it questions."""
     from mnemowire.demo import run_demo
     from mnemowire.embedders import load_embedder
 
-    asyncio.run(run_demo(load_embedder(embedder) if embedder else None, echo=click.echo))
+    chosen = load_embedder(embedder) if embedder else None
+    asyncio.run(run_demo(chosen, echo=click.echo, store=store))

@@ -99,8 +99,13 @@ def corpus() -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-async def run_demo(embedder: Any = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
-    """Run the demo, printing as it goes; returns the timings for tests and benchmarks."""
+async def run_demo(
+    embedder: Any = None, echo: Callable[[str], None] = print, *, store: str | None = None
+) -> dict[str, Any]:
+    """Run the demo, printing as it goes; returns the timings for tests and benchmarks.
+
+    ``store`` is a store URL to run it against (an empty one: the demo adds its memories),
+    instead of a temporary sqlite-vec file."""
     if embedder is None:
         from mnemowire.embedders import default_embedder
 
@@ -110,7 +115,7 @@ async def run_demo(embedder: Any = None, echo: Callable[[str], None] = print) ->
     load_ms = (time.perf_counter() - started) * 1000
     echo(f"embedder {embedder.name} ({embedder.dimension}-d) ready in {load_ms:.0f} ms")
     with tempfile.TemporaryDirectory(prefix="mnemowire-demo-") as folder:
-        url = f"sqlite-vec://{Path(folder) / 'demo.db'}"
+        url = store or f"sqlite-vec://{Path(folder) / 'demo.db'}"
         async with Memory.open(url, embedder=embedder) as memory:
             memories = corpus()
             remember_ms = []

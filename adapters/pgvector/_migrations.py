@@ -1,0 +1,230 @@
+"""The database layout, as an append-only list of migrations, applied under an advisory lock.
+
+Migration n (1-based) brings a schema from version n-1 to n and is recorded in
+``mnemowire_migrations``; a published migration is never edited, a change is a new one. The
+whole upgrade runs in one transaction holding a database-wide advisory lock, so two processes
+opening a fresh database at once do not both create it: the second waits, then finds the work
+done.
+
+Layout (version 1):
+
+- ``memories``: one row per record, every field a native column. ``state`` is active, pending,
+  deleted (soft-forgotten), archived or merged. The HNSW (cosine) and full-text (GIN) indexes
+  are partial, over active rows only, so a hidden record never occupies a place in a top-k and
+  hiding one costs no index work.
+- ``recalls``: when each record was last returned. Kept apart from ``memories`` because a row
+  update there is not HOT when the page is full, and every non-HOT update re-inserts the row
+  into the HNSW graph (milliseconds each): recall tracking must not do that on every read.
+- ``audit_log``: append-only. A statement trigger rejects UPDATE, DELETE and TRUNCATE for
+  everyone, the owner included; roles given access with ``grant_statements`` get SELECT and
+  INSERT only, so they cannot drop or disable the trigger either.
+- ``mnemowire_meta``: the embedder (name and dimension) the vectors were made with.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+from psycopg import sql
+
+__all__ = [
+    "HNSW_EF_CONSTRUCTION",
+    "HNSW_M",
+    "LOCK_KEY",
+    "MIGRATIONS",
+    "current_version",
+    "grant_statements",
+    "migrate",
+    "search_path",
+    "vector_index",
+]
+
+#: the advisory lock every migration run holds (one per database: CREATE EXTENSION is too)
+LOCK_KEY = int.from_bytes(
+    hashlib.blake2b(b"mnemowire.adapters.pgvector:migrate", digest_size=8).digest(),
+    "big",
+    signed=True,
+)
+#: HNSW build parameters (pgvector's defaults, written down so a rebuild matches exactly)
+HNSW_M = 16
+HNSW_EF_CONSTRUCTION = 64
+
+
+def vector_index() -> sql.Composed:
+    """The vector index as the latest migration defines it (``remember_many`` rebuilds it)."""
+    return sql.SQL(
+        "CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops) "
+        "WITH (m = {}, ef_construction = {}) WHERE state = 'active'"
+    ).format(sql.Literal(HNSW_M), sql.Literal(HNSW_EF_CONSTRUCTION))
+
+
+Statement = sql.SQL | sql.Composed
+
+
+def _v1(dimension: int) -> list[Statement]:
+    memories = sql.SQL(
+        """CREATE TABLE memories (
+            seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            id text NOT NULL UNIQUE,
+            agent_id text NOT NULL,
+            user_id text,
+            type text NOT NULL,
+            content text NOT NULL,
+            metadata jsonb NOT NULL,
+            confidence double precision NOT NULL,
+            source text,
+            created_at bigint NOT NULL,
+            updated_at bigint NOT NULL,
+            expires_at bigint,
+            event_time bigint,
+            location text,
+            participants jsonb,
+            sentiment text,
+            valence double precision,
+            arousal double precision,
+            emotion text,
+            target text,
+            state text NOT NULL
+                CHECK (state IN ('active', 'pending', 'deleted', 'archived', 'merged')),
+            merged_into text,
+            demote double precision NOT NULL DEFAULT 1.0,
+            embedding vector({}) NOT NULL,
+            search tsvector NOT NULL
+        )"""
+    ).format(sql.Literal(dimension))
+    statements: list[Statement] = [
+        memories,
+        sql.SQL(
+            "CREATE INDEX memories_scope ON memories (agent_id, state, user_id, type, created_at)"
+        ),
+        vector_index(),
+        sql.SQL(
+            "CREATE INDEX memories_search ON memories USING gin (search) WHERE state = 'active'"
+        ),
+        sql.SQL("CREATE TABLE recalls (memory bigint PRIMARY KEY, at bigint NOT NULL)"),
+        sql.SQL(
+            """CREATE TABLE audit_log (
+                seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                at bigint NOT NULL,
+                operation text NOT NULL,
+                agent_id text NOT NULL,
+                ids jsonb NOT NULL,
+                request_sha256 text NOT NULL,
+                detail jsonb
+            )"""
+        ),
+        sql.SQL(
+            """CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                RAISE EXCEPTION 'audit_log is append-only: % is not allowed', TG_OP
+                    USING ERRCODE = 'insufficient_privilege';
+            END $$"""
+        ),
+        sql.SQL(
+            "CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE OR TRUNCATE "
+            "ON audit_log FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only()"
+        ),
+        sql.SQL("REVOKE ALL ON audit_log FROM PUBLIC"),
+    ]
+    return statements
+
+
+#: (description, statements for a vector dimension); append only, never edit a published one
+MIGRATIONS: list[tuple[str, Callable[[int], list[Statement]]]] = [
+    ("memories, recalls, audit log, HNSW and full-text indexes", _v1),
+]
+
+
+async def current_version(conn: Any, schema: str) -> int | None:
+    """The schema's version, or None when it has never been migrated."""
+    cursor = await conn.execute(
+        "SELECT to_regclass(format('%%I.mnemowire_migrations', %s::text)) IS NOT NULL", (schema,)
+    )
+    row = await cursor.fetchone()
+    if not row[0]:
+        return None
+    cursor = await conn.execute(
+        sql.SQL("SELECT coalesce(max(version), 0) FROM {}.mnemowire_migrations").format(
+            sql.Identifier(schema)
+        )
+    )
+    version = await cursor.fetchone()
+    return int(version[0])
+
+
+async def migrate(
+    conn: Any, *, schema: str, extension_schema: str, dimension: int, embedder: str
+) -> int:
+    """Create the vector extension and the schema if needed, apply the missing migrations and
+    record the embedder, in one transaction under the advisory lock; return the version.
+
+    ``conn`` is an autocommit connection; its search_path is set for the transaction only.
+    """
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
+        cursor = await conn.execute(
+            "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
+            "WHERE e.extname = 'vector'"
+        )
+        found = await cursor.fetchone()
+        if found is None:
+            await conn.execute(
+                sql.SQL("CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA {}").format(
+                    sql.Identifier(extension_schema)
+                )
+            )
+            found = (extension_schema,)
+        cursor = await conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,))
+        if await cursor.fetchone() is None:  # CREATE SCHEMA needs CREATE on the database,
+            # even with IF NOT EXISTS: ask only when the schema is really missing
+            await conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+        await conn.execute(
+            "SELECT set_config('search_path', %s, true)", (search_path(schema, found[0]),)
+        )
+        await conn.execute(
+            """CREATE TABLE IF NOT EXISTS mnemowire_migrations (
+                version integer PRIMARY KEY,
+                description text NOT NULL,
+                applied_at timestamptz NOT NULL DEFAULT now()
+            )"""
+        )
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS mnemowire_meta (key text PRIMARY KEY, value text NOT NULL)"
+        )
+        cursor = await conn.execute("SELECT coalesce(max(version), 0) FROM mnemowire_migrations")
+        version = int((await cursor.fetchone())[0])
+        for number, (description, step) in enumerate(MIGRATIONS[version:], start=version + 1):
+            for statement in step(dimension):
+                await conn.execute(statement)
+            await conn.execute(
+                "INSERT INTO mnemowire_migrations (version, description) VALUES (%s, %s)",
+                (number, description),
+            )
+        await conn.execute(
+            "INSERT INTO mnemowire_meta (key, value) VALUES ('embedder', %s), ('dimension', %s) "
+            "ON CONFLICT (key) DO NOTHING",
+            (embedder, str(dimension)),
+        )
+    return len(MIGRATIONS)
+
+
+def search_path(schema: str, extension_schema: str) -> str:
+    """The search_path value naming the store's schema, then the one holding pgvector."""
+    names = [schema] if schema == extension_schema else [schema, extension_schema]
+    return ", ".join('"' + name.replace('"', '""') + '"' for name in names)
+
+
+def grant_statements(schema: str, role: str) -> list[Statement]:
+    """What an application role needs to run the store, and no more: the audit log gets SELECT
+    and INSERT only, so that role can neither rewrite history nor disable the trigger."""
+    s, r = sql.Identifier(schema), sql.Identifier(role)
+    return [
+        sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(s, r),
+        sql.SQL("GRANT SELECT ON {}.mnemowire_migrations, {}.mnemowire_meta TO {}").format(s, s, r),
+        sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {}.memories, {}.recalls TO {}").format(
+            s, s, r
+        ),
+        sql.SQL("GRANT SELECT, INSERT ON {}.audit_log TO {}").format(s, r),
+    ]

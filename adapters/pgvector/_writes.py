@@ -1,0 +1,211 @@
+"""Writing records: replay or conflict for known ids, then one INSERT (remember) or a binary
+COPY per batch (remember_many), each record with its audit row, inside the caller's
+transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from psycopg.types.json import Jsonb
+
+from mnemowire._wire import digest
+from mnemowire.adapters._common import TYPE_FIELDS, new_id, searchable_text
+from mnemowire.adapters.pgvector._sql import lexemes_of
+from mnemowire.embedders import Vectors
+from mnemowire.errors import ConflictError, StoreError
+from mnemowire.models import RememberRequest, RememberResponse, StoreResult
+
+__all__ = ["audit_row", "existing", "insert_audit", "write"]
+
+#: a response's stores[] entry for a count of records
+Result = Callable[[int], StoreResult]
+#: the memories columns a remember writes, in order, and their types for binary COPY
+_COLUMNS = (
+    "id", "agent_id", "user_id", "type", "content", "metadata", "confidence", "source",
+    "created_at", "updated_at", "expires_at", "event_time", "location", "participants",
+    "sentiment", "valence", "arousal", "emotion", "target", "state", "embedding", "search",
+)  # fmt: skip
+_TYPES = (
+    "text", "text", "text", "text", "text", "jsonb", "float8", "text", "int8", "int8", "int8",
+    "int8", "text", "jsonb", "text", "float8", "float8", "text", "text", "text", "vector",
+    "tsvector",
+)  # fmt: skip
+_AUDIT_COLUMNS = ("at", "operation", "agent_id", "ids", "request_sha256", "detail")
+_AUDIT_TYPES = ("int8", "text", "text", "jsonb", "text", "jsonb")
+
+
+async def existing(
+    conn: Any, reqs: Sequence[RememberRequest], result: Result
+) -> list[RememberResponse | None]:
+    """Per request: the first write's response when its id exists with the same agent, type
+    and content; None when the id is free (or the request has no id). Raises ConflictError
+    when an id exists otherwise, without saying anything about that record."""
+    wanted = [r.id for r in reqs if r.id is not None]
+    found: dict[str, tuple[Any, ...]] = {}
+    if wanted:
+        cursor = await conn.execute(
+            "SELECT id, agent_id, type, content, created_at, state FROM memories "
+            "WHERE id = ANY(%s)",
+            (wanted,),
+        )
+        found = {row[0]: row[1:] for row in await cursor.fetchall()}
+    out: list[RememberResponse | None] = []
+    for req in reqs:
+        row = found.get(req.id) if req.id is not None else None
+        if row is None or req.id is None:
+            out.append(None)
+            continue
+        agent_id, kind, content, created_at, state = row
+        if (agent_id, kind, content) != (req.agent_id, req.type, req.content):
+            raise ConflictError(
+                f"id {req.id!r} is already used by another record; choose another id, or "
+                "resend the original content to retry"
+            )
+        out.append(
+            RememberResponse(
+                id=req.id,
+                stored_at=created_at,
+                stores=[result(0)],
+                pending_approval=state == "pending",
+                replayed=True,
+            )
+        )
+    return out
+
+
+async def write(
+    conn: Any,
+    batch: Sequence[tuple[RememberRequest, dict[str, Any]]],
+    vectors: Vectors,
+    *,
+    now: int,
+    result: Result,
+    copy: bool = False,
+) -> list[RememberResponse]:
+    """Store new records (replaying ids that exist): one INSERT, or COPY for bulk (``copy``).
+    A duplicate id inside the batch replays its first occurrence."""
+    replays = await existing(conn, [r for r, _ in batch], result)
+    rows: list[tuple[Any, ...]] = []
+    audits: list[tuple[Any, ...]] = []
+    out: list[RememberResponse] = []
+    fresh: dict[str, tuple[RememberRequest, RememberResponse]] = {}
+    for (req, payload), vector, replay in zip(batch, vectors, replays, strict=True):
+        if replay is not None:
+            out.append(replay)
+            continue
+        if req.id is not None and req.id in fresh:
+            first, response = fresh[req.id]
+            if (first.agent_id, first.type, first.content) != (req.agent_id, req.type, req.content):
+                raise ConflictError(
+                    f"id {req.id!r} is used twice in this import with different content"
+                )
+            out.append(response.model_copy(update={"replayed": True}))
+            continue
+        record_id = req.id or new_id()
+        pending = bool(req.approval_required)
+        rows.append(_row(record_id, req, payload, vector, now=now, pending=pending))
+        detail = {"pending": True} if pending else None
+        audits.append(audit_row(now, "remember", req.agent_id, [record_id], payload, detail))
+        response = RememberResponse(
+            id=record_id, stored_at=now, stores=[result(1)], pending_approval=pending
+        )
+        fresh[record_id] = (req, response)
+        out.append(response)
+    if not rows:
+        return out
+    if copy:
+        await _copy(conn, "memories", _COLUMNS, _TYPES, rows)
+        await _copy(conn, "audit_log", _AUDIT_COLUMNS, _AUDIT_TYPES, audits)
+        return out
+    [row] = rows
+    cursor = await conn.execute(
+        f"INSERT INTO memories ({', '.join(_COLUMNS)}) VALUES ({', '.join(['%s'] * len(row))}) "
+        "ON CONFLICT (id) DO NOTHING RETURNING seq",
+        row,
+    )
+    if await cursor.fetchone() is None:  # a concurrent remember took the id meanwhile
+        [req] = [r for r, _ in batch]
+        raced = (await existing(conn, [req], result))[0]
+        if raced is None:
+            raise StoreError(f"id {req.id!r} vanished while being written; retry")
+        return [raced]
+    await insert_audit(conn, audits[0])
+    return out
+
+
+def audit_row(  # noqa: PLR0917 (one audit_log row, column by column)
+    at: int,
+    operation: str,
+    agent_id: str,
+    ids: Sequence[str],
+    payload: Any,
+    detail: dict[str, Any] | None,
+) -> tuple[Any, ...]:
+    """An audit_log row: what was done, to whose records, and a digest of the request (never
+    the request itself: a hard delete must leave no content behind)."""
+    return (
+        at,
+        operation,
+        agent_id,
+        Jsonb(list(ids)),
+        digest(payload),
+        None if detail is None else Jsonb(detail),
+    )
+
+
+async def insert_audit(conn: Any, row: tuple[Any, ...]) -> None:
+    await conn.execute(
+        f"INSERT INTO audit_log ({', '.join(_AUDIT_COLUMNS)}) VALUES (%s, %s, %s, %s, %s, %s)",
+        row,
+    )
+
+
+def _row(
+    record_id: str,
+    req: RememberRequest,
+    payload: dict[str, Any],
+    vector: Any,
+    *,
+    now: int,
+    pending: bool,
+) -> tuple[Any, ...]:
+    """The memories row of a new record, in ``_COLUMNS`` order. Fields come from the wire
+    JSON, so they are stored exactly as sent."""
+    return (
+        record_id,
+        req.agent_id,
+        req.user_id,
+        req.type,
+        req.content,
+        Jsonb(payload.get("metadata", {})),
+        req.confidence if req.confidence is not None else 1.0,
+        req.source,
+        now,
+        now,
+        req.expires_at,
+        *(
+            Jsonb(payload[name])
+            if name == "participants" and payload.get(name) is not None
+            else payload.get(name)
+            for name in TYPE_FIELDS
+        ),
+        "pending" if pending else "active",
+        vector,
+        lexemes_of(searchable_text(req.type, req.content)),
+    )
+
+
+async def _copy(
+    conn: Any,
+    table: str,
+    columns: Sequence[str],
+    types: Sequence[str],
+    rows: list[tuple[Any, ...]],
+) -> None:
+    """Binary COPY of ``rows`` into ``table``."""
+    statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)"
+    async with conn.cursor().copy(statement) as copy:
+        copy.set_types(list(types))
+        for row in rows:
+            await copy.write_row(row)

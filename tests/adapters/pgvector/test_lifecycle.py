@@ -1,0 +1,401 @@
+"""forget, merge and expire on the pgvector store, and what they leave in the database."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mnemowire.errors import ConflictError, NotFoundError
+
+from .conftest import Clock, Database, StoreFactory
+
+
+async def remember(store: Any, content: str, agent_id: str = "a", **fields: Any) -> str:
+    response = await store.remember(
+        {"agent_id": agent_id, "type": "semantic", "content": content, **fields}
+    )
+    return str(response.id)
+
+
+async def recalled(store: Any, query: str, agent_id: str = "a", **request: Any) -> list[str]:
+    response = await store.recall({"agent_id": agent_id, "query": query, "k": 50, **request})
+    return [hit.id for hit in response.results]
+
+
+# -- forget ------------------------------------------------------------------------------------
+
+
+async def test_forget_by_ids_is_soft_and_reported_exactly(
+    make_store: StoreFactory, db: Database
+) -> None:
+    store = make_store()
+    keep = await remember(store, "tea at noon")
+    drop = await remember(store, "tea at five")
+    other_agent = await remember(store, "tea at five", agent_id="b")
+    response = await store.forget({"agent_id": "a", "ids": [drop, other_agent, "missing"]})
+    assert response.forgotten_ids == [drop]
+    assert response.hard_delete is False
+    assert await recalled(store, "tea") == [keep]
+    assert await recalled(store, "tea", agent_id="b") == [other_agent]
+    state = db.rows("SELECT state, content FROM memories WHERE id = %s", drop)
+    assert state == [("deleted", "tea at five")]  # kept for audit, invisible
+    again = await store.forget({"agent_id": "a", "ids": [drop]})
+    assert again.forgotten_ids == []
+
+
+async def test_forget_reports_ids_in_write_order(make_store: StoreFactory) -> None:
+    store = make_store()
+    stored = [await remember(store, f"note {i}", id=name) for i, name in enumerate("zyx")]
+    response = await store.forget({"agent_id": "a", "ids": list(reversed(stored))})
+    assert response.forgotten_ids == stored
+
+
+async def test_forget_by_filter_and_by_both(make_store: StoreFactory) -> None:
+    store = make_store()
+    t1 = await remember(store, "trip one", metadata={"topic": "travel"})
+    t2 = await remember(store, "trip two", metadata={"topic": "travel"})
+    h1 = await remember(store, "checkup", metadata={"topic": "health"})
+    both = await store.forget({"agent_id": "a", "ids": [t1, h1], "filter": {"topic": "travel"}})
+    assert both.forgotten_ids == [t1]  # listed AND matching
+    by_filter = await store.forget({"agent_id": "a", "filter": {"topic": "travel"}})
+    assert by_filter.forgotten_ids == [t2]
+    assert set(await recalled(store, "trip checkup")) == {h1}
+
+
+async def test_forget_is_scoped_by_user(make_store: StoreFactory) -> None:
+    store = make_store()
+    alice = await remember(store, "likes tea", user_id="alice")
+    bob = await remember(store, "likes tea", user_id="bob")
+    response = await store.forget({"agent_id": "a", "user_id": "alice", "ids": [alice, bob]})
+    assert response.forgotten_ids == [alice]
+    assert await recalled(store, "tea") == [bob]
+
+
+async def test_hard_delete_erases_from_every_table_and_index(
+    make_store: StoreFactory, db: Database
+) -> None:
+    store = make_store()
+    secret = await remember(store, "zanzibar passport number", metadata={"pii": True})
+    soft = await remember(store, "zanzibar visa", metadata={"pii": True})
+    merged_away = await remember(store, "zanzibar ferry", metadata={"pii": True})
+    kept = await remember(store, "ferry timetable")
+    await store.merge({"agent_id": "a", "canonical": kept, "duplicates": [merged_away]})
+    assert await recalled(store, "zanzibar passport") != []  # tracked in recalls
+    await store.forget({"agent_id": "a", "ids": [soft]})
+    response = await store.forget({"agent_id": "a", "filter": {"pii": True}, "hard_delete": True})
+    assert sorted(response.forgotten_ids) == sorted([secret, soft, merged_away])
+    assert response.hard_delete is True
+    assert db.rows("SELECT id FROM memories") == [(kept,)]
+    assert db.rows(
+        "SELECT count(*) FROM recalls r LEFT JOIN memories m ON m.seq = r.memory "
+        "WHERE m.seq IS NULL"
+    ) == [(0,)]
+    await store.inner.vacuum()  # what autovacuum does: dead rows and index entries go
+    assert db.rows("SELECT count(*) FROM memories WHERE search @@ 'zanzibar'::tsquery") == [(0,)]
+    assert (
+        db.rows("SELECT word FROM ts_stat('SELECT search FROM memories') WHERE word = 'zanzibar'")
+        == []
+    )
+    assert await recalled(store, "zanzibar") in ([], [kept])
+    audit = db.rows("SELECT ids, detail FROM audit_log WHERE operation = 'forget' ORDER BY seq")
+    assert sorted(audit[-1][0]) == sorted([secret, soft, merged_away])
+    assert audit[-1][1] == {"hard_delete": True}
+    assert db.rows(
+        "SELECT count(*) FROM audit_log WHERE detail::text LIKE '%%zanzibar%%' "
+        "OR ids::text LIKE '%%zanzibar%%'"
+    ) == [(0,)]
+
+
+# -- merge -------------------------------------------------------------------------------------
+
+
+async def test_merge_keep_canonical_hides_duplicates(
+    make_store: StoreFactory, db: Database
+) -> None:
+    store = make_store()
+    canonical = await remember(store, "Alice is allergic to peanuts")
+    dupes = [
+        await remember(store, "Alice has a peanut allergy"),
+        await remember(store, "peanuts make Alice sick"),
+    ]
+    response = await store.merge({"agent_id": "a", "canonical": canonical, "duplicates": dupes})
+    assert (response.canonical, response.merged_count, response.strategy_used) == (
+        canonical,
+        2,
+        "keep_canonical",
+    )
+    assert await recalled(store, "Alice peanut allergy sick") == [canonical]
+    pointers = db.rows("SELECT state, merged_into FROM memories WHERE id = ANY(%s)", dupes)
+    assert pointers == [("merged", canonical)] * 2
+    with pytest.raises(NotFoundError):  # merged-away records are hidden from merge too
+        await store.merge({"agent_id": "a", "canonical": canonical, "duplicates": dupes[:1]})
+
+
+async def test_merge_content_joins_and_reembeds(make_store: StoreFactory) -> None:
+    store = make_store()
+    canonical = await remember(store, "Alice lives in Lisbon")
+    duplicate = await remember(store, "Alice owns a yellow bicycle")
+    await store.merge(
+        {
+            "agent_id": "a",
+            "canonical": canonical,
+            "duplicates": [duplicate],
+            "strategy": "merge_content",
+        }
+    )
+    found = await store.recall({"agent_id": "a", "query": "yellow bicycle", "k": 5})
+    assert [(h.id, h.content) for h in found.results] == [
+        (canonical, "Alice lives in Lisbon\nAlice owns a yellow bicycle")
+    ]
+
+
+async def test_merge_keep_highest_confidence(make_store: StoreFactory) -> None:
+    store = make_store()
+    canonical = await remember(store, "meeting at 3pm", confidence=0.4, metadata={"v": 1})
+    better = await remember(store, "meeting at 4pm", confidence=0.9, metadata={"v": 2})
+    await store.merge(
+        {
+            "agent_id": "a",
+            "canonical": canonical,
+            "duplicates": [better],
+            "strategy": "keep_highest_confidence",
+        }
+    )
+    [hit] = (await store.recall({"agent_id": "a", "query": "meeting", "k": 5})).results
+    assert (hit.id, hit.content, hit.confidence, hit.metadata) == (
+        canonical,
+        "meeting at 4pm",
+        0.9,
+        {"v": 2},
+    )
+
+
+async def test_merge_content_of_procedures_is_a_conflict_and_changes_nothing(
+    make_store: StoreFactory, db: Database
+) -> None:
+    store = make_store()
+    machine = (
+        '{"name": "n", "initial": "s", "states": ["s"], "transitions": '
+        '[{"trigger": "t", "source": "s", "dest": "s"}]}'
+    )
+    first = await remember(store, machine, type="procedural")
+    second = await remember(store, machine.replace('"n"', '"m"'), type="procedural")
+    before = db.snapshot()
+    with pytest.raises(ConflictError, match="state machines"):
+        await store.merge(
+            {
+                "agent_id": "a",
+                "canonical": first,
+                "duplicates": [second],
+                "strategy": "merge_content",
+            }
+        )
+    assert db.snapshot() == before
+
+
+@pytest.mark.parametrize("who", ["other-agent-canonical", "other-agent-duplicate", "missing"])
+async def test_merge_across_agents_fails_and_changes_nothing(
+    make_store: StoreFactory, db: Database, who: str
+) -> None:
+    store = make_store()
+    mine = await remember(store, "tea")
+    also_mine = await remember(store, "more tea")
+    theirs = await remember(store, "their tea", agent_id="b")
+    canonical, duplicates = {
+        "other-agent-canonical": (theirs, [mine]),
+        "other-agent-duplicate": (mine, [theirs]),
+        "missing": (mine, ["no-such-id"]),
+    }[who]
+    before = db.snapshot()
+    with pytest.raises(NotFoundError) as caught:
+        await store.merge({"agent_id": "a", "canonical": canonical, "duplicates": duplicates})
+    assert "at least one is not" in str(caught.value)
+    assert db.snapshot() == before
+    assert set(await recalled(store, "tea")) == {mine, also_mine}
+    assert await recalled(store, "tea", agent_id="b") == [theirs]
+
+
+async def test_merging_a_record_into_itself_is_a_conflict(make_store: StoreFactory) -> None:
+    store = make_store()
+    mine = await remember(store, "tea")
+    other = await remember(store, "cake")
+    with pytest.raises(ConflictError):
+        await store.merge({"agent_id": "a", "canonical": mine, "duplicates": [other, mine]})
+
+
+async def test_a_record_changed_while_merging_fails_the_merge(
+    make_store: StoreFactory, db: Database, clock: Clock
+) -> None:
+    """The merge plans (and embeds) outside its write transaction; a change in between is
+    caught by the version check, and the merge changes nothing."""
+    store = make_store()
+    canonical = await remember(store, "Alice lives in Lisbon")
+    duplicate = await remember(store, "Alice owns a bicycle")
+    embed = store.inner.embedder.embed
+
+    def embed_and_interfere(texts: list[str]) -> Any:
+        db.execute("UPDATE memories SET updated_at = updated_at + 1 WHERE id = %s", duplicate)
+        return embed(texts)
+
+    store.inner.embedder.embed = embed_and_interfere
+    before = db.snapshot()
+    with pytest.raises(ConflictError, match="changed while merging"):
+        await store.merge(
+            {
+                "agent_id": "a",
+                "canonical": canonical,
+                "duplicates": [duplicate],
+                "strategy": "merge_content",
+            }
+        )
+    after = db.snapshot()
+    assert after[0] != before[0]  # only the interfering update happened
+    assert db.rows("SELECT content, state FROM memories ORDER BY seq") == [
+        ("Alice lives in Lisbon", "active"),
+        ("Alice owns a bicycle", "active"),
+    ]
+    assert after[2] == before[2]  # no audit entry for the failed merge
+
+
+# -- expire ------------------------------------------------------------------------------------
+
+
+async def test_expire_predicates_are_anded(make_store: StoreFactory, clock: Clock) -> None:
+    store = make_store()
+    old_low = await remember(store, "old low", confidence=0.1)
+    old_high = await remember(store, "old high", confidence=0.9)
+    old_episode = await remember(store, "old episode", type="episodic", confidence=0.1)
+    clock.advance(days=40)
+    new_low = await remember(store, "new low", confidence=0.1)
+    response = await store.expire(
+        {
+            "agent_id": "a",
+            "policy": {"older_than_days": 30, "confidence_below": 0.5, "type": "semantic"},
+        }
+    )
+    assert response.matched_ids == [old_low]
+    assert response.action_taken == "forget"
+    assert set(await recalled(store, "old new low high episode")) == {
+        old_high,
+        old_episode,
+        new_low,
+    }
+
+
+async def test_expire_never_touches_hidden_records(make_store: StoreFactory, clock: Clock) -> None:
+    store = make_store()
+    pending = await remember(store, "pending note", approval_required=True)
+    forgotten = await remember(store, "forgotten note")
+    await store.forget({"agent_id": "a", "ids": [forgotten]})
+    clock.advance(days=3)
+    response = await store.expire({"agent_id": "a", "policy": {"older_than_days": 1}})
+    assert response.matched_ids == []
+    assert await store.inner.approve("a", [pending]) == [pending]
+
+
+async def test_no_recall_in_days_uses_recall_tracking(
+    make_store: StoreFactory, clock: Clock, db: Database
+) -> None:
+    store = make_store()
+    used = await remember(store, "weekly standup notes")
+    unused = await remember(store, "expense policy")
+    clock.advance(days=20)
+    [hit] = (await store.recall({"agent_id": "a", "query": "standup", "k": 1})).results
+    assert hit.id == used
+    assert db.rows("SELECT m.id, r.at FROM recalls r JOIN memories m ON m.seq = r.memory") == [
+        (used, clock.now)
+    ]
+    clock.advance(days=20)
+    response = await store.expire(
+        {"agent_id": "a", "policy": {"no_recall_in_days": 30}, "action": "archive"}
+    )
+    assert response.matched_ids == [unused]
+    assert await recalled(store, "expense policy") == [used]  # the archived one is gone
+
+
+async def test_recall_tracking_rewrites_at_most_once_a_minute(
+    make_store: StoreFactory, clock: Clock, db: Database
+) -> None:
+    store = make_store()
+    await remember(store, "standup")
+    await recalled(store, "standup")
+    first = clock.now
+    clock.advance(ms=30_000)
+    await recalled(store, "standup")
+    assert db.rows("SELECT at FROM recalls") == [(first,)]
+    clock.advance(ms=31_000)
+    await recalled(store, "standup")
+    assert db.rows("SELECT at FROM recalls") == [(clock.now,)]
+
+
+async def test_archive_is_restorable(make_store: StoreFactory, clock: Clock) -> None:
+    store = make_store()
+    note = await remember(store, "passport renewal")
+    clock.advance(days=2)
+    await store.expire({"agent_id": "a", "policy": {"older_than_days": 1}, "action": "archive"})
+    assert await recalled(store, "passport") == []
+    assert await store.inner.restore("b", [note]) == []
+    assert await store.inner.restore("a", [note]) == [note]
+    assert await recalled(store, "passport") == [note]
+
+
+async def test_demote_multiplies_the_score_and_never_compounds(
+    make_store: StoreFactory, clock: Clock
+) -> None:
+    store = make_store()
+    stale = await remember(store, "printer toner order")
+    clock.advance(days=10)
+
+    async def score() -> float:
+        [hit] = (await store.recall({"agent_id": "a", "query": "printer toner order"})).results
+        assert hit.id == stale
+        return float(hit.score)
+
+    full = await score()
+    [plain] = (await store.recall({"agent_id": "a", "query": "printer toner order"})).results
+    assert plain.demote is None  # only a demoted record says so
+    for _ in range(3):
+        response = await store.expire(
+            {
+                "agent_id": "a",
+                "policy": {"older_than_days": 5},
+                "action": "demote",
+                "demote_factor": 0.5,
+            }
+        )
+        assert response.matched_ids == [stale]
+        assert await score() == pytest.approx(full * 0.5)
+    [demoted] = (await store.recall({"agent_id": "a", "query": "printer toner order"})).results
+    assert demoted.demote == 0.5  # carried on the hit, so a router's rank fusion keeps it
+    await store.expire({"agent_id": "a", "policy": {"older_than_days": 5}, "action": "demote"})
+    assert await score() == pytest.approx(full * 0.5)  # the default factor is 0.5 too
+
+
+async def test_demotion_reorders_after_fusion(make_store: StoreFactory, clock: Clock) -> None:
+    store = make_store()
+    best = await remember(store, "printer toner order")
+    clock.advance(days=10)
+    second = await remember(store, "printer toner order form")
+    assert (await recalled(store, "printer toner order"))[0] == best
+    await store.expire(
+        {
+            "agent_id": "a",
+            "policy": {"older_than_days": 5},
+            "action": "demote",
+            "demote_factor": 0.1,
+        }
+    )
+    assert await recalled(store, "printer toner order") == [second, best]
+
+
+async def test_expire_respects_user_scope(make_store: StoreFactory, clock: Clock) -> None:
+    store = make_store()
+    alice = await remember(store, "alice note", user_id="alice")
+    bob = await remember(store, "bob note", user_id="bob")
+    clock.advance(days=3)
+    response = await store.expire(
+        {"agent_id": "a", "user_id": "alice", "policy": {"older_than_days": 1}}
+    )
+    assert response.matched_ids == [alice]
+    assert await recalled(store, "note") == [bob]

@@ -1,0 +1,291 @@
+"""recall on the pgvector store: every filter applies before the top k, on both searches, and
+a small tenant beside a large one gets its full k."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from mnemowire.embedders import HashEmbedder
+from mnemowire.protocol import QueryVector
+
+from .conftest import Clock, Database, StoreFactory
+
+
+async def ids(store: Any, **request: Any) -> list[str]:
+    response = await store.recall({"agent_id": "a", **request})
+    return [hit.id for hit in response.results]
+
+
+async def remember(store: Any, content: str, **fields: Any) -> str:
+    response = await store.remember(
+        {"agent_id": "a", "type": "semantic", "content": content, **fields}
+    )
+    return str(response.id)
+
+
+async def test_results_are_sorted_by_score_and_capped_at_k(make_store: StoreFactory) -> None:
+    store = make_store()
+    for i in range(12):
+        await remember(store, f"peanut fact number {i}")
+    response = await store.recall({"agent_id": "a", "query": "peanut fact", "k": 7})
+    scores = [hit.score for hit in response.results]
+    assert len(scores) == 7
+    assert scores == sorted(scores, reverse=True)
+    assert response.fusion_used == "rrf"
+    assert response.stores_queried == [store.name]
+
+
+async def test_default_k_is_five(make_store: StoreFactory) -> None:
+    store = make_store()
+    for i in range(8):
+        await remember(store, f"tea note {i}")
+    assert len(await ids(store, query="tea")) == 5
+
+
+async def test_ties_go_to_the_smaller_id(make_store: StoreFactory) -> None:
+    store = make_store()
+    for record_id in ("c3", "a1", "b2"):
+        await remember(store, "identical twin text", id=record_id)
+    response = await store.recall({"agent_id": "a", "query": "identical twin text", "k": 3})
+    # equal distances and equal keyword ranks: each search, and the fusion, order by id
+    assert [h.id for h in response.results] == ["a1", "b2", "c3"]
+
+
+async def test_agents_never_see_each_other(make_store: StoreFactory) -> None:
+    store = make_store()
+    mine = await remember(store, "Alice is allergic to peanuts")
+    await store.remember(
+        {"agent_id": "b", "type": "semantic", "content": "Alice is allergic to peanuts"}
+    )
+    assert await ids(store, query="Alice peanuts", k=10) == [mine]
+
+
+async def test_user_scope(make_store: StoreFactory) -> None:
+    store = make_store()
+    alice = await remember(store, "likes green tea", user_id="alice")
+    bob = await remember(store, "likes green tea", user_id="bob")
+    agent_wide = await remember(store, "green tea is served at noon")
+    assert await ids(store, query="green tea", user_id="alice") == [alice]
+    assert set(await ids(store, query="green tea")) == {alice, bob, agent_wide}
+    assert await ids(store, query="green tea", user_id="") == []
+
+
+async def test_type_filter(make_store: StoreFactory) -> None:
+    store = make_store()
+    fact = await remember(store, "the flight leaves at noon")
+    episode = await remember(store, "the flight was delayed", type="episodic")
+    feeling = await remember(store, "the flight was scary", type="emotional")
+    assert await ids(store, query="flight", types=["episodic"]) == [episode]
+    assert set(await ids(store, query="flight", types=["semantic", "emotional"])) == {fact, feeling}
+    assert set(await ids(store, query="flight", types=[])) == {fact, episode, feeling}
+
+
+@pytest.mark.parametrize(
+    ("condition", "expected"),
+    [
+        ({"topic": "travel"}, {"t1", "t2"}),
+        ({"priority": 3}, {"t2"}),
+        ({"priority": {"$gte": 2}}, {"t2", "h1"}),
+        ({"priority": {"$gt": 1, "$lt": 3}}, {"h1"}),
+        ({"topic": {"$ne": "travel"}}, {"h1", "n1"}),
+        ({"topic": {"$in": ["health", "travel"]}}, {"t1", "t2", "h1"}),
+        ({"topic": {"$nin": ["health", "travel"]}}, {"n1"}),
+        ({"urgent": {"$exists": True}}, {"t1"}),
+        ({"urgent": {"$exists": False}}, {"t2", "h1", "n1"}),
+        ({"urgent": True}, {"t1"}),
+        ({"priority": True}, set()),
+        ({"topic": None}, set()),
+        ({'odd key.with "quotes"': "yes"}, {"n1"}),
+        ({"topic": "travel", "priority": {"$lte": 1}}, {"t1"}),
+        ({"topic": {"$gt": "m"}}, {"t1", "t2"}),
+    ],
+)
+async def test_metadata_filter(
+    make_store: StoreFactory, condition: dict[str, Any], expected: set[str]
+) -> None:
+    store = make_store()
+    await remember(
+        store, "trip note", id="t1", metadata={"topic": "travel", "priority": 1, "urgent": True}
+    )
+    await remember(store, "trip note", id="t2", metadata={"topic": "travel", "priority": 3})
+    await remember(store, "trip note", id="h1", metadata={"topic": "health", "priority": 2.0})
+    await remember(store, "trip note", id="n1", metadata={'odd key.with "quotes"': "yes"})
+    assert set(await ids(store, query="trip note", k=10, filter=condition)) == expected
+
+
+async def test_fresher_than_days(make_store: StoreFactory, clock: Clock) -> None:
+    store = make_store()
+    old = await remember(store, "weather report")
+    clock.advance(days=10)
+    new = await remember(store, "weather report")
+    assert set(await ids(store, query="weather")) == {old, new}
+    assert await ids(store, query="weather", fresher_than_days=5) == [new]
+    assert set(await ids(store, query="weather", fresher_than_days=10.5)) == {old, new}
+
+
+async def test_expired_records_are_never_recalled(make_store: StoreFactory, clock: Clock) -> None:
+    store = make_store()
+    soon = await remember(store, "parking ticket", expires_at=clock.now + 1000)
+    later = await remember(store, "parking ticket", expires_at=clock.now + 10_000_000)
+    keep = await remember(store, "parking ticket")
+    assert set(await ids(store, query="parking")) == {soon, later, keep}
+    clock.advance(ms=1000)
+    assert set(await ids(store, query="parking")) == {later, keep}
+
+
+async def test_hidden_records_do_not_crowd_out_visible_ones(
+    make_store: StoreFactory, clock: Clock
+) -> None:
+    store = make_store()
+    stored = [await remember(store, f"coffee order {i}") for i in range(40)]
+    await store.forget({"agent_id": "a", "ids": stored[:30]})
+    clock.advance(ms=1)
+    await store.expire({"agent_id": "a", "policy": {"older_than_days": 0}, "action": "archive"})
+    fresh = [await remember(store, f"coffee order {i}") for i in range(3)]
+    pending = [
+        await remember(store, "coffee order pending", approval_required=True) for _ in range(10)
+    ]
+    found = await ids(store, query="coffee order", k=5)
+    assert set(found) == set(fresh)
+    assert not set(found) & set(pending)
+
+
+async def test_keyword_side_finds_a_rare_word_the_vectors_miss(make_store: StoreFactory) -> None:
+    store = make_store(embedder=HashEmbedder(8))  # 8-d hash vectors: nearly meaningless
+    target = await remember(store, "the invoice number is XK-44817")
+    for i in range(40):
+        await remember(store, f"an unrelated remark about the weather, number {i}")
+    found = await ids(store, query="what about xk 44817", k=1)
+    assert found == [target]
+
+
+async def test_query_vector_from_a_router_is_used_when_the_embedder_matches(
+    make_store: StoreFactory,
+) -> None:
+    embedder = HashEmbedder(64)
+    store = make_store(embedder=embedder)
+    tea = await remember(store, "tea")
+    cake = await remember(store, "cake")
+    # The query text says "zzz" (no keyword hit); the given vector is cake's: cake wins.
+    vector = QueryVector(embedder.name, embedder.embed(["cake"])[0])
+    found = await store.recall({"agent_id": "a", "query": "zzz", "k": 1}, query_vector=vector)
+    assert [h.id for h in found.results] == [cake]
+    other = QueryVector("another-model/64", embedder.embed(["cake"])[0])
+    found = await store.recall({"agent_id": "a", "query": "tea", "k": 1}, query_vector=other)
+    assert [h.id for h in found.results] == [tea]
+
+
+# -- a small tenant beside a large one ---------------------------------------------------------
+
+BIG = 1500
+#: session settings that leave the planner nothing but the HNSW index for the ANN query
+FORCE_HNSW = ["enable_seqscan=off", "enable_bitmapscan=off"]
+
+
+def _with_options(dsn: str, settings: list[str]) -> str:
+    """``dsn`` with server settings for every connection it makes (libpq ``options``)."""
+    options = " ".join(f"-c {setting}" for setting in settings)
+    return f"{dsn}{'&' if '?' in dsn else '?'}options={quote(options)}"
+
+
+async def _tenants(store: Any) -> list[str]:
+    """A big agent whose records all lie closer to the query than the small agent's do."""
+    await store.inner.remember_many(
+        [
+            {"agent_id": "big", "type": "semantic", "content": f"peanut allergy note {i}"}
+            for i in range(BIG)
+        ],
+        batch_size=500,
+        rebuild_index=True,
+    )
+    small = await store.inner.remember_many(
+        [
+            {"agent_id": "small", "type": "semantic", "content": f"peanut allergy fact {i}"}
+            for i in range(10)
+        ]
+    )
+    return [r.id for r in small]
+
+
+async def test_small_agent_beside_a_large_one_gets_its_full_k(make_store: StoreFactory) -> None:
+    store = make_store()
+    small = await _tenants(store)
+    for k in (5, 10, 20):
+        found = await store.recall({"agent_id": "small", "query": "peanut allergy note", "k": k})
+        assert {h.id for h in found.results} <= set(small)
+        assert len(found.results) == min(k, 10)
+
+
+async def test_the_hnsw_scan_itself_returns_the_small_agents_full_k(
+    make_store: StoreFactory, db: Database, pg_dsn: str
+) -> None:
+    """Without the tenant btree the planner must use HNSW for the small agent too: with
+    iterative scans off it comes back short at this scale (the bug), with strict_order it is
+    complete, and so is the store."""
+    store = make_store()
+    small = await _tenants(store)
+    db.execute("DROP INDEX memories_scope")
+    vector = store.inner.embedder.embed(["peanut allergy note"])[0].tolist()
+    query = (
+        "SELECT id FROM memories WHERE agent_id = 'small' AND state = 'active' "
+        "ORDER BY embedding <=> %s::vector LIMIT 5"
+    )
+    counts = {}
+    for mode in ("off", "strict_order"):
+        with db.connection.transaction():
+            db.execute("SET LOCAL enable_seqscan = off")
+            db.execute("SET LOCAL enable_bitmapscan = off")
+            db.execute(f"SET LOCAL hnsw.iterative_scan = {mode}")
+            plan = "\n".join(row[0] for row in db.rows(f"EXPLAIN {query}", str(vector)))
+            assert "memories_embedding" in plan
+            counts[mode] = len(db.rows(query, str(vector)))
+    assert counts["off"] < 5, "this scale no longer shows the filtered-HNSW problem"
+    assert counts["strict_order"] == 5
+    events: list[tuple[str, dict[str, Any]]] = []
+    forced = make_store(dsn=_with_options(pg_dsn, FORCE_HNSW), tracer=lambda *e: events.append(e))
+    found = await forced.recall({"agent_id": "small", "query": "peanut allergy note", "k": 5})
+    assert {h.id for h in found.results} <= set(small)
+    assert len(found.results) == 5
+    assert ("vector_search", {"fetch": 20, "returned": 10, "exact": True}) in events
+
+
+async def test_exact_search_takes_over_when_the_index_scan_gives_up(
+    make_store: StoreFactory, db: Database, pg_dsn: str
+) -> None:
+    """hnsw.max_scan_tuples caps an iterative scan; past it the store searches exactly."""
+    small = await _tenants(make_store())
+    db.execute("DROP INDEX memories_scope")
+    events: list[tuple[str, dict[str, Any]]] = []
+    capped = _with_options(pg_dsn, [*FORCE_HNSW, "hnsw.max_scan_tuples=10"])
+    store = make_store(dsn=capped, tracer=lambda *e: events.append(e))
+    found = await store.recall({"agent_id": "small", "query": "peanut allergy note", "k": 10})
+    assert {h.id for h in found.results} == set(small)
+    assert ("vector_search", {"fetch": 40, "returned": 10, "exact": True}) in events
+
+
+async def test_relevance_is_reported_and_floors_results(make_store: StoreFactory) -> None:
+    store = make_store()
+    tea = await remember(store, "green tea every morning")
+    await remember(store, "the quarterly report is due")
+    hits = (await store.recall({"agent_id": "a", "query": "green tea morning"})).results
+    relevance = {hit.id: hit.relevance for hit in hits}
+    assert relevance[tea] == max(relevance.values())
+    assert all(-1 <= value <= 1 for value in relevance.values())
+    floored = await ids(store, query="green tea morning", min_relevance=relevance[tea] - 1e-6)
+    assert floored == [tea]
+    assert await ids(store, query="nothing like this", min_relevance=0.99) == []
+
+
+async def test_keyword_only_hits_report_their_relevance_too(make_store: StoreFactory) -> None:
+    store = make_store(embedder=HashEmbedder(8))
+    embedder = store.inner.embedder
+    target = await remember(store, "the invoice number is XK-44817")
+    for i in range(40):
+        await remember(store, f"an unrelated remark about the weather, number {i}")
+    [hit] = (await store.recall({"agent_id": "a", "query": "xk 44817", "k": 1})).results
+    assert hit.id == target
+    vectors = embedder.embed(["xk 44817", "the invoice number is XK-44817"])
+    assert hit.relevance == pytest.approx(float(vectors[0] @ vectors[1]), abs=1e-5)

@@ -1,0 +1,269 @@
+"""remember on the pgvector store: ids, replay, pending writes, procedural checks, bad input."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from mnemowire.adapters.pgvector import PgVectorStore
+from mnemowire.embedders import HashEmbedder
+from mnemowire.errors import ConfigError, ConflictError, RequestError, StoreError
+
+from .conftest import Database, StoreFactory
+
+FSM = {
+    "name": "book_flight",
+    "initial": "searching",
+    "states": ["searching", "paying", "booked"],
+    "transitions": [
+        {"trigger": "choose", "source": "searching", "dest": "paying", "conditions": "seat_free"},
+        {"trigger": "pay", "source": ["paying"], "dest": "booked", "unless": ["card_declined"]},
+    ],
+}
+
+
+async def test_remember_mints_sortable_ids_and_reports_itself(make_store: StoreFactory) -> None:
+    store = make_store()
+    first = await store.remember({"agent_id": "a", "type": "semantic", "content": "one"})
+    second = await store.remember({"agent_id": "a", "type": "semantic", "content": "two"})
+    assert len(first.id) == 26  # a ULID
+    assert first.id < second.id
+    assert first.pending_approval is False
+    assert [s.store for s in first.stores] == [store.name]
+    assert first.stores[0].count == 1
+
+
+async def test_client_chosen_id_is_kept_and_a_retry_is_a_replay(make_store: StoreFactory) -> None:
+    store = make_store()
+    request = {"agent_id": "a", "id": "client-1", "type": "semantic", "content": "tea"}
+    first = await store.remember(request)
+    again = await store.remember(request)
+    assert first.id == again.id == "client-1"
+    assert again.replayed is True
+    assert again.stored_at == first.stored_at
+    found = await store.recall({"agent_id": "a", "query": "tea", "k": 10})
+    assert [h.id for h in found.results] == ["client-1"]
+
+
+async def test_reusing_an_id_for_other_content_or_agent_is_a_conflict(
+    make_store: StoreFactory, db: Database
+) -> None:
+    store = make_store()
+    await store.remember({"agent_id": "a", "id": "x1", "type": "semantic", "content": "tea"})
+    before = db.snapshot()
+    with pytest.raises(ConflictError):
+        await store.remember({"agent_id": "a", "id": "x1", "type": "semantic", "content": "cake"})
+    with pytest.raises(ConflictError) as caught:
+        await store.remember({"agent_id": "b", "id": "x1", "type": "semantic", "content": "tea"})
+    assert "tea" not in str(caught.value)  # nothing about the other agent's record leaks
+    assert db.snapshot() == before
+
+
+async def test_pending_write_is_invisible_until_approved(make_store: StoreFactory) -> None:
+    store = make_store()
+    staged = await store.remember(
+        {
+            "agent_id": "a",
+            "type": "semantic",
+            "content": "Alice is allergic to peanuts",
+            "approval_required": True,
+        }
+    )
+    assert staged.pending_approval is True
+    assert (await store.recall({"agent_id": "a", "query": "peanuts"})).results == []
+    replay = await store.remember(
+        {
+            "agent_id": "a",
+            "id": staged.id,
+            "type": "semantic",
+            "content": "Alice is allergic to peanuts",
+        }
+    )
+    assert (replay.replayed, replay.pending_approval) == (True, True)
+    assert await store.inner.approve("b", [staged.id]) == []  # another agent cannot approve it
+    assert await store.inner.approve("a", [staged.id]) == [staged.id]
+    found = await store.recall({"agent_id": "a", "query": "peanuts"})
+    assert [h.id for h in found.results] == [staged.id]
+    assert await store.inner.approve("a", [staged.id]) == []  # already visible
+
+
+async def test_rejecting_a_pending_write_is_forgetting_it(make_store: StoreFactory) -> None:
+    store = make_store()
+    staged = await store.remember(
+        {"agent_id": "a", "type": "semantic", "content": "secret", "approval_required": True}
+    )
+    forgotten = await store.forget({"agent_id": "a", "ids": [staged.id], "hard_delete": True})
+    assert forgotten.forgotten_ids == [staged.id]
+    assert await store.inner.approve("a", [staged.id]) == []
+
+
+async def test_procedural_state_machine_round_trips(make_store: StoreFactory) -> None:
+    store = make_store()
+    content = json.dumps(FSM)
+    stored = await store.remember({"agent_id": "a", "type": "procedural", "content": content})
+    found = await store.recall({"agent_id": "a", "query": "book flight", "types": ["procedural"]})
+    assert [(h.id, h.content) for h in found.results] == [(stored.id, content)]
+    keyword_only = await store.recall(
+        {"agent_id": "a", "query": "paying", "types": ["procedural"], "k": 1}
+    )
+    assert [h.id for h in keyword_only.results] == [stored.id]  # a state name is searchable
+
+
+@pytest.mark.parametrize(
+    ("machine", "rule"),
+    [
+        (
+            {
+                **FSM,
+                "transitions": [
+                    {
+                        "trigger": "go",
+                        "source": "searching",
+                        "dest": "booked",
+                        "before": "os.system",
+                    }
+                ],
+            },
+            "contentSchema",
+        ),
+        (
+            {
+                **FSM,
+                "transitions": [
+                    {
+                        "trigger": "go",
+                        "source": "searching",
+                        "dest": "booked",
+                        "conditions": "os.path.exists",
+                    }
+                ],
+            },
+            "contentSchema",
+        ),
+        ({**FSM, "initial": "nowhere"}, "stateReference"),
+        (
+            {**FSM, "transitions": [{"trigger": "go", "source": "limbo", "dest": "booked"}]},
+            "stateReference",
+        ),
+    ],
+)
+async def test_unsafe_or_broken_state_machine_is_rejected_at_write_time(
+    make_store: StoreFactory, db: Database, machine: dict[str, Any], rule: str
+) -> None:
+    store = make_store()
+    await store.remember({"agent_id": "a", "type": "semantic", "content": "before"})
+    before = db.snapshot()
+    with pytest.raises(RequestError) as caught:
+        await store.remember(
+            {"agent_id": "a", "type": "procedural", "content": json.dumps(machine)}
+        )
+    assert [(d["path"], d["rule"]) for d in caught.value.details] == [("/content", rule)]
+    assert db.snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("request_", "path", "rule"),
+    [
+        (
+            {"agent_id": "a", "type": "semantic", "content": "x", "approval_requried": True},
+            "/approval_requried",
+            "additionalProperties",
+        ),
+        (
+            {"agent_id": "a", "type": "semantic", "content": "x", "confidence": 1.5},
+            "/confidence",
+            "maximum",
+        ),
+        ({"agent_id": "a", "type": "fact", "content": "x"}, "/type", "enum"),
+        ({"agent_id": "a", "type": "semantic", "content": ""}, "/content", "minLength"),
+    ],
+)
+async def test_invalid_request_changes_nothing(
+    make_store: StoreFactory, db: Database, request_: dict[str, Any], path: str, rule: str
+) -> None:
+    store = make_store()
+    await store.remember({"agent_id": "a", "type": "semantic", "content": "before"})
+    before = db.snapshot()
+    with pytest.raises(RequestError) as caught:
+        await store.remember(request_)
+    assert [(d["path"], d["rule"]) for d in caught.value.details] == [(path, rule)]
+    assert db.snapshot() == before
+
+
+async def test_every_field_round_trips_losslessly(make_store: StoreFactory, db: Database) -> None:
+    store = make_store()
+    episodic = {
+        "agent_id": "a",
+        "user_id": "alice",
+        "type": "episodic",
+        "content": "Alice said she was nervous about her flight to Lisbon",
+        "metadata": {"topic": "travel", "nested": {"list": [1, 2.5, None, True]}, "big": 2**60},
+        "confidence": 0.7,
+        "source": "chat:42",
+        "expires_at": 9_000_000_000_000,
+        "event_time": 1_779_000_000_000,
+        "location": "video call",
+        "participants": ["alice", "assistant"],
+    }
+    emotional = {
+        "agent_id": "a",
+        "user_id": "alice",
+        "type": "emotional",
+        "content": "Alice expressed anxiety when discussing flights",
+        "sentiment": "negative",
+        "valence": -0.6,
+        "arousal": 0.7,
+        "emotion": "anxiety",
+        "target": "air travel",
+    }
+    for request in (episodic, emotional):
+        stored = await store.remember(request)
+        found = await store.recall(
+            {"agent_id": "a", "query": request["content"], "k": 1, "types": [request["type"]]}
+        )
+        [hit] = found.results
+        assert hit.id == stored.id
+        wire = hit.model_dump(mode="json", exclude_unset=True)
+        for key, value in request.items():
+            if key != "agent_id":
+                assert wire[key] == value, key
+        assert hit.created_at == stored.stored_at
+        assert hit.source_store == store.name
+        assert hit.supporting == [store.name]
+    # every field is a native column (no JSON blob standing in for the record)
+    [row] = db.rows(
+        "SELECT user_id, type, confidence, source, expires_at, event_time, location, "
+        "participants, metadata->'topic' FROM memories WHERE type = 'episodic'"
+    )
+    assert row == (
+        "alice",
+        "episodic",
+        0.7,
+        "chat:42",
+        9_000_000_000_000,
+        1_779_000_000_000,
+        "video call",
+        ["alice", "assistant"],
+        "travel",
+    )
+
+
+async def test_opening_with_another_embedder_is_a_clear_error(pg_dsn: str, schema: str) -> None:
+    async with PgVectorStore(pg_dsn, embedder=HashEmbedder(64), schema=schema):
+        pass
+    with pytest.raises(ConfigError, match="mnemowire-hash-v1/64"):
+        async with PgVectorStore(pg_dsn, embedder=HashEmbedder(32), schema=schema):
+            pass
+
+
+async def test_text_postgresql_cannot_hold_is_a_clear_error_and_changes_nothing(
+    make_store: StoreFactory, db: Database
+) -> None:
+    store = make_store()
+    await store.remember({"agent_id": "a", "type": "semantic", "content": "before"})
+    before = db.snapshot()
+    with pytest.raises(StoreError, match="NUL"):
+        await store.remember({"agent_id": "a", "type": "semantic", "content": "a\x00b"})
+    assert db.snapshot() == before
