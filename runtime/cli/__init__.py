@@ -3,7 +3,7 @@
 from mnemowire.cli import (  # noqa: F401  (each module registers its commands on ``cli``)
     _bench,
     _bench_adversarial,
-    _bench_store,
+    _bench_suite,
     _certify,
     _codegen,
     _demo,
