@@ -114,11 +114,16 @@ def codegen(session: nox.Session) -> None:
     session.run("mnemowire", "codegen", *session.posargs)
 
 
+#: what `nox -s bench` measures: every store in the repository ({tmp}: a fresh folder per run)
+BENCH_STORES = ["sqlite-vec://{tmp}/bench.db"]
+
+
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Benchmarks (not tests): print measured numbers with machine, date and command."""
+    """Benchmarks (not tests): JSON, Markdown and PNGs in bench-out/, with machine, date, commit
+    and load. ``nox -s bench -- --store URL`` adds a store; other arguments go to `bench all`."""
     install_local(session, "bench")
-    session.run("mnemowire", "bench", "validation", "--out", "bench-out", *session.posargs)
+    stores = [arg for url in BENCH_STORES for arg in ("--store", url)]
+    session.run("mnemowire", "bench", "all", *stores, "--out", "bench-out", *session.posargs)
+    session.run("mnemowire", "bench", "validation", "--out", "bench-out")
     session.run("mnemowire", "bench", "embedders", "--out", "bench-out")
-    session.run("mnemowire", "bench", "adversarial", "--out", "bench-out")
-    session.run("mnemowire", "bench", "store", "--out", "bench-out")
