@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -56,7 +57,8 @@ def test_each_operation_from_flags_prints_its_spec_response(store: list[str]) ->
         "peanuts",
     )
     assert spec.validate("recall.response", found) is None
-    assert [h["id"] for h in found["results"]] == [stored["id"]]  # type: ignore[index]
+    results: Any = found["results"]
+    assert [h["id"] for h in results] == [stored["id"]]
     code, [merged] = run("merge", *store, "--agent", "a", str(stored["id"]), str(dup["id"]))
     assert (code, merged["merged_count"]) == (Exit.OK, 1)
     code, [expired] = run(

@@ -41,14 +41,15 @@ async def test_invalid_requests_never_reach_the_store(tmp_path: Path) -> None:
         def __getattr__(self, name: str) -> Any:
             raise AssertionError(f"the store was called: {name}")
 
-    memory = Memory(Recording())  # type: ignore[arg-type]
-    for operation, request in [
+    memory = Memory(Recording())
+    cases: list[tuple[str, dict[str, Any]]] = [
         ("remember", {"agent_id": "a", "type": "semantic", "content": "x", "typo": 1}),
         ("recall", {"agent_id": "a", "query": "q", "k": 0}),
         ("forget", {"agent_id": "a"}),
         ("merge", {"agent_id": "a", "canonical": "x", "duplicates": []}),
         ("expire", {"agent_id": "a", "policy": {}}),
-    ]:
+    ]
+    for operation, request in cases:
         with pytest.raises(RequestError) as caught:
             await memory.call(operation, request)
         assert caught.value.code == "invalid_request"
