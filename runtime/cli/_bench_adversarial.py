@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
-import sys
 from pathlib import Path
 
 import click
@@ -28,7 +25,7 @@ def _budgets(ctx: click.Context, param: click.Parameter, value: str) -> tuple[in
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("bench-out"),
     show_default=True,
-    help="Folder for adversarial.json and adversarial.png.",
+    help="Folder for adversarial.json, adversarial.md and adversarial.png.",
 )
 @click.option("--seed", default=1337, show_default=True, help="Seed of the corpus and queries.")
 @click.option(
@@ -45,29 +42,40 @@ def _budgets(ctx: click.Context, param: click.Parameter, value: str) -> tuple[in
     show_default=True,
     help="Queries per configuration (each names one of 25 people).",
 )
-def adversarial_command(out: Path, seed: int, budgets: tuple[int, ...], queries: int) -> None:
+@click.option(
+    "--store",
+    default="sqlite-vec://:memory:",
+    show_default=True,
+    metavar="URL",
+    help="The honest stores (opened twice); {tmp} becomes a fresh temporary folder.",
+)
+@click.option(
+    "--embedder",
+    "embedders",
+    multiple=True,
+    help="Embedder of the honest stores: once for both, twice for one each  [default: hash:64 "
+    "and hash:48, so their rankings differ].",
+)
+def adversarial_command(
+    out: Path, seed: int, budgets: tuple[int, ...], queries: int, store: str,
+    embedders: tuple[str, ...],
+) -> None:  # fmt: skip
     """Recall@5 and leak rate of rrf, max and weighted fusion when 1 or 2 of 3 stores inject
     K records at the top of every recall (docs/benchmarks.md, "Fusion under attack")."""
-    from mnemowire.bench import environment
-    from mnemowire.bench.adversarial import markdown, plot, run_adversarial
+    from mnemowire.cli._bench_suite import run_suite
+    from mnemowire.embedders import load_embedder
 
-    try:
-        import matplotlib  # noqa: F401 - checked before the sweep, not after it
-    except ImportError:
-        raise click.ClickException(
-            "the plot needs matplotlib: pip install 'mnemowire[bench]'"
-        ) from None
-    env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
-    report = {
-        "environment": env,
-        **asyncio.run(run_adversarial(seed=seed, budgets=budgets, queries=queries)),
-    }
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "adversarial.json").write_text(json.dumps(report, indent=2) + "\n")
-    plot(report, out / "adversarial.png")
-    click.echo(json.dumps(env, indent=2))
-    for attackers in (1, 2):
-        for quorum in (None, 2):
-            click.echo(f"\n{attackers} of 3 stores malicious, quorum {quorum or 'off'}:\n")
-            click.echo(markdown(report["results"], adversaries=attackers, quorum=quorum))
-    click.echo(f"\nwrote {out / 'adversarial.json'} and {out / 'adversarial.png'}")
+    if len(embedders) > 2:
+        raise click.BadParameter("at most two, one per honest store", param_hint="--embedder")
+    models = tuple(load_embedder(name) for name in embedders or ("hash:64", "hash:48"))
+    run_suite(
+        ["adversarial"],
+        stores=(store,),
+        embedder=None,
+        out=out,
+        embedder_object=models[0],
+        seed=seed,
+        budgets=budgets,
+        adversarial_queries=queries,
+        adversarial_embedders=models,
+    )

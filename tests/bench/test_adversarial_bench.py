@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from click.testing import CliRunner
 from mnemowire import spec
 from mnemowire._wire import to_wire
 from mnemowire.bench.adversarial import InjectingStore, make_corpus, markdown, run_adversarial
+from mnemowire.bench.report import load_report
 from mnemowire.cli import cli
 from mnemowire.models import (
     ExpireRequest,
@@ -66,17 +66,22 @@ def test_the_command_writes_json_and_a_plot(tmp_path: Path) -> None:
         ],
     )
     assert result.exit_code == 0, result.output
-    report = json.loads((tmp_path / "adversarial.json").read_text())
+    report = load_report(tmp_path / "adversarial.json")  # valid under the report schema
     assert {"date", "command", "python", "cpus"} <= set(report["environment"])
-    assert (report["config"]["seed"], report["config"]["queries"]) == (3, 4)
-    assert {(r["adversaries"], r["quorum"]) for r in report["results"]} == {
+    results = report["results"]
+    assert (results["config"]["seed"], results["config"]["queries"]) == (3, 4)
+    assert results["config"]["embedders"] == [
+        "mnemowire-hash-v1/64 (64-d)",
+        "mnemowire-hash-v1/48 (48-d)",
+    ]
+    assert {(r["adversaries"], r["quorum"]) for r in results["results"]} == {
         (1, None),
         (1, 2),
         (2, None),
         (2, 2),
     }
     assert (tmp_path / "adversarial.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert markdown(report["results"], adversaries=1, quorum=None) in result.output
+    assert markdown(results["results"], adversaries=1, quorum=None) in result.output
 
 
 def test_budgets_must_be_integers() -> None:

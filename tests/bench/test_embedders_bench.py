@@ -3,13 +3,13 @@ asserted: numbers from a shared 2-core machine say nothing in a test)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from mnemowire.bench.embedders import Setup, parse_setup, sentences
+from mnemowire.bench.report import load_report
 from mnemowire.cli import cli
 from mnemowire.embedders import ENV_CACHE
 from tests.models import shared_model_cache
@@ -23,9 +23,9 @@ def test_embedder_benchmark_writes_a_report(
     args += ["--batch-size", "4", "--rounds", "1", "--busy", "0", "--busy", "1"]
     result = CliRunner().invoke(cli, [*args, "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    report = json.loads((tmp_path / "embedders.json").read_text())
+    report = load_report(tmp_path / "embedders.json")  # valid under the report schema
     assert {"date", "command", "python", "cpus"} <= set(report["environment"])
-    rows = report["embedders"]
+    rows = report["results"]
     assert [(row["setup"], row["busy"]) for row in rows] == [
         ("onnx:1", 0),
         ("hash:auto", 0),

@@ -1,0 +1,163 @@
+"""Latency of one store, and of two of them fused by a MemoryRouter, on the quality corpus.
+
+What an application waits for, through the Memory facade (request and response validated):
+
+- **ingest**: one ``remember`` per corpus memory (310, all four types, short and long), with
+  its embedding, so a write's cost includes the model;
+- **recall**: every corpus query (165, k = 5, filters as written) ``rounds`` times over the
+  loaded store, the query's embedding included;
+- **recall, search only**: the same recalls with the query already embedded (``QueryVector``),
+  which is what the store itself costs;
+- **embed**: the embedder alone on each query text, for scale.
+
+Fused runs the same workload through a MemoryRouter over two fresh instances of the store
+(default RRF fusion). The router embeds each query once and sends the vector to both; each
+child embeds a remember itself, so fused ingest pays the model twice. A few untimed operations
+warm each setup first (model load, first transactions).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AsyncExitStack
+from typing import Any, TypeVar
+
+from mnemowire.bench._stores import OpenedStore, opened
+from mnemowire.bench._timing import load_average, percentiles
+from mnemowire.bench.quality import CorpusMemory, LabelledQuery, load_corpus, load_queries
+from mnemowire.embedders import Embedder
+from mnemowire.memory import Memory
+from mnemowire.protocol import MemoryStore, QueryVector
+from mnemowire.router import MemoryRouter
+
+__all__ = ["run_latency"]
+
+Progress = Callable[[str, int, int], None]
+T = TypeVar("T")
+_WARM_UP = 5
+
+
+async def run_latency(
+    url: str, embedder: Embedder, *, rounds: int = 2, progress: Progress | None = None
+) -> dict[str, Any]:
+    """Measure one store, single and fused; returns its entry of the report's ``stores``."""
+    corpus, queries = load_corpus(), load_queries()
+    loads = {"start": load_average()}
+    embedder.embed(["warm up"])
+    embed_ms = _timed_sync(lambda q: embedder.embed([str(q.recall["query"])]), queries)
+    entry: dict[str, Any] = {"store": url, "embed": percentiles(embed_ms)}
+    async with opened(url, embedder) as handle:
+        entry["store"] = handle.url
+        entry["single"] = await _workload(
+            handle.store,
+            namer=handle,
+            handles=[handle],
+            embedder=embedder,
+            corpus=corpus,
+            queries=queries,
+            rounds=rounds,
+            progress=progress,
+            label="single",
+        )
+    async with AsyncExitStack() as stack:
+        children = [
+            await stack.enter_async_context(opened(url, embedder, name=f"bench-{side}"))
+            for side in ("a", "b")
+        ]
+        router = MemoryRouter([child.store for child in children])
+        entry["fused"] = await _workload(
+            router,
+            namer=children[0],
+            handles=children,
+            embedder=embedder,
+            corpus=corpus,
+            queries=queries,
+            rounds=rounds,
+            progress=progress,
+            label="fused",
+        )
+        entry["fused"]["stores"] = len(children)
+        entry["fused"]["fusion"] = "rrf"
+    loads["end"] = load_average()
+    entry["load_average"] = loads
+    return entry
+
+
+async def _workload(
+    store: MemoryStore,
+    *,
+    namer: OpenedStore,
+    handles: Sequence[OpenedStore],
+    embedder: Embedder,
+    corpus: Sequence[CorpusMemory],
+    queries: Sequence[LabelledQuery],
+    rounds: int,
+    progress: Progress | None,
+    label: str,
+) -> dict[str, Any]:
+    """Ingest the corpus, then recall every query ``rounds`` times, through ``store``.
+
+    ``namer`` gives the agent prefix; every handle in ``handles`` records what was written, so
+    each child store forgets its own copies afterwards."""
+    memory = Memory(store)
+    warm = namer.agent("warm-up")
+    for i in range(_WARM_UP):
+        stored = await memory.remember(
+            {"agent_id": warm, "type": "semantic", "content": f"warm-up note {i}"}
+        )
+        for handle in handles:
+            handle.written.append((warm, stored.id))
+        await memory.recall({"agent_id": warm, "query": f"warm-up note {i}"})
+
+    async def remember(item: CorpusMemory) -> None:
+        request = {**item.remember, "agent_id": namer.agent(item.remember["agent_id"])}
+        stored = await memory.remember(request)
+        for handle in handles:
+            handle.written.append((request["agent_id"], stored.id))
+
+    ingest = await _timed(remember, corpus, progress, f"latency {label}: remember")
+    requests = [{**q.recall, "agent_id": namer.agent(q.recall["agent_id"])} for q in queries]
+    vectors = [QueryVector(embedder.name, embedder.embed([str(r["query"])])) for r in requests]
+
+    async def recall(i: int) -> None:
+        await memory.recall(requests[i % len(requests)])
+
+    async def search_only(i: int) -> None:
+        await store.recall(requests[i % len(requests)], query_vector=vectors[i % len(requests)])
+
+    indexes = list(range(rounds * len(requests)))
+    return {
+        "ingest": percentiles(ingest),
+        "recall": percentiles(await _timed(recall, indexes, progress, f"latency {label}: recall")),
+        "recall_search_only": percentiles(
+            await _timed(search_only, indexes, progress, f"latency {label}: search only")
+        ),
+    }
+
+
+async def _timed(
+    call: Callable[[T], Awaitable[None]],
+    items: Sequence[T],
+    progress: Progress | None,
+    stage: str,
+) -> list[float]:
+    samples = []
+    for done, item in enumerate(items, start=1):
+        started = time.perf_counter()
+        await call(item)
+        samples.append((time.perf_counter() - started) * 1000)
+        if progress is not None:
+            progress(stage, done, len(items))
+    return samples
+
+
+def _timed_sync(
+    call: Callable[[LabelledQuery], object], items: Sequence[LabelledQuery]
+) -> list[float]:
+    samples = []
+    for item in items:
+        started = time.perf_counter()
+        call(item)
+        samples.append((time.perf_counter() - started) * 1000)
+    return samples
