@@ -66,6 +66,13 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
+#: keyword search keeps a query's words held by at most max(RARE_DOCUMENTS, RARE_FRACTION of
+#: the records): exact matches on codes and unusual names are what it adds to the vectors
+#: (adapters/sqlite_vec/_keywords.py has the measurement behind these numbers)
+RARE_DOCUMENTS = 3
+RARE_FRACTION = 1 / 10_000
+
+
 def keyword_terms(text: str, limit: int = 32) -> list[str]:
     """Distinct lowercase words of a query worth matching, in order of appearance."""
     seen: dict[str, None] = {}

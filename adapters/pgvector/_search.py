@@ -10,9 +10,13 @@ the index cannot serve. That branch is gated by a one-time filter on the first b
 count, so PostgreSQL skips it entirely when the index scan was complete.
 
 Keyword side: records holding any of the query's rare words (a GIN index on the tsvector), best
-``ts_rank`` first. A word is common, and left out, when the planner's statistics for the
-tsvector column (``pg_stats.most_common_elems``, refreshed by ANALYZE and autovacuum) put it in
-more than max(256, 1%) of the records; an OR over common words would score most of the table.
+``ts_rank`` first. As in the sqlite-vec store, a word is rare when at most
+``max(RARE_DOCUMENTS, records / 10,000)`` active records hold it: what keyword search adds to
+the vectors is exact matches on codes and unusual names, and a widely shared word fused with
+equal weight outranks the answer (adapters/sqlite_vec/_keywords.py has the numbers).
+The planner's statistics (``pg_stats.most_common_elems``, kept by ANALYZE and autovacuum) rule
+out the common words for free; the others are counted on the GIN index, each count stopping
+at the limit, and cached with the statistics.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from mnemowire.adapters._common import keyword_terms
+from mnemowire.adapters._common import RARE_DOCUMENTS, RARE_FRACTION, keyword_terms
 from mnemowire.adapters.pgvector._sql import COLUMNS, MAX_LEXEME_BYTES, Scope, tsquery_of
 from mnemowire.fusion import rrf
 
@@ -109,13 +113,17 @@ def stale_records(records: list[dict[str, Any]], now: int) -> list[int]:
 
 
 class WordStats:
-    """Which words are common in the store, from PostgreSQL's own column statistics."""
+    """Which words are rare in the store: PostgreSQL's column statistics, then exact counts."""
 
     def __init__(self) -> None:
         #: word -> fraction of records holding it, for the words the statistics list
         self.frequency: dict[str, float] = {}
-        #: words above this fraction are common
-        self.cutoff = 1.0
+        #: word -> active records holding it, counted up to ``limit + 1``
+        self.documents: dict[str, int] = {}
+        #: a word held by more active records than this is not searched
+        self.limit = RARE_DOCUMENTS
+        #: the table's size as the planner estimates it
+        self.records = 0.0
         self.read_at = -STATS_TTL_SECONDS
 
     @property
@@ -129,23 +137,38 @@ class WordStats:
     async def refresh(self, conn: Any, schema: str) -> None:
         cursor = await conn.execute(
             "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples "
-            "FROM pg_stats s JOIN pg_namespace n ON n.nspname = s.schemaname "
-            "JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = s.tablename "
-            "WHERE s.schemaname = %s AND s.tablename = 'memories' AND s.attname = 'search'",
+            "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "LEFT JOIN pg_stats s ON s.schemaname = n.nspname AND s.tablename = c.relname "
+            "AND s.attname = 'search' WHERE n.nspname = %s AND c.relname = 'memories'",
             (schema,),
         )
         row = await cursor.fetchone()
-        self.frequency, self.cutoff = {}, 1.0
+        self.frequency, self.documents = {}, {}
+        self.records = max(float(row[2]), 0.0) if row is not None else 0.0  # -1: not analyzed
+        self.limit = max(RARE_DOCUMENTS, int(self.records * RARE_FRACTION))
         if row is not None and row[0] is not None:
-            elems, freqs, documents = row
             # zip stops at the elements: the last three frequencies are summary values
-            self.frequency = {e: float(f) for e, f in zip(elems, freqs, strict=False)}
-            self.cutoff = max(256 / max(float(documents), 1.0), 0.01)
+            self.frequency = {e: float(f) for e, f in zip(row[0], row[1], strict=False)}
         self.read_at = time.monotonic()
 
-    def rare_terms(self, query: str) -> list[str]:
-        """The query's words worth a keyword search, rarest first (unknown words count as
-        rarest: the statistics only list common ones)."""
+    async def rare_terms(self, conn: Any, query: str) -> list[str]:
+        """The query's words held by at most ``limit`` active records, rarest first."""
         terms = [t for t in keyword_terms(query) if len(t.encode("utf-8")) <= MAX_LEXEME_BYTES]
-        kept = [t for t in terms if self.frequency.get(t, 0.0) <= self.cutoff]
-        return sorted(kept, key=lambda t: (self.frequency.get(t, 0.0), t))[:MAX_TERMS]
+        listed = self.frequency  # the statistics list common words only, with their share
+        candidates = [
+            t for t in dict.fromkeys(terms) if listed.get(t, 0.0) * self.records <= self.limit
+        ]
+        held = {t: self.documents[t] for t in candidates if t in self.documents}
+        unknown = [t for t in candidates if t not in held]
+        if unknown:
+            cursor = await conn.execute(
+                "SELECT t, (SELECT count(*) FROM (SELECT FROM memories m WHERE m.state = "
+                "'active' AND m.search @@ quote_literal(t)::tsquery LIMIT %s) AS held) "
+                "FROM unnest(%s::text[]) AS t",
+                (self.limit + 1, unknown),
+            )
+            held.update({t: int(n) for t, n in await cursor.fetchall()})
+            # a word no record holds yet is counted again next time: it may be remembered now
+            self.documents.update({t: n for t, n in held.items() if n > 0})
+        kept = [t for t in candidates if 0 < held[t] <= self.limit]
+        return sorted(kept, key=lambda t: (self.documents[t], t))[:MAX_TERMS]

@@ -696,7 +696,7 @@ class PgVectorStore:
         first, the words searched)."""
         if self._words.stale:
             await self._words.refresh(conn, self.schema)
-        terms = self._words.rare_terms(query)
+        terms = await self._words.rare_terms(conn, query)
         cursor = conn.cursor(row_factory=dict_row)
         await cursor.execute(*recall_query(scope, vector, terms, fetch))
         rows = await cursor.fetchall()

@@ -1,12 +1,15 @@
-"""Keyword search over FTS5 that stays fast on large agents.
+"""Keyword search over FTS5 for what embeddings miss: words almost no memory holds.
 
-FTS5 scores every document matching any query word before it can sort, so an OR of common
-words over 100k documents costs hundreds of milliseconds. Common words also carry almost no
-signal (a low inverse document frequency) and the vector search already covers meaning; what
-keyword search adds is exact matches on rare words: names, codes, part numbers. So the query
-keeps its rarest words, those in at most ``max(256, 1% of documents)`` documents (document
-frequencies are cached and refreshed as the index grows), and a query made only of common words
-has no keyword side.
+Keyword search earns its place in a recall by exact matches on rare words: invoice numbers,
+part codes, unusual names. A word many memories share (a user's name, "birthday", "laptop")
+adds no evidence the vector search lacks, and fused with equal weight it pushes every memory
+holding it above the one that answers the question: on the quality benchmark's corpus, keeping
+every word up to 1% of documents cost recall@5 3 points against the vector search alone
+(0.925 vs 0.956), while keeping only words held by at most 3 documents cost nothing. So a query
+keeps its words held by at most ``max(RARE_DOCUMENTS, documents / 10,000)`` documents (document
+frequencies are cached and refreshed as the index grows); a query without one has no keyword
+side. Rare words also keep the search fast: FTS5 scores every document matching any query
+word before it can sort.
 
 The top candidates are read from FTS5 alone, then checked against the recall scope; only if
 too few survive the scope does the search fall back to scoring every match inside a join.
@@ -19,7 +22,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from mnemowire.adapters._common import keyword_terms
+from mnemowire.adapters._common import RARE_DOCUMENTS, RARE_FRACTION, keyword_terms
 
 __all__ = ["KeywordIndex"]
 
@@ -87,15 +90,18 @@ class KeywordIndex:
         if not terms:
             return []
         self._refresh(tx)
-        limit = max(256, self._documents // 100)
-        missing = [t for t in terms if t not in self._df]
-        for term in missing:
-            row = tx.execute(
-                "SELECT doc FROM temp.memories_vocab WHERE term = ?", (term,)
-            ).fetchone()
-            self._df[term] = int(row[0]) if row else 0
-        kept = [t for t in terms if 0 < self._df[t] <= limit]
-        return sorted(kept, key=lambda t: (self._df[t], t))[:MAX_TERMS]
+        limit = max(RARE_DOCUMENTS, int(self._documents * RARE_FRACTION))
+        held = {t: self._df[t] for t in terms if t in self._df}
+        for term in terms:
+            if term not in held:
+                row = tx.execute(
+                    "SELECT doc FROM temp.memories_vocab WHERE term = ?", (term,)
+                ).fetchone()
+                held[term] = int(row[0]) if row else 0
+                if held[term]:  # a word no document holds yet may be remembered next
+                    self._df[term] = held[term]
+        kept = [t for t in terms if 0 < held[t] <= limit]
+        return sorted(kept, key=lambda t: (held[t], t))[:MAX_TERMS]
 
     def _refresh(self, tx: Any) -> None:
         documents = tx.execute("SELECT coalesce(sum(visible), 0) FROM agent_stats").fetchone()[0]
