@@ -1,0 +1,80 @@
+"""The certification reports committed under docs/conformance/ are honest and current.
+
+``nox -s conformance`` writes them with the real embedder and long runs; here every adapter is
+certified again, quickly (hash embedder, few examples), and must pass at least every check its
+committed report passes. The adapter matrix in docs/conformance.md must be the one those
+reports produce. (pgvector is re-certified in tests/adapters/pgvector/test_conformance.py,
+on the server its fixture starts.)
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mnemowire.conformance import RunOptions, certify, load_report, url_factory
+from mnemowire.conformance.docs import update_docs
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+REPORTS = sorted((DOCS / "conformance").glob("*/report.json"))
+QUICK = RunOptions(seed=11, examples=15, stateful_runs=5)
+#: the in-process adapters, as the quick run opens them
+IN_PROCESS = {
+    "sqlite-vec": ["sqlite-vec://:memory:?embedder=hash:64"],
+    "router-2x-sqlite-vec": [
+        "sqlite-vec://:memory:?name=a&embedder=hash:64",
+        "sqlite-vec://:memory:?name=b&embedder=hash:48",
+    ],
+}
+
+
+def passed(report_path: Path) -> set[str]:
+    return {c["id"] for c in load_report(report_path).data["checks"] if c["status"] == "PASS"}
+
+
+def test_every_adapter_in_the_repository_has_a_committed_report() -> None:
+    assert {path.parent.name for path in REPORTS} == {*IN_PROCESS, "pgvector"}
+
+
+@pytest.mark.parametrize("path", REPORTS, ids=[p.parent.name for p in REPORTS])
+def test_a_committed_report_fails_nothing_and_explains_every_skip(path: Path) -> None:
+    report = load_report(path)  # validates against spec/conformance/report.schema.json
+    assert report.summary["FAIL"] == report.summary["ERROR"] == 0
+    for check in report.data["checks"]:
+        if check["status"] == "SKIP":
+            assert check["reason"], check["id"]
+    for sibling in ("report.md", "matrix.html", "badge.json"):
+        assert (path.parent / sibling).is_file()
+
+
+def test_the_pgvector_report_has_no_skips() -> None:
+    report = load_report(DOCS / "conformance" / "pgvector" / "report.json")
+    assert report.summary["SKIP"] == 0
+    assert report.summary["PASS"] == len(report.data["checks"])
+
+
+def test_the_docs_matrix_is_the_one_the_reports_produce(tmp_path: Path) -> None:
+    page = tmp_path / "conformance.md"
+    shutil.copy(DOCS / "conformance.md", page)
+    (tmp_path / "conformance").symlink_to(DOCS / "conformance")
+    text = page.read_text(encoding="utf-8")
+    names = sorted(  # in the page's order; a missing row sorts first and fails below
+        (path.parent.name for path in REPORTS),
+        key=lambda name: text.find(f"](conformance/{name}/report.md)"),
+    )
+    copies = [tmp_path / "conformance" / name / "report.json" for name in names]
+    assert not update_docs(page, copies), "run `nox -s conformance` to rewrite the matrix"
+
+
+@pytest.mark.parametrize("adapter", sorted(IN_PROCESS))
+async def test_recertifying_passes_every_check_the_committed_report_passes(adapter: str) -> None:
+    report = await certify(url_factory(IN_PROCESS[adapter]), options=QUICK)
+    now = {c["id"]: c for c in report.data["checks"]}
+    lost = {
+        check_id: f"{now[check_id]['status']}: {now[check_id]['reason']}"
+        for check_id in passed(DOCS / "conformance" / adapter / "report.json")
+        if now[check_id]["status"] != "PASS"
+    }
+    assert lost == {}
