@@ -82,6 +82,7 @@ _COLUMNS = (
     "updated_at, expires_at, event_time, location, participants, sentiment, valence, arousal, "
     "emotion, target, state, merged_into, demote, last_recalled_at"
 )
+_NAMES = tuple(c.strip() for c in _COLUMNS.split(","))
 
 
 class SqliteVecStore:
@@ -963,8 +964,7 @@ def _prefixed(columns: str) -> str:
 
 
 def _record(row: Sequence[Any]) -> dict[str, Any]:
-    names = [c.strip() for c in _COLUMNS.split(",")]
-    record = dict(zip(names, row, strict=True))
+    record = dict(zip(_NAMES, row, strict=True))
     record["metadata"] = json.loads(record["metadata"])
     if record["participants"] is not None:
         record["participants"] = json.loads(record["participants"])

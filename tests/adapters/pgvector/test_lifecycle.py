@@ -51,27 +51,6 @@ async def test_forget_reports_ids_in_write_order(make_store: StoreFactory) -> No
     assert response.forgotten_ids == stored
 
 
-async def test_forget_by_filter_and_by_both(make_store: StoreFactory) -> None:
-    store = make_store()
-    t1 = await remember(store, "trip one", metadata={"topic": "travel"})
-    t2 = await remember(store, "trip two", metadata={"topic": "travel"})
-    h1 = await remember(store, "checkup", metadata={"topic": "health"})
-    both = await store.forget({"agent_id": "a", "ids": [t1, h1], "filter": {"topic": "travel"}})
-    assert both.forgotten_ids == [t1]  # listed AND matching
-    by_filter = await store.forget({"agent_id": "a", "filter": {"topic": "travel"}})
-    assert by_filter.forgotten_ids == [t2]
-    assert set(await recalled(store, "trip checkup")) == {h1}
-
-
-async def test_forget_is_scoped_by_user(make_store: StoreFactory) -> None:
-    store = make_store()
-    alice = await remember(store, "likes tea", user_id="alice")
-    bob = await remember(store, "likes tea", user_id="bob")
-    response = await store.forget({"agent_id": "a", "user_id": "alice", "ids": [alice, bob]})
-    assert response.forgotten_ids == [alice]
-    assert await recalled(store, "tea") == [bob]
-
-
 async def test_hard_delete_erases_from_every_table_and_index(
     make_store: StoreFactory, db: Database
 ) -> None:
@@ -132,45 +111,6 @@ async def test_merge_keep_canonical_hides_duplicates(
         await store.merge({"agent_id": "a", "canonical": canonical, "duplicates": dupes[:1]})
 
 
-async def test_merge_content_joins_and_reembeds(make_store: StoreFactory) -> None:
-    store = make_store()
-    canonical = await remember(store, "Alice lives in Lisbon")
-    duplicate = await remember(store, "Alice owns a yellow bicycle")
-    await store.merge(
-        {
-            "agent_id": "a",
-            "canonical": canonical,
-            "duplicates": [duplicate],
-            "strategy": "merge_content",
-        }
-    )
-    found = await store.recall({"agent_id": "a", "query": "yellow bicycle", "k": 5})
-    assert [(h.id, h.content) for h in found.results] == [
-        (canonical, "Alice lives in Lisbon\nAlice owns a yellow bicycle")
-    ]
-
-
-async def test_merge_keep_highest_confidence(make_store: StoreFactory) -> None:
-    store = make_store()
-    canonical = await remember(store, "meeting at 3pm", confidence=0.4, metadata={"v": 1})
-    better = await remember(store, "meeting at 4pm", confidence=0.9, metadata={"v": 2})
-    await store.merge(
-        {
-            "agent_id": "a",
-            "canonical": canonical,
-            "duplicates": [better],
-            "strategy": "keep_highest_confidence",
-        }
-    )
-    [hit] = (await store.recall({"agent_id": "a", "query": "meeting", "k": 5})).results
-    assert (hit.id, hit.content, hit.confidence, hit.metadata) == (
-        canonical,
-        "meeting at 4pm",
-        0.9,
-        {"v": 2},
-    )
-
-
 async def test_merge_content_of_procedures_is_a_conflict_and_changes_nothing(
     make_store: StoreFactory, db: Database
 ) -> None:
@@ -216,14 +156,6 @@ async def test_merge_across_agents_fails_and_changes_nothing(
     assert await recalled(store, "tea", agent_id="b") == [theirs]
 
 
-async def test_merging_a_record_into_itself_is_a_conflict(make_store: StoreFactory) -> None:
-    store = make_store()
-    mine = await remember(store, "tea")
-    other = await remember(store, "cake")
-    with pytest.raises(ConflictError):
-        await store.merge({"agent_id": "a", "canonical": mine, "duplicates": [other, mine]})
-
-
 async def test_a_record_changed_while_merging_fails_the_merge(
     make_store: StoreFactory, db: Database, clock: Clock
 ) -> None:
@@ -259,28 +191,6 @@ async def test_a_record_changed_while_merging_fails_the_merge(
 
 
 # -- expire ------------------------------------------------------------------------------------
-
-
-async def test_expire_predicates_are_anded(make_store: StoreFactory, clock: Clock) -> None:
-    store = make_store()
-    old_low = await remember(store, "old low", confidence=0.1)
-    old_high = await remember(store, "old high", confidence=0.9)
-    old_episode = await remember(store, "old episode", type="episodic", confidence=0.1)
-    clock.advance(days=40)
-    new_low = await remember(store, "new low", confidence=0.1)
-    response = await store.expire(
-        {
-            "agent_id": "a",
-            "policy": {"older_than_days": 30, "confidence_below": 0.5, "type": "semantic"},
-        }
-    )
-    assert response.matched_ids == [old_low]
-    assert response.action_taken == "forget"
-    assert set(await recalled(store, "old new low high episode")) == {
-        old_high,
-        old_episode,
-        new_low,
-    }
 
 
 async def test_expire_never_touches_hidden_records(make_store: StoreFactory, clock: Clock) -> None:
@@ -387,15 +297,3 @@ async def test_demotion_reorders_after_fusion(make_store: StoreFactory, clock: C
         }
     )
     assert await recalled(store, "printer toner order") == [second, best]
-
-
-async def test_expire_respects_user_scope(make_store: StoreFactory, clock: Clock) -> None:
-    store = make_store()
-    alice = await remember(store, "alice note", user_id="alice")
-    bob = await remember(store, "bob note", user_id="bob")
-    clock.advance(days=3)
-    response = await store.expire(
-        {"agent_id": "a", "user_id": "alice", "policy": {"older_than_days": 1}}
-    )
-    assert response.matched_ids == [alice]
-    assert await recalled(store, "note") == [bob]

@@ -11,7 +11,7 @@ import pytest
 from mnemowire.embedders import HashEmbedder
 from mnemowire.protocol import QueryVector
 
-from .conftest import Clock, Database, StoreFactory
+from .conftest import Database, StoreFactory
 
 
 async def ids(store: Any, **request: Any) -> list[str]:
@@ -26,25 +26,6 @@ async def remember(store: Any, content: str, **fields: Any) -> str:
     return str(response.id)
 
 
-async def test_results_are_sorted_by_score_and_capped_at_k(make_store: StoreFactory) -> None:
-    store = make_store()
-    for i in range(12):
-        await remember(store, f"peanut fact number {i}")
-    response = await store.recall({"agent_id": "a", "query": "peanut fact", "k": 7})
-    scores = [hit.score for hit in response.results]
-    assert len(scores) == 7
-    assert scores == sorted(scores, reverse=True)
-    assert response.fusion_used == "rrf"
-    assert response.stores_queried == [store.name]
-
-
-async def test_default_k_is_five(make_store: StoreFactory) -> None:
-    store = make_store()
-    for i in range(8):
-        await remember(store, f"tea note {i}")
-    assert len(await ids(store, query="tea")) == 5
-
-
 async def test_ties_go_to_the_smaller_id(make_store: StoreFactory) -> None:
     store = make_store()
     for record_id in ("c3", "a1", "b2"):
@@ -52,35 +33,6 @@ async def test_ties_go_to_the_smaller_id(make_store: StoreFactory) -> None:
     response = await store.recall({"agent_id": "a", "query": "identical twin text", "k": 3})
     # equal distances and equal keyword ranks: each search, and the fusion, order by id
     assert [h.id for h in response.results] == ["a1", "b2", "c3"]
-
-
-async def test_agents_never_see_each_other(make_store: StoreFactory) -> None:
-    store = make_store()
-    mine = await remember(store, "Alice is allergic to peanuts")
-    await store.remember(
-        {"agent_id": "b", "type": "semantic", "content": "Alice is allergic to peanuts"}
-    )
-    assert await ids(store, query="Alice peanuts", k=10) == [mine]
-
-
-async def test_user_scope(make_store: StoreFactory) -> None:
-    store = make_store()
-    alice = await remember(store, "likes green tea", user_id="alice")
-    bob = await remember(store, "likes green tea", user_id="bob")
-    agent_wide = await remember(store, "green tea is served at noon")
-    assert await ids(store, query="green tea", user_id="alice") == [alice]
-    assert set(await ids(store, query="green tea")) == {alice, bob, agent_wide}
-    assert await ids(store, query="green tea", user_id="") == []
-
-
-async def test_type_filter(make_store: StoreFactory) -> None:
-    store = make_store()
-    fact = await remember(store, "the flight leaves at noon")
-    episode = await remember(store, "the flight was delayed", type="episodic")
-    feeling = await remember(store, "the flight was scary", type="emotional")
-    assert await ids(store, query="flight", types=["episodic"]) == [episode]
-    assert set(await ids(store, query="flight", types=["semantic", "emotional"])) == {fact, feeling}
-    assert set(await ids(store, query="flight", types=[])) == {fact, episode, feeling}
 
 
 @pytest.mark.parametrize(
@@ -114,43 +66,6 @@ async def test_metadata_filter(
     await remember(store, "trip note", id="h1", metadata={"topic": "health", "priority": 2.0})
     await remember(store, "trip note", id="n1", metadata={'odd key.with "quotes"': "yes"})
     assert set(await ids(store, query="trip note", k=10, filter=condition)) == expected
-
-
-async def test_fresher_than_days(make_store: StoreFactory, clock: Clock) -> None:
-    store = make_store()
-    old = await remember(store, "weather report")
-    clock.advance(days=10)
-    new = await remember(store, "weather report")
-    assert set(await ids(store, query="weather")) == {old, new}
-    assert await ids(store, query="weather", fresher_than_days=5) == [new]
-    assert set(await ids(store, query="weather", fresher_than_days=10.5)) == {old, new}
-
-
-async def test_expired_records_are_never_recalled(make_store: StoreFactory, clock: Clock) -> None:
-    store = make_store()
-    soon = await remember(store, "parking ticket", expires_at=clock.now + 1000)
-    later = await remember(store, "parking ticket", expires_at=clock.now + 10_000_000)
-    keep = await remember(store, "parking ticket")
-    assert set(await ids(store, query="parking")) == {soon, later, keep}
-    clock.advance(ms=1000)
-    assert set(await ids(store, query="parking")) == {later, keep}
-
-
-async def test_hidden_records_do_not_crowd_out_visible_ones(
-    make_store: StoreFactory, clock: Clock
-) -> None:
-    store = make_store()
-    stored = [await remember(store, f"coffee order {i}") for i in range(40)]
-    await store.forget({"agent_id": "a", "ids": stored[:30]})
-    clock.advance(ms=1)
-    await store.expire({"agent_id": "a", "policy": {"older_than_days": 0}, "action": "archive"})
-    fresh = [await remember(store, f"coffee order {i}") for i in range(3)]
-    pending = [
-        await remember(store, "coffee order pending", approval_required=True) for _ in range(10)
-    ]
-    found = await ids(store, query="coffee order", k=5)
-    assert set(found) == set(fresh)
-    assert not set(found) & set(pending)
 
 
 async def test_keyword_side_finds_a_rare_word_the_vectors_miss(make_store: StoreFactory) -> None:
@@ -264,19 +179,6 @@ async def test_exact_search_takes_over_when_the_index_scan_gives_up(
     found = await store.recall({"agent_id": "small", "query": "peanut allergy note", "k": 10})
     assert {h.id for h in found.results} == set(small)
     assert ("vector_search", {"fetch": 40, "returned": 10, "exact": True}) in events
-
-
-async def test_relevance_is_reported_and_floors_results(make_store: StoreFactory) -> None:
-    store = make_store()
-    tea = await remember(store, "green tea every morning")
-    await remember(store, "the quarterly report is due")
-    hits = (await store.recall({"agent_id": "a", "query": "green tea morning"})).results
-    relevance = {hit.id: hit.relevance for hit in hits}
-    assert relevance[tea] == max(relevance.values())
-    assert all(-1 <= value <= 1 for value in relevance.values())
-    floored = await ids(store, query="green tea morning", min_relevance=relevance[tea] - 1e-6)
-    assert floored == [tea]
-    assert await ids(store, query="nothing like this", min_relevance=0.99) == []
 
 
 async def test_keyword_only_hits_report_their_relevance_too(make_store: StoreFactory) -> None:

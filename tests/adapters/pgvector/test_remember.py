@@ -24,29 +24,6 @@ FSM = {
 }
 
 
-async def test_remember_mints_sortable_ids_and_reports_itself(make_store: StoreFactory) -> None:
-    store = make_store()
-    first = await store.remember({"agent_id": "a", "type": "semantic", "content": "one"})
-    second = await store.remember({"agent_id": "a", "type": "semantic", "content": "two"})
-    assert len(first.id) == 26  # a ULID
-    assert first.id < second.id
-    assert first.pending_approval is False
-    assert [s.store for s in first.stores] == [store.name]
-    assert first.stores[0].count == 1
-
-
-async def test_client_chosen_id_is_kept_and_a_retry_is_a_replay(make_store: StoreFactory) -> None:
-    store = make_store()
-    request = {"agent_id": "a", "id": "client-1", "type": "semantic", "content": "tea"}
-    first = await store.remember(request)
-    again = await store.remember(request)
-    assert first.id == again.id == "client-1"
-    assert again.replayed is True
-    assert again.stored_at == first.stored_at
-    found = await store.recall({"agent_id": "a", "query": "tea", "k": 10})
-    assert [h.id for h in found.results] == ["client-1"]
-
-
 async def test_reusing_an_id_for_other_content_or_agent_is_a_conflict(
     make_store: StoreFactory, db: Database
 ) -> None:

@@ -1,0 +1,255 @@
+"""Behaviour every store in this repository shares, tested once and run against each:
+tests/adapters/<adapter>/test_semantics.py imports these tests, and pytest runs them there
+with that adapter's ``make_store`` and ``clock`` fixtures. What differs between stores (their
+storage, faults, scale) stays in each adapter's own test files."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mnemowire.errors import ConflictError
+from tests.adapters._support import Clock
+
+StoreFactory = Any
+
+
+async def remember(store: Any, content: str, agent_id: str = "a", **fields: Any) -> str:
+    response = await store.remember(
+        {"agent_id": agent_id, "type": "semantic", "content": content, **fields}
+    )
+    return str(response.id)
+
+
+async def ids(store: Any, **request: Any) -> list[str]:
+    response = await store.recall({"agent_id": "a", **request})
+    return [hit.id for hit in response.results]
+
+
+async def recalled(store: Any, query: str, agent_id: str = "a", **request: Any) -> list[str]:
+    response = await store.recall({"agent_id": agent_id, "query": query, "k": 50, **request})
+    return [hit.id for hit in response.results]
+
+
+async def test_forget_by_filter_and_by_both(make_store: StoreFactory) -> None:
+    store = make_store()
+    t1 = await remember(store, "trip one", metadata={"topic": "travel"})
+    t2 = await remember(store, "trip two", metadata={"topic": "travel"})
+    h1 = await remember(store, "checkup", metadata={"topic": "health"})
+    both = await store.forget({"agent_id": "a", "ids": [t1, h1], "filter": {"topic": "travel"}})
+    assert both.forgotten_ids == [t1]  # listed AND matching
+    by_filter = await store.forget({"agent_id": "a", "filter": {"topic": "travel"}})
+    assert by_filter.forgotten_ids == [t2]
+    assert set(await recalled(store, "trip checkup")) == {h1}
+
+
+async def test_forget_is_scoped_by_user(make_store: StoreFactory) -> None:
+    store = make_store()
+    alice = await remember(store, "likes tea", user_id="alice")
+    bob = await remember(store, "likes tea", user_id="bob")
+    response = await store.forget({"agent_id": "a", "user_id": "alice", "ids": [alice, bob]})
+    assert response.forgotten_ids == [alice]
+    assert await recalled(store, "tea") == [bob]
+
+
+async def test_merge_content_joins_and_reembeds(make_store: StoreFactory) -> None:
+    store = make_store()
+    canonical = await remember(store, "Alice lives in Lisbon")
+    duplicate = await remember(store, "Alice owns a yellow bicycle")
+    await store.merge(
+        {
+            "agent_id": "a",
+            "canonical": canonical,
+            "duplicates": [duplicate],
+            "strategy": "merge_content",
+        }
+    )
+    found = await store.recall({"agent_id": "a", "query": "yellow bicycle", "k": 5})
+    assert [(h.id, h.content) for h in found.results] == [
+        (canonical, "Alice lives in Lisbon\nAlice owns a yellow bicycle")
+    ]
+
+
+async def test_merge_keep_highest_confidence(make_store: StoreFactory) -> None:
+    store = make_store()
+    canonical = await remember(store, "meeting at 3pm", confidence=0.4, metadata={"v": 1})
+    better = await remember(store, "meeting at 4pm", confidence=0.9, metadata={"v": 2})
+    await store.merge(
+        {
+            "agent_id": "a",
+            "canonical": canonical,
+            "duplicates": [better],
+            "strategy": "keep_highest_confidence",
+        }
+    )
+    [hit] = (await store.recall({"agent_id": "a", "query": "meeting", "k": 5})).results
+    assert (hit.id, hit.content, hit.confidence, hit.metadata) == (
+        canonical,
+        "meeting at 4pm",
+        0.9,
+        {"v": 2},
+    )
+
+
+async def test_merging_a_record_into_itself_is_a_conflict(make_store: StoreFactory) -> None:
+    store = make_store()
+    mine = await remember(store, "tea")
+    other = await remember(store, "cake")
+    with pytest.raises(ConflictError):
+        await store.merge({"agent_id": "a", "canonical": mine, "duplicates": [other, mine]})
+
+
+async def test_expire_predicates_are_anded(make_store: StoreFactory, clock: Clock) -> None:
+    store = make_store()
+    old_low = await remember(store, "old low", confidence=0.1)
+    old_high = await remember(store, "old high", confidence=0.9)
+    old_episode = await remember(store, "old episode", type="episodic", confidence=0.1)
+    clock.advance(days=40)
+    new_low = await remember(store, "new low", confidence=0.1)
+    response = await store.expire(
+        {
+            "agent_id": "a",
+            "policy": {"older_than_days": 30, "confidence_below": 0.5, "type": "semantic"},
+        }
+    )
+    assert response.matched_ids == [old_low]
+    assert response.action_taken == "forget"
+    assert set(await recalled(store, "old new low high episode")) == {
+        old_high,
+        old_episode,
+        new_low,
+    }
+
+
+async def test_expire_respects_user_scope(make_store: StoreFactory, clock: Clock) -> None:
+    store = make_store()
+    alice = await remember(store, "alice note", user_id="alice")
+    bob = await remember(store, "bob note", user_id="bob")
+    clock.advance(days=3)
+    response = await store.expire(
+        {"agent_id": "a", "user_id": "alice", "policy": {"older_than_days": 1}}
+    )
+    assert response.matched_ids == [alice]
+    assert await recalled(store, "note") == [bob]
+
+
+async def test_results_are_sorted_by_score_and_capped_at_k(make_store: StoreFactory) -> None:
+    store = make_store()
+    for i in range(12):
+        await remember(store, f"peanut fact number {i}")
+    response = await store.recall({"agent_id": "a", "query": "peanut fact", "k": 7})
+    scores = [hit.score for hit in response.results]
+    assert len(scores) == 7
+    assert scores == sorted(scores, reverse=True)
+    assert response.fusion_used == "rrf"
+    assert response.stores_queried == [store.name]
+
+
+async def test_default_k_is_five(make_store: StoreFactory) -> None:
+    store = make_store()
+    for i in range(8):
+        await remember(store, f"tea note {i}")
+    assert len(await ids(store, query="tea")) == 5
+
+
+async def test_agents_never_see_each_other(make_store: StoreFactory) -> None:
+    store = make_store()
+    mine = await remember(store, "Alice is allergic to peanuts")
+    await store.remember(
+        {"agent_id": "b", "type": "semantic", "content": "Alice is allergic to peanuts"}
+    )
+    assert await ids(store, query="Alice peanuts", k=10) == [mine]
+
+
+async def test_user_scope(make_store: StoreFactory) -> None:
+    store = make_store()
+    alice = await remember(store, "likes green tea", user_id="alice")
+    bob = await remember(store, "likes green tea", user_id="bob")
+    agent_wide = await remember(store, "green tea is served at noon")
+    assert await ids(store, query="green tea", user_id="alice") == [alice]
+    assert set(await ids(store, query="green tea")) == {alice, bob, agent_wide}
+    assert await ids(store, query="green tea", user_id="") == []
+
+
+async def test_type_filter(make_store: StoreFactory) -> None:
+    store = make_store()
+    fact = await remember(store, "the flight leaves at noon")
+    episode = await remember(store, "the flight was delayed", type="episodic")
+    feeling = await remember(store, "the flight was scary", type="emotional")
+    assert await ids(store, query="flight", types=["episodic"]) == [episode]
+    assert set(await ids(store, query="flight", types=["semantic", "emotional"])) == {fact, feeling}
+    assert set(await ids(store, query="flight", types=[])) == {fact, episode, feeling}
+
+
+async def test_fresher_than_days(make_store: StoreFactory, clock: Clock) -> None:
+    store = make_store()
+    old = await remember(store, "weather report")
+    clock.advance(days=10)
+    new = await remember(store, "weather report")
+    assert set(await ids(store, query="weather")) == {old, new}
+    assert await ids(store, query="weather", fresher_than_days=5) == [new]
+    assert set(await ids(store, query="weather", fresher_than_days=10.5)) == {old, new}
+
+
+async def test_expired_records_are_never_recalled(make_store: StoreFactory, clock: Clock) -> None:
+    store = make_store()
+    soon = await remember(store, "parking ticket", expires_at=clock.now + 1000)
+    later = await remember(store, "parking ticket", expires_at=clock.now + 10_000_000)
+    keep = await remember(store, "parking ticket")
+    assert set(await ids(store, query="parking")) == {soon, later, keep}
+    clock.advance(ms=1000)
+    assert set(await ids(store, query="parking")) == {later, keep}
+
+
+async def test_hidden_records_do_not_crowd_out_visible_ones(
+    make_store: StoreFactory, clock: Clock
+) -> None:
+    store = make_store()
+    stored = [await remember(store, f"coffee order {i}") for i in range(40)]
+    await store.forget({"agent_id": "a", "ids": stored[:30]})
+    clock.advance(ms=1)
+    await store.expire({"agent_id": "a", "policy": {"older_than_days": 0}, "action": "archive"})
+    fresh = [await remember(store, f"coffee order {i}") for i in range(3)]
+    pending = [
+        await remember(store, "coffee order pending", approval_required=True) for _ in range(10)
+    ]
+    found = await ids(store, query="coffee order", k=5)
+    assert set(found) == set(fresh)
+    assert not set(found) & set(pending)
+
+
+async def test_relevance_is_reported_and_floors_results(make_store: StoreFactory) -> None:
+    store = make_store()
+    tea = await remember(store, "green tea every morning")
+    await remember(store, "the quarterly report is due")
+    hits = (await store.recall({"agent_id": "a", "query": "green tea morning"})).results
+    relevance = {hit.id: hit.relevance for hit in hits}
+    assert relevance[tea] == max(relevance.values())
+    assert all(-1 <= value <= 1 for value in relevance.values())
+    floored = await ids(store, query="green tea morning", min_relevance=relevance[tea] - 1e-6)
+    assert floored == [tea]
+    assert await ids(store, query="nothing like this", min_relevance=0.99) == []
+
+
+async def test_remember_mints_sortable_ids_and_reports_itself(make_store: StoreFactory) -> None:
+    store = make_store()
+    first = await store.remember({"agent_id": "a", "type": "semantic", "content": "one"})
+    second = await store.remember({"agent_id": "a", "type": "semantic", "content": "two"})
+    assert len(first.id) == 26  # a ULID
+    assert first.id < second.id
+    assert first.pending_approval is False
+    assert [s.store for s in first.stores] == [store.name]
+    assert first.stores[0].count == 1
+
+
+async def test_client_chosen_id_is_kept_and_a_retry_is_a_replay(make_store: StoreFactory) -> None:
+    store = make_store()
+    request = {"agent_id": "a", "id": "client-1", "type": "semantic", "content": "tea"}
+    first = await store.remember(request)
+    again = await store.remember(request)
+    assert first.id == again.id == "client-1"
+    assert again.replayed is True
+    assert again.stored_at == first.stored_at
+    found = await store.recall({"agent_id": "a", "query": "tea", "k": 10})
+    assert [h.id for h in found.results] == ["client-1"]
