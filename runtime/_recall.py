@@ -10,7 +10,6 @@ from typing import cast
 
 import numpy as np
 
-from mnemowire._wire import to_wire
 from mnemowire.embedders import Embedder
 from mnemowire.fusion import max_fusion, rrf, weighted_fusion
 from mnemowire.models import RecallHit
@@ -86,11 +85,10 @@ class Fused:
         depends on which child answered first)."""
         ranked = sorted(self.scores.items(), key=lambda item: (-item[1], item[0]))[:k]
         return [
-            RecallHit.model_validate(
-                {
-                    **to_wire(self.best[i][1]),
+            self.best[i][1].model_copy(
+                update={
                     "score": score,
-                    "supporting": self.supporting[i],
+                    "supporting": list(self.supporting[i]),
                     "source_store": self.best[i][0],
                 }
             )

@@ -223,6 +223,8 @@ def validated(message: str, model: type[M], raw: Any) -> M:
     if envelope is not None:
         broken = "; ".join(f"{d['path'] or '/'}: {d['message']}" for d in envelope["details"])
         raise InvalidResponse(f"breaks {message}: {broken}")
+    if type(raw) is model:  # already the generated type, and its wire form is valid
+        return raw
     return model.model_validate(wire)
 
 

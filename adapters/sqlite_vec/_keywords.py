@@ -11,9 +11,11 @@ frequencies are cached and refreshed as the index grows); a query without one ha
 side. Rare words also keep the search fast: FTS5 scores every document matching any query
 word before it can sort.
 
-The top candidates are read from FTS5 alone, then checked against the recall scope; only if
-too few survive the scope does the search fall back to scoring every match inside a join.
-Either way the answer is the exact bm25 order of in-scope documents over the kept words.
+Every match of the kept words is read from FTS5 (few, since the words are rare), then checked
+against the recall scope, so the answer is the exact bm25 order of in-scope documents over the
+kept words, and an agent's size does not enter the cost: the first version also matched the
+agent's scope token inside FTS5, which walked the agent's whole posting list (6 ms a query at
+100k memories).
 """
 
 from __future__ import annotations
@@ -28,8 +30,6 @@ __all__ = ["KeywordIndex"]
 
 #: most words kept per query, rarest first
 MAX_TERMS = 8
-#: how much deeper than needed the FTS-only pass reads before checking the scope
-DEPTH = 8
 #: document frequencies are re-read after this long, or when the index grew by a tenth
 DF_TTL_SECONDS = 60.0
 
@@ -43,26 +43,26 @@ class KeywordIndex:
         self._read_at = 0.0
 
     def search(
-        self, tx: Any, query: str, fetch: int, *, token: str, where: tuple[str, Sequence[Any]]
+        self, tx: Any, query: str, fetch: int, *, where: tuple[str, Sequence[Any]]
     ) -> list[int]:
         """In-scope rowids best matching the query's rare words, best bm25 first.
 
-        ``token`` is the agent's scope token in the index; ``where`` the scope as SQL over
-        ``memories m`` and its arguments.
+        ``where`` is the recall scope as SQL over ``memories m`` and its arguments. The kept
+        words are rare in the whole store, so all their matches (at most ``MAX_TERMS`` times
+        the rarity limit) are read from FTS5 and then checked against the scope: no posting
+        list of a whole agent is ever walked.
         """
         scope_sql, scope_args = where
         terms = self._rare(tx, keyword_terms(query))
         if not terms:
             return []
         words = " OR ".join(f'"{term}"' for term in terms)  # \w+ terms: nothing to escape
-        match = f'scope : "{token}" AND content : ({words})'
-        depth = fetch * DEPTH
         ranked = [
             r
             for (r,) in tx.execute(
                 "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
-                "ORDER BY bm25(memories_fts, 1.0, 0.0), rowid LIMIT ?",
-                (match, depth),
+                "ORDER BY bm25(memories_fts, 1.0, 0.0), rowid",
+                (f"content : ({words})",),
             )
         ]
         if not ranked:
@@ -76,15 +76,7 @@ class KeywordIndex:
                 [*ranked, *scope_args],
             )
         }
-        if len(in_scope) >= fetch or len(ranked) < depth:
-            return [r for r in ranked if r in in_scope][:fetch]
-        rows = tx.execute(  # the scope is narrow: score every match inside the join
-            "SELECT m.rowid FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid "
-            f"WHERE memories_fts MATCH ? AND {scope_sql} "
-            "ORDER BY bm25(memories_fts, 1.0, 0.0), m.rowid LIMIT ?",
-            [match, *scope_args, fetch],
-        )
-        return [rowid for (rowid,) in rows]
+        return [r for r in ranked if r in in_scope][:fetch]
 
     def _rare(self, tx: Any, terms: list[str]) -> list[str]:
         if not terms:

@@ -63,6 +63,8 @@ def _v1(connection: Any, dimension: int) -> None:
             created_at INTEGER,
             expires_at INTEGER
         )""",
+        # scope: earlier builds wrote an agent token here for keyword search to match; it is
+        # left empty now (_keywords.py) and stays only so existing files need no migration
         """CREATE VIRTUAL TABLE memories_fts USING fts5(
             content, scope, tokenize = 'unicode61 remove_diacritics 2'
         )""",

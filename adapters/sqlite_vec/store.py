@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import hashlib
 import json
 import threading
 import time
@@ -380,12 +378,8 @@ class SqliteVecStore:
             ),
         )
         tx.execute(
-            "INSERT INTO memories_fts(rowid, content, scope) VALUES (?, ?, ?)",
-            (
-                rowid,
-                searchable_text(record["type"], record["content"]),
-                scope_token(record["agent_id"]),
-            ),
+            "INSERT INTO memories_fts(rowid, content) VALUES (?, ?)",
+            (rowid, searchable_text(record["type"], record["content"])),
         )
         self._index_changed(tx, record["agent_id"], rowid, added=True)
 
@@ -628,9 +622,7 @@ class SqliteVecStore:
 
     def _keyword_search(self, tx: Any, scope: _Scope, query: str, fetch: int) -> list[int]:
         """Record rowids matching the query's rare words among those in scope (``_keywords``)."""
-        return self._keywords.search(
-            tx, query, fetch, token=scope_token(scope.agent_id), where=(scope.sql, scope.args)
-        )
+        return self._keywords.search(tx, query, fetch, where=(scope.sql, scope.args))
 
     def _candidates(
         self, tx: Any, rowids: list[int], scope: _Scope, vector: Any
@@ -908,12 +900,6 @@ class SqliteVecStore:
 
 
 # -- helpers --------------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=4096)
-def scope_token(agent_id: str) -> str:
-    """The FTS5 token standing for an agent, so keyword search stays inside the agent."""
-    return "a" + hashlib.blake2b(agent_id.encode(), digest_size=10).hexdigest()
 
 
 @dataclass(frozen=True)
