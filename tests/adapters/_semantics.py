@@ -5,14 +5,18 @@ storage, faults, scale) stays in each adapter's own test files."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from mnemowire.errors import ConflictError
+from mnemowire.errors import ConflictError, RequestError
 from tests.adapters._support import Clock
 
 StoreFactory = Any
+#: the adapter's ``snapshot`` fixture: everything the store persisted, comparable with ==
+Snapshot = Callable[[], object]
 
 
 async def remember(store: Any, content: str, agent_id: str = "a", **fields: Any) -> str:
@@ -253,3 +257,95 @@ async def test_client_chosen_id_is_kept_and_a_retry_is_a_replay(make_store: Stor
     assert again.stored_at == first.stored_at
     found = await store.recall({"agent_id": "a", "query": "tea", "k": 10})
     assert [h.id for h in found.results] == ["client-1"]
+
+
+FSM = {
+    "name": "book_flight",
+    "initial": "searching",
+    "states": ["searching", "paying", "booked"],
+    "transitions": [
+        {"trigger": "choose", "source": "searching", "dest": "paying", "conditions": "seat_free"},
+        {"trigger": "pay", "source": ["paying"], "dest": "booked", "unless": ["card_declined"]},
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("machine", "rule"),
+    [
+        (
+            {
+                **FSM,
+                "transitions": [
+                    {
+                        "trigger": "go",
+                        "source": "searching",
+                        "dest": "booked",
+                        "before": "os.system",
+                    }
+                ],
+            },
+            "contentSchema",
+        ),
+        (
+            {
+                **FSM,
+                "transitions": [
+                    {
+                        "trigger": "go",
+                        "source": "searching",
+                        "dest": "booked",
+                        "conditions": "os.path.exists",
+                    }
+                ],
+            },
+            "contentSchema",
+        ),
+        ({**FSM, "initial": "nowhere"}, "stateReference"),
+        (
+            {**FSM, "transitions": [{"trigger": "go", "source": "limbo", "dest": "booked"}]},
+            "stateReference",
+        ),
+    ],
+)
+async def test_unsafe_or_broken_state_machine_is_rejected_at_write_time(
+    make_store: StoreFactory, snapshot: Snapshot, machine: dict[str, Any], rule: str
+) -> None:
+    store = make_store()
+    await store.remember({"agent_id": "a", "type": "semantic", "content": "before"})
+    before = snapshot()
+    with pytest.raises(RequestError) as caught:
+        await store.remember(
+            {"agent_id": "a", "type": "procedural", "content": json.dumps(machine)}
+        )
+    assert [(d["path"], d["rule"]) for d in caught.value.details] == [("/content", rule)]
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("request_", "path", "rule"),
+    [
+        (
+            {"agent_id": "a", "type": "semantic", "content": "x", "approval_requried": True},
+            "/approval_requried",
+            "additionalProperties",
+        ),
+        (
+            {"agent_id": "a", "type": "semantic", "content": "x", "confidence": 1.5},
+            "/confidence",
+            "maximum",
+        ),
+        ({"agent_id": "a", "type": "fact", "content": "x"}, "/type", "enum"),
+        ({"agent_id": "a", "type": "semantic", "content": ""}, "/content", "minLength"),
+    ],
+)
+async def test_invalid_request_changes_nothing(
+    make_store: StoreFactory, snapshot: Snapshot, request_: dict[str, Any], path: str, rule: str
+) -> None:
+    store = make_store()
+    await store.remember({"agent_id": "a", "type": "semantic", "content": "before"})
+    before = snapshot()
+    with pytest.raises(RequestError) as caught:
+        await store.remember(request_)
+    assert [(d["path"], d["rule"]) for d in caught.value.details] == [(path, rule)]
+    assert snapshot() == before

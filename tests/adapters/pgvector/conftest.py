@@ -100,6 +100,12 @@ def db(pg_dsn: str, schema: str) -> Iterator[Database]:
 
 
 @pytest.fixture
+def snapshot(db: Database) -> Callable[[], object]:
+    """Every row the store wrote (tests/adapters/_semantics.py compares two)."""
+    return db.snapshot
+
+
+@pytest.fixture
 async def make_store(pg_dsn: str, schema: str, clock: Clock) -> AsyncIterator[StoreFactory]:
     """Stores on the test's schema (each call another store, same tables unless ``schema``
     says otherwise), checked against the spec, closed afterwards."""

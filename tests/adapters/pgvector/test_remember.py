@@ -3,25 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
 from mnemowire.adapters.pgvector import PgVectorStore
 from mnemowire.embedders import HashEmbedder
-from mnemowire.errors import ConfigError, ConflictError, RequestError, StoreError
+from mnemowire.errors import ConfigError, ConflictError, StoreError
+from tests.adapters._semantics import FSM
 
 from .conftest import Database, StoreFactory
-
-FSM = {
-    "name": "book_flight",
-    "initial": "searching",
-    "states": ["searching", "paying", "booked"],
-    "transitions": [
-        {"trigger": "choose", "source": "searching", "dest": "paying", "conditions": "seat_free"},
-        {"trigger": "pay", "source": ["paying"], "dest": "booked", "unless": ["card_declined"]},
-    ],
-}
 
 
 async def test_reusing_an_id_for_other_content_or_agent_is_a_conflict(
@@ -86,87 +76,6 @@ async def test_procedural_state_machine_round_trips(make_store: StoreFactory) ->
         {"agent_id": "a", "query": "paying", "types": ["procedural"], "k": 1}
     )
     assert [h.id for h in keyword_only.results] == [stored.id]  # a state name is searchable
-
-
-@pytest.mark.parametrize(
-    ("machine", "rule"),
-    [
-        (
-            {
-                **FSM,
-                "transitions": [
-                    {
-                        "trigger": "go",
-                        "source": "searching",
-                        "dest": "booked",
-                        "before": "os.system",
-                    }
-                ],
-            },
-            "contentSchema",
-        ),
-        (
-            {
-                **FSM,
-                "transitions": [
-                    {
-                        "trigger": "go",
-                        "source": "searching",
-                        "dest": "booked",
-                        "conditions": "os.path.exists",
-                    }
-                ],
-            },
-            "contentSchema",
-        ),
-        ({**FSM, "initial": "nowhere"}, "stateReference"),
-        (
-            {**FSM, "transitions": [{"trigger": "go", "source": "limbo", "dest": "booked"}]},
-            "stateReference",
-        ),
-    ],
-)
-async def test_unsafe_or_broken_state_machine_is_rejected_at_write_time(
-    make_store: StoreFactory, db: Database, machine: dict[str, Any], rule: str
-) -> None:
-    store = make_store()
-    await store.remember({"agent_id": "a", "type": "semantic", "content": "before"})
-    before = db.snapshot()
-    with pytest.raises(RequestError) as caught:
-        await store.remember(
-            {"agent_id": "a", "type": "procedural", "content": json.dumps(machine)}
-        )
-    assert [(d["path"], d["rule"]) for d in caught.value.details] == [("/content", rule)]
-    assert db.snapshot() == before
-
-
-@pytest.mark.parametrize(
-    ("request_", "path", "rule"),
-    [
-        (
-            {"agent_id": "a", "type": "semantic", "content": "x", "approval_requried": True},
-            "/approval_requried",
-            "additionalProperties",
-        ),
-        (
-            {"agent_id": "a", "type": "semantic", "content": "x", "confidence": 1.5},
-            "/confidence",
-            "maximum",
-        ),
-        ({"agent_id": "a", "type": "fact", "content": "x"}, "/type", "enum"),
-        ({"agent_id": "a", "type": "semantic", "content": ""}, "/content", "minLength"),
-    ],
-)
-async def test_invalid_request_changes_nothing(
-    make_store: StoreFactory, db: Database, request_: dict[str, Any], path: str, rule: str
-) -> None:
-    store = make_store()
-    await store.remember({"agent_id": "a", "type": "semantic", "content": "before"})
-    before = db.snapshot()
-    with pytest.raises(RequestError) as caught:
-        await store.remember(request_)
-    assert [(d["path"], d["rule"]) for d in caught.value.details] == [(path, rule)]
-    assert db.snapshot() == before
 
 
 async def test_every_field_round_trips_losslessly(make_store: StoreFactory, db: Database) -> None:

@@ -3,6 +3,7 @@ response against the spec's response schema."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,22 @@ StoreFactory = Callable[..., Any]
 @pytest.fixture
 def clock() -> Clock:
     return Clock()
+
+
+@pytest.fixture
+def snapshot(tmp_path: Path) -> Callable[[], str]:
+    """The default store file's bytes (main file and write-ahead log), hashed: equal
+    snapshots mean nothing was written, byte for byte."""
+
+    def take() -> str:
+        path = tmp_path / "memory.db"
+        digest = hashlib.sha256()
+        for part in (path, path.with_name(path.name + "-wal")):
+            if part.exists():
+                digest.update(part.read_bytes())
+        return digest.hexdigest()
+
+    return take
 
 
 @pytest.fixture

@@ -2,37 +2,17 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.embedders import HashEmbedder
-from mnemowire.errors import ConfigError, ConflictError, RequestError
+from mnemowire.errors import ConfigError, ConflictError
+from tests.adapters._semantics import FSM
 
 from .conftest import StoreFactory
-
-FSM = {
-    "name": "book_flight",
-    "initial": "searching",
-    "states": ["searching", "paying", "booked"],
-    "transitions": [
-        {"trigger": "choose", "source": "searching", "dest": "paying", "conditions": "seat_free"},
-        {"trigger": "pay", "source": ["paying"], "dest": "booked", "unless": ["card_declined"]},
-    ],
-}
-
-
-def dump(path: Path) -> str:
-    """The database's bytes (main file and write-ahead log): unchanged means byte-for-byte."""
-    digest = hashlib.sha256()
-    for part in (path, path.with_name(path.name + "-wal")):
-        if part.exists():
-            digest.update(part.read_bytes())
-    return digest.hexdigest()
 
 
 async def test_reusing_an_id_for_other_content_or_agent_is_a_conflict(
@@ -80,87 +60,6 @@ async def test_procedural_state_machine_round_trips(make_store: StoreFactory) ->
     stored = await store.remember({"agent_id": "a", "type": "procedural", "content": content})
     found = await store.recall({"agent_id": "a", "query": "book flight", "types": ["procedural"]})
     assert [(h.id, h.content) for h in found.results] == [(stored.id, content)]
-
-
-@pytest.mark.parametrize(
-    ("machine", "rule"),
-    [
-        (
-            {
-                **FSM,
-                "transitions": [
-                    {
-                        "trigger": "go",
-                        "source": "searching",
-                        "dest": "booked",
-                        "before": "os.system",
-                    }
-                ],
-            },
-            "contentSchema",
-        ),
-        (
-            {
-                **FSM,
-                "transitions": [
-                    {
-                        "trigger": "go",
-                        "source": "searching",
-                        "dest": "booked",
-                        "conditions": "os.path.exists",
-                    }
-                ],
-            },
-            "contentSchema",
-        ),
-        ({**FSM, "initial": "nowhere"}, "stateReference"),
-        (
-            {**FSM, "transitions": [{"trigger": "go", "source": "limbo", "dest": "booked"}]},
-            "stateReference",
-        ),
-    ],
-)
-async def test_unsafe_or_broken_state_machine_is_rejected_at_write_time(
-    make_store: StoreFactory, tmp_path: Path, machine: dict[str, Any], rule: str
-) -> None:
-    store = make_store()
-    await store.remember({"agent_id": "a", "type": "semantic", "content": "before"})
-    before = dump(tmp_path / "memory.db")
-    with pytest.raises(RequestError) as caught:
-        await store.remember(
-            {"agent_id": "a", "type": "procedural", "content": json.dumps(machine)}
-        )
-    assert [(d["path"], d["rule"]) for d in caught.value.details] == [("/content", rule)]
-    assert dump(tmp_path / "memory.db") == before
-
-
-@pytest.mark.parametrize(
-    ("request_", "path", "rule"),
-    [
-        (
-            {"agent_id": "a", "type": "semantic", "content": "x", "approval_requried": True},
-            "/approval_requried",
-            "additionalProperties",
-        ),
-        (
-            {"agent_id": "a", "type": "semantic", "content": "x", "confidence": 1.5},
-            "/confidence",
-            "maximum",
-        ),
-        ({"agent_id": "a", "type": "fact", "content": "x"}, "/type", "enum"),
-        ({"agent_id": "a", "type": "semantic", "content": ""}, "/content", "minLength"),
-    ],
-)
-async def test_invalid_request_changes_nothing(
-    make_store: StoreFactory, tmp_path: Path, request_: dict[str, Any], path: str, rule: str
-) -> None:
-    store = make_store()
-    await store.remember({"agent_id": "a", "type": "semantic", "content": "before"})
-    before = dump(tmp_path / "memory.db")
-    with pytest.raises(RequestError) as caught:
-        await store.remember(request_)
-    assert [(d["path"], d["rule"]) for d in caught.value.details] == [(path, rule)]
-    assert dump(tmp_path / "memory.db") == before
 
 
 async def test_every_field_round_trips_losslessly(make_store: StoreFactory) -> None:
