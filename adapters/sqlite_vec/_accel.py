@@ -1,11 +1,16 @@
-"""An in-process exact vector index for large agents, kept in step with the database.
+"""An in-process vector index for large agents, kept in step with the database.
 
 sqlite-vec's vec0 scans every vector of a partition on each query: ~0.4 ms at 1k rows, ~8 ms at
 10k and ~100 ms at 100k on this project's 2-core machines (measured when this index was
 written). For agents past a threshold the store instead keeps that agent's vectors in one
-float32 matrix and answers with a single matrix-vector product (~9 ms at 100k × 384: it reads
-154 MB), which is still exact, so recall@k versus exact
-search is 1.0 by construction. Every filter becomes a boolean mask applied before the top k.
+float32 matrix. Every filter becomes a boolean mask applied before the top k.
+
+Up to ``COARSE_ABOVE`` candidates the search is exact: one matrix-vector product. Past it, the
+product reads the whole matrix (154 MB at 100k x 384, ~9-11 ms on these machines), so a coarse
+pass ranks the candidates by the Hamming distance between sign bits (1 bit per dimension, kept
+beside the vectors: 4.8 MB at 100k) and only a shortlist of ``max(SHORTLIST, 100 · k)`` is
+re-scored exactly. The store's recall@10 against exact search is measured by
+``mnemowire bench scale`` (docs/benchmarks.md) and tested on clustered data.
 
 The database stays the source of truth. Each write transaction appends to ``vec_changes``
 (which records entered or left the vector index); before searching, the index applies the
@@ -23,7 +28,12 @@ import numpy.typing as npt
 
 from mnemowire.adapters.sqlite_vec._schema import user_key
 
-__all__ = ["AgentIndex", "Hit", "load_rows"]
+__all__ = ["COARSE_ABOVE", "SHORTLIST", "AgentIndex", "Hit", "load_rows", "sign_codes"]
+
+#: more candidates than this are ranked by sign bits first, then a shortlist exactly
+COARSE_ABOVE = 16_384
+#: the least records re-scored exactly after the coarse pass
+SHORTLIST = 4_000
 
 Hit = tuple[int, float]  # (record rowid, cosine distance)
 _ROW_QUERY = (
@@ -47,6 +57,9 @@ class AgentIndex:
     created: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     expires: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     alive: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
+    #: sign bits of each vector, one row of 64-bit words per word position (column-major, so
+    #: each word position is one contiguous array for the Hamming pass)
+    codes: npt.NDArray[np.uint64] = field(default_factory=lambda: np.zeros((0, 0), np.uint64))
     position: dict[int, int] = field(default_factory=dict)
 
     def reload(self, connection: Any, never: int) -> None:
@@ -99,7 +112,8 @@ class AgentIndex:
         now: int,
         only: set[int] | None = None,
     ) -> list[Hit]:
-        """The k nearest visible records passing every filter, nearest first (exact)."""
+        """The k nearest visible records passing every filter, nearest first (exact up to
+        ``COARSE_ABOVE`` candidates, a re-scored shortlist past it)."""
         n = self.size
         if n == 0 or k <= 0:
             return []
@@ -115,6 +129,8 @@ class AgentIndex:
         candidates = np.flatnonzero(mask)
         if candidates.size == 0:
             return []
+        if candidates.size > COARSE_ABOVE:
+            candidates = self._shortlist(query, mask, max(SHORTLIST, 100 * k))
         similarity = (
             self.vectors[candidates] @ query
             if candidates.size < n // 2
@@ -125,6 +141,23 @@ class AgentIndex:
         top = np.flatnonzero(similarity >= kth)  # ties at the cut all stay in, then rowid decides
         order = top[np.lexsort((self.rowids[candidates[top]], -similarity[top]))][:take]
         return [(int(self.rowids[candidates[i]]), float(1.0 - similarity[i])) for i in order]
+
+    def _shortlist(
+        self, query: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_], size: int
+    ) -> npt.NDArray[np.intp]:
+        """The candidates whose sign bits differ least from the query's: at least ``size`` of
+        them (all those tied at the cut come too)."""
+        n = self.size
+        code = sign_codes(query.reshape(1, -1))[0]
+        distance = np.zeros(n, np.uint16)
+        for word in range(self.codes.shape[0]):
+            distance += np.bitwise_count(self.codes[word, :n] ^ code[word])
+        beyond = 64 * self.codes.shape[0] + 1  # more than any real distance
+        distance[~mask] = beyond
+        # a histogram finds the cut in one pass; an argpartition of n costs several times more
+        counts = np.cumsum(np.bincount(distance, minlength=beyond + 1)[:beyond])
+        cut = int(np.searchsorted(counts, min(size, int(counts[-1]))))
+        return np.flatnonzero(distance <= cut)
 
     # -- storage -----------------------------------------------------------------------------
 
@@ -149,9 +182,14 @@ class AgentIndex:
         self.created = extend(self.created, (grow,), np.int64)
         self.expires = extend(self.expires, (grow,), np.int64)
         self.alive = extend(self.alive, (grow,), bool)
+        codes = np.zeros((_words(self.dimension), grow), np.uint64)
+        if old:
+            codes[:, :old] = self.codes[:, :old]
+        self.codes = codes
 
     def _append(self, rows: list[Any], never: int) -> None:
         self._reserve(self.size + len(rows))
+        start = self.size
         for rowid, blob, user_id, kind, created_at, expires_at in rows:
             i = self.size
             self.rowids[i] = rowid
@@ -163,15 +201,32 @@ class AgentIndex:
             self.alive[i] = True
             self.position[int(rowid)] = i
             self.size += 1
+        if self.size > start:
+            self.codes[:, start : self.size] = sign_codes(self.vectors[start : self.size]).T
 
     def _compact(self) -> None:
         keep = np.flatnonzero(self.alive[: self.size])
         for name in ("rowids", "vectors", "users", "types", "created", "expires", "alive"):
             array = getattr(self, name)
             setattr(self, name, array[keep].copy())
+        self.codes = self.codes[:, keep].copy()
         self.size = len(keep)
         self.position = {int(r): i for i, r in enumerate(self.rowids[: self.size])}
         self._reserve(max(self.size, 1024))
+
+
+def _words(dimension: int) -> int:
+    return (dimension + 63) // 64
+
+
+def sign_codes(vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.uint64]:
+    """Each row's sign bits packed into 64-bit words (padding bits are 0 for every row, so
+    they never count in a Hamming distance)."""
+    rows, dimension = vectors.shape
+    packed = np.zeros((rows, _words(dimension) * 8), np.uint8)
+    bits = np.packbits(vectors > 0, axis=1)
+    packed[:, : bits.shape[1]] = bits
+    return packed.view(np.uint64)
 
 
 def load_rows(connection: Any, agent_id: str, dimension: int, never: int) -> AgentIndex:

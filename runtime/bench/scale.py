@@ -4,7 +4,8 @@
 Per size N (one agent holding all N, and the largest N spread over ten agents): recall
 p50/p95/p99 with the query's embedding and without it (``QueryVector``), and the vector
 search's recall@10 against exact brute-force search over the same vectors, for the agent
-asked. Plus bulk ingest throughput with real embedding. Corpus texts are synthetic
+asked. Probes: half the quality benchmark's questions, half template sentences. Plus bulk
+ingest throughput with real embedding. Corpus texts are synthetic
 (``_corpus``: templates, seeded) and their embeddings are computed once and cached on disk
 (``_cache``), so a rerun skips the slow part. Loading N memories uses the store's bulk import
 (``remember_many(requests, vectors=...)``, with the cached vectors); a store without one is
@@ -23,6 +24,7 @@ from mnemowire.bench._cache import cached_embeddings
 from mnemowire.bench._corpus import synthetic_texts
 from mnemowire.bench._stores import OpenedStore, opened
 from mnemowire.bench._timing import load_average, percentiles
+from mnemowire.bench.quality import load_queries
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.protocol import QueryVector
 
@@ -74,7 +76,11 @@ async def run_scale(
         texts,
         progress=None if progress is None else _counting(progress, "scale: embed corpus", largest),
     )
-    probes = synthetic_texts(queries, seed=99)
+    # half the probes are the quality benchmark's questions: unlike template sentences, their
+    # neighbours in this corpus are loose, which is where an approximate search loses recall
+    asked = [str(q.recall["query"]) for q in load_queries() if q.query_class != "no_match"]
+    probes = asked[: queries // 2]
+    probes += synthetic_texts(queries - len(probes), seed=99)
     probe_vectors = embedder.embed(probes)
     layouts = [(n, 1) for n in sorted(sizes)]
     if spread_agents > 1:
