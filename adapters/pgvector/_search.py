@@ -168,7 +168,8 @@ class WordStats:
                 (self.limit + 1, unknown),
             )
             held.update({t: int(n) for t, n in await cursor.fetchall()})
-            # a word no record holds yet is counted again next time: it may be remembered now
-            self.documents.update({t: n for t, n in held.items() if n > 0})
-        kept = [t for t in candidates if 0 < held[t] <= self.limit]
+            self.documents.update(held)
+        # A word no record holds is searched too: it matches nothing now, and it matches the
+        # record that brings it, without waiting for the counts to be read again.
+        kept = [t for t in candidates if held[t] <= self.limit]
         return sorted(kept, key=lambda t: (self.documents[t], t))[:MAX_TERMS]
