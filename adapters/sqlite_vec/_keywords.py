@@ -30,6 +30,9 @@ __all__ = ["KeywordIndex"]
 
 #: most words kept per query, rarest first
 MAX_TERMS = 8
+#: most matches read (the best by bm25): rare words have few, unless their cached document
+#: frequencies went stale within DF_TTL_SECONDS
+MAX_MATCHES = 4096
 #: document frequencies are re-read after this long, or when the index grew by a tenth
 DF_TTL_SECONDS = 60.0
 
@@ -61,8 +64,8 @@ class KeywordIndex:
             r
             for (r,) in tx.execute(
                 "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
-                "ORDER BY bm25(memories_fts, 1.0, 0.0), rowid",
-                (f"content : ({words})",),
+                "ORDER BY bm25(memories_fts, 1.0, 0.0), rowid LIMIT ?",
+                (f"content : ({words})", MAX_MATCHES),
             )
         ]
         if not ranked:
