@@ -3,6 +3,8 @@ candidates, against exact search on clustered vectors (embeddings of text cluste
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -14,8 +16,8 @@ DIMENSION = 96
 ROWS = 3 * COARSE_ABOVE
 
 
-def unit(rows: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+def unit(rows: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.float32]:
+    return np.asarray(rows / np.linalg.norm(rows, axis=1, keepdims=True), np.float32)
 
 
 @pytest.fixture(scope="module")
