@@ -49,8 +49,10 @@ def embedder_of(child: MemoryStore) -> Embedder | None:
     """The child's ``embedder`` if it has one. Checked by hand: ``isinstance`` against the
     runtime-checkable Embedder protocol costs ~50 µs, paid per child on every recall."""
     embedder = getattr(child, "embedder", None)
-    if isinstance(getattr(embedder, "name", None), str) and callable(
-        getattr(embedder, "embed", None)
+    if (
+        isinstance(getattr(embedder, "name", None), str)
+        and isinstance(getattr(embedder, "dimension", None), int)
+        and callable(getattr(embedder, "embed", None))
     ):
         return cast(Embedder, embedder)
     return None
