@@ -42,6 +42,7 @@ __all__ = [
     "MEMORY_TYPES",
     "InvalidResponse",
     "Outcome",
+    "answering",
     "call_child",
     "check_expire",
     "check_forget",
@@ -229,6 +230,18 @@ def validated(message: str, model: type[M], raw: Any) -> M:
 
 
 # -- honesty: a valid answer must also be an answer to the question asked ------------------
+
+
+def answering(message: str, model: type[M], honest: Callable[[M], None]) -> Callable[[Any, Any], M]:
+    """A child's answer as ``model``: valid under ``message``, then ``honest`` about the request
+    (one of the ``check_*`` below, bound to what was asked)."""
+
+    def answer(child: Any, raw: Any) -> M:
+        response = validated(message, model, raw)
+        honest(response)
+        return response
+
+    return answer
 
 
 def check_remember(response: RememberResponse, record_id: str) -> None:

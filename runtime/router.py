@@ -19,6 +19,7 @@ from mnemowire._recall import fuse, query_vectors, vector_for
 from mnemowire._routing import (
     MEMORY_TYPES,
     Outcome,
+    answering,
     call_child,
     check_expire,
     check_forget,
@@ -222,11 +223,9 @@ class MemoryRouter:
         sent = {**payload, "id": record_id}
         plan = self._plan(remember_needs(payload), primary_only=self._primary_only)
 
-        def answer(child: MemoryStore, raw: Any) -> RememberResponse:
-            response = validated("remember.response", RememberResponse, raw)
-            check_remember(response, record_id)
-            return response
-
+        answer = answering(
+            "remember.response", RememberResponse, lambda r: check_remember(r, record_id)
+        )
         outcomes = await self._run(
             "remember", plan, lambda c: c.remember(RememberRequest.model_validate(sent)), answer
         )
@@ -311,11 +310,7 @@ class MemoryRouter:
         # forget reaches every copy whatever the write policy (see the class docstring)
         plan = self._plan(forget_needs(payload), primary_only=False)
 
-        def answer(child: MemoryStore, raw: Any) -> ForgetResponse:
-            response = validated("forget.response", ForgetResponse, raw)
-            check_forget(response, payload)
-            return response
-
+        answer = answering("forget.response", ForgetResponse, lambda r: check_forget(r, payload))
         outcomes = await self._run(
             "forget", plan, lambda c: c.forget(ForgetRequest.model_validate(payload)), answer
         )
@@ -332,11 +327,7 @@ class MemoryRouter:
         req, payload = checked("merge.request", request, MergeRequest)
         plan = self._plan(["merge"], primary_only=self._primary_only)
 
-        def answer(child: MemoryStore, raw: Any) -> MergeResponse:
-            response = validated("merge.response", MergeResponse, raw)
-            check_merge(response, payload)
-            return response
-
+        answer = answering("merge.response", MergeResponse, lambda r: check_merge(r, payload))
         outcomes = await self._run(
             "merge", plan, lambda c: c.merge(MergeRequest.model_validate(payload)), answer
         )
@@ -354,11 +345,7 @@ class MemoryRouter:
             raise untracked(self._name)
         plan = self._plan(expire_needs(payload), primary_only=self._primary_only)
 
-        def answer(child: MemoryStore, raw: Any) -> ExpireResponse:
-            response = validated("expire.response", ExpireResponse, raw)
-            check_expire(response, payload)
-            return response
-
+        answer = answering("expire.response", ExpireResponse, lambda r: check_expire(r, payload))
         outcomes = await self._run(
             "expire", plan, lambda c: c.expire(ExpireRequest.model_validate(payload)), answer
         )

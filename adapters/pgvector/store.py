@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -136,9 +137,8 @@ class PgVectorStore:
         self._name = name or _public_name(dsn, schema)
         self._clock = clock
         self._tracer = tracer
-        self._db = Database(
-            dsn,
-            name=self._name,
+        connect = functools.partial(
+            Database,
             schema=schema,
             extension_schema=extension_schema,
             embedder=embedder,
@@ -146,22 +146,13 @@ class PgVectorStore:
             pool_timeout=pool_timeout,
             ef_search=ef_search,
         )
+        self._db = connect(dsn, name=self._name)
         self._words = WordStats()
         #: a streaming replica for recall's searches (writes stay on the primary)
         self._replica = (
             None
             if read_dsn is None
-            else Database(
-                read_dsn,
-                name=f"{self._name} (replica {_host(read_dsn)})",
-                schema=schema,
-                extension_schema=extension_schema,
-                embedder=embedder,
-                pool_sizes=(pool_min, pool_max),
-                pool_timeout=pool_timeout,
-                ef_search=ef_search,
-                read_only=True,
-            )
+            else connect(read_dsn, name=f"{self._name} (replica {_host(read_dsn)})", read_only=True)
         )
 
     @classmethod

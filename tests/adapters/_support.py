@@ -8,9 +8,10 @@ from typing import Any
 from mnemowire import spec
 from mnemowire._wire import to_wire
 
-__all__ = ["CheckedStore", "Clock"]
+__all__ = ["RESPONSES", "CheckedStore", "Clock"]
 
-_RESPONSES = {
+#: the response message of each operation (and health)
+RESPONSES = {
     "remember": "remember.response",
     "recall": "recall.response",
     "forget": "forget.response",
@@ -42,7 +43,7 @@ class CheckedStore:
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self.inner, name)
-        message = _RESPONSES.get(name)
+        message = RESPONSES.get(name)
         if message is None:
             return attribute
 

@@ -15,15 +15,7 @@ from mnemowire.embedders import Embedder, HashEmbedder
 from mnemowire.errors import MnemowireError
 from mnemowire.protocol import MemoryStore
 from mnemowire.router import MemoryRouter
-
-MESSAGES = {
-    "remember": "remember.response",
-    "recall": "recall.response",
-    "forget": "forget.response",
-    "merge": "merge.response",
-    "expire": "expire.response",
-    "health": "health",
-}
+from tests.adapters._support import RESPONSES
 
 
 class CheckedRouter:
@@ -39,7 +31,7 @@ class CheckedRouter:
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self.inner, name)
-        message = MESSAGES.get(name)
+        message = RESPONSES.get(name)
         if message is None:
             return attribute
 
