@@ -9,6 +9,7 @@ turns every child's outcome into the one error the caller sees.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -190,9 +191,13 @@ async def call_child(
     def elapsed() -> float:
         return round((time.perf_counter() - started) * 1000, 3)
 
+    deadline = asyncio.timeout(deadline_s)  # unlike wait_for, no extra task per child
     try:
-        raw = await asyncio.wait_for(call(), deadline_s)
-    except TimeoutError:
+        async with deadline:
+            raw = await call()
+    except TimeoutError as exc:
+        if not deadline.expired():  # the child's own TimeoutError is a failure like any other
+            return Outcome(store, "error", error=f"TimeoutError: {exc}", latency_ms=elapsed())
         return Outcome(
             store, "timeout", error=f"no answer within {deadline_s:g} s", latency_ms=elapsed()
         )
@@ -202,11 +207,12 @@ async def call_child(
         )
     except Exception as exc:
         return Outcome(store, "error", error=f"{type(exc).__name__}: {exc}", latency_ms=elapsed())
+    answered = elapsed()  # the store's time; checking its answer is the router's
     try:
         response = check(raw)
     except InvalidResponse as exc:
-        return Outcome(store, "invalid_response", error=str(exc), latency_ms=elapsed())
-    return Outcome(store, "ok", response=response, latency_ms=elapsed())
+        return Outcome(store, "invalid_response", error=str(exc), latency_ms=answered)
+    return Outcome(store, "ok", response=response, latency_ms=answered)
 
 
 def validated(message: str, model: type[M], raw: Any) -> M:
@@ -260,24 +266,33 @@ def check_recall(
     limit = int(sent.get("k", 5))
     if len(hits) > limit:
         raise InvalidResponse(f"returned {len(hits)} hits, asked for at most {limit}")
-    types = sent.get("types") or None
+    agent, user, types, spec_filter = (
+        sent["agent_id"],
+        sent.get("user_id"),
+        sent.get("types") or None,
+        sent.get("filter") or None,
+    )
+    previous = math.inf
     for position, hit in enumerate(hits):
-        extra = hit.model_extra or {}
-        where = f"hit {position} ({hit.id})"
-        if "agent_id" in extra and extra["agent_id"] != sent["agent_id"]:
-            raise InvalidResponse(f"{where} belongs to another agent")
-        if sent.get("user_id") is not None and hit.user_id != sent["user_id"]:
-            raise InvalidResponse(f"{where} belongs to another user")
-        if types is not None and hit.type not in types:
-            raise InvalidResponse(f"{where} is {hit.type}, asked for {', '.join(types)}")
-        if not matches(hit.metadata, sent.get("filter")):
-            raise InvalidResponse(f"{where} does not match the filter")
-        if position and hit.score > hits[position - 1].score:
-            raise InvalidResponse(f"{where} scores above the hit before it: not sorted")
-        if reports_relevance and hit.relevance is None:
-            raise InvalidResponse(f"{where} has no relevance, though the store declares it")
-        if floor is not None and hit.relevance is not None and hit.relevance < floor:
-            raise InvalidResponse(f"{where} has relevance {hit.relevance}, below {floor}")
+        problem = None
+        extra = hit.model_extra
+        if extra and "agent_id" in extra and extra["agent_id"] != agent:
+            problem = "belongs to another agent"
+        elif user is not None and hit.user_id != user:
+            problem = "belongs to another user"
+        elif types is not None and hit.type not in types:
+            problem = f"is {hit.type}, asked for {', '.join(types)}"
+        elif spec_filter is not None and not matches(hit.metadata, spec_filter):
+            problem = "does not match the filter"
+        elif hit.score > previous:
+            problem = "scores above the hit before it: not sorted"
+        elif reports_relevance and hit.relevance is None:
+            problem = "has no relevance, though the store declares it"
+        elif floor is not None and hit.relevance is not None and hit.relevance < floor:
+            problem = f"has relevance {hit.relevance}, below {floor}"
+        if problem is not None:
+            raise InvalidResponse(f"hit {position} ({hit.id}) {problem}")
+        previous = hit.score
 
 
 def check_forget(response: ForgetResponse, sent: Mapping[str, Any]) -> None:

@@ -38,7 +38,7 @@ from mnemowire.models import (
     RememberRequest,
     RememberResponse,
 )
-from mnemowire.protocol import MemoryStore
+from mnemowire.protocol import MemoryStore, QueryVector
 from mnemowire.registry import open_store
 
 __all__ = ["OPERATIONS", "Memory", "SyncMemory"]
@@ -93,9 +93,17 @@ class Memory:
         req, _ = checked("remember.request", request, RememberRequest)
         return await self._answer("remember.response", self.store.remember(req))
 
-    async def recall(self, request: RecallRequest | dict[str, Any]) -> RecallResponse:
+    async def recall(
+        self, request: RecallRequest | dict[str, Any], *, query_vector: QueryVector | None = None
+    ) -> RecallResponse:
+        """``query_vector``: the query's embedding when the caller already has it (a store
+        whose embedder has another name embeds the query itself)."""
         req, _ = checked("recall.request", request, RecallRequest)
-        return await self._answer("recall.response", self.store.recall(req))
+        if query_vector is None:
+            return await self._answer("recall.response", self.store.recall(req))
+        return await self._answer(
+            "recall.response", self.store.recall(req, query_vector=query_vector)
+        )
 
     async def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
         req, _ = checked("forget.request", request, ForgetRequest)
@@ -164,8 +172,10 @@ class SyncMemory:
     def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
         return self._runner.run(self._memory.remember(request))
 
-    def recall(self, request: RecallRequest | dict[str, Any]) -> RecallResponse:
-        return self._runner.run(self._memory.recall(request))
+    def recall(
+        self, request: RecallRequest | dict[str, Any], *, query_vector: QueryVector | None = None
+    ) -> RecallResponse:
+        return self._runner.run(self._memory.recall(request, query_vector=query_vector))
 
     def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
         return self._runner.run(self._memory.forget(request))

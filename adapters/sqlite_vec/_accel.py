@@ -1,9 +1,11 @@
-"""An in-process vector index for large agents, kept in step with the database.
+"""An in-process vector index per agent, kept in step with the database.
 
-sqlite-vec's vec0 scans every vector of a partition on each query: ~0.4 ms at 1k rows, ~8 ms at
-10k and ~100 ms at 100k on this project's 2-core machines (measured when this index was
-written). For agents past a threshold the store instead keeps that agent's vectors in one
-float32 matrix. Every filter becomes a boolean mask applied before the top k.
+sqlite-vec's vec0 scans every vector of a partition on each query, and reads whole chunks of
+1024 slots even for a small agent: ~0.5-0.9 ms at 100 rows, ~0.85 ms at 1k, ~2.5 ms at 4k,
+~100 ms at 100k on this project's 2-core machines (measured for this module). The store instead
+keeps each recalled agent's vectors in one float32 matrix (a matrix-vector product over 100
+rows takes microseconds), within a memory budget (:class:`IndexCache`); an agent that does not
+fit is searched by vec0. Every filter becomes a boolean mask applied before the top k.
 
 Up to ``COARSE_ABOVE`` candidates the search is exact: one matrix-vector product. Past it, the
 product reads the whole matrix (154 MB at 100k x 384, ~9-11 ms on these machines), so a coarse
@@ -28,12 +30,24 @@ import numpy.typing as npt
 
 from mnemowire.adapters.sqlite_vec._schema import user_key
 
-__all__ = ["COARSE_ABOVE", "SHORTLIST", "AgentIndex", "Hit", "load_rows", "sign_codes"]
+__all__ = [
+    "COARSE_ABOVE",
+    "SHORTLIST",
+    "AgentIndex",
+    "Hit",
+    "IndexCache",
+    "load_rows",
+    "sign_codes",
+]
 
 #: more candidates than this are ranked by sign bits first, then a shortlist exactly
 COARSE_ABOVE = 16_384
 #: the least records re-scored exactly after the coarse pass
 SHORTLIST = 4_000
+#: rows allocated for a new index (it doubles as it grows)
+MIN_CAPACITY = 64
+#: what one entry of ``AgentIndex.position`` costs (a dict slot and two ints), roughly
+_POSITION_BYTES = 100
 
 Hit = tuple[int, float]  # (record rowid, cosine distance)
 _ROW_QUERY = (
@@ -68,7 +82,7 @@ class AgentIndex:
         rows = connection.execute(_ROW_QUERY, (self.agent_id,)).fetchall()
         self.size = 0
         self.position = {}
-        self._reserve(max(len(rows), 1024))
+        self._reserve(max(len(rows), MIN_CAPACITY))
         self._append(rows, never)
         self.last_seq = int(seq)
 
@@ -159,6 +173,13 @@ class AgentIndex:
         cut = int(np.searchsorted(counts, min(size, int(counts[-1]))))
         return np.flatnonzero(distance <= cut)
 
+    @property
+    def nbytes(self) -> int:
+        """Memory held, capacity included (what the cache's budget counts)."""
+        arrays = (self.rowids, self.vectors, self.users, self.types, self.created, self.expires)
+        held = sum(a.nbytes for a in arrays) + self.alive.nbytes + self.codes.nbytes
+        return held + _POSITION_BYTES * len(self.position)
+
     # -- storage -----------------------------------------------------------------------------
 
     def _reserve(self, capacity: int) -> None:
@@ -212,7 +233,7 @@ class AgentIndex:
         self.codes = self.codes[:, keep].copy()
         self.size = len(keep)
         self.position = {int(r): i for i, r in enumerate(self.rowids[: self.size])}
-        self._reserve(max(self.size, 1024))
+        self._reserve(max(self.size, MIN_CAPACITY))
 
 
 def _words(dimension: int) -> int:
@@ -234,3 +255,52 @@ def load_rows(connection: Any, agent_id: str, dimension: int, never: int) -> Age
     index = AgentIndex(agent_id, dimension, vectors=np.zeros((0, dimension), np.float32))
     index.reload(connection, never)
     return index
+
+
+def _slot_bytes(dimension: int) -> int:
+    """What one reserved row of an index holds: a vector, its sign bits, the filter columns."""
+    return 4 * dimension + 8 * _words(dimension) + 8 * 5 + 1
+
+
+class IndexCache:
+    """The agents' indexes, the least recently searched dropped once they hold more than
+    ``budget`` bytes. An agent whose index alone would not fit gets none (the store falls back
+    to vec0), so the budget bounds what a store holds however many agents it serves."""
+
+    def __init__(self, dimension: int, budget: int, never: int) -> None:
+        self.dimension = dimension
+        self.budget = budget
+        self._never = never
+        #: least recently used first (dicts keep insertion order; a hit re-inserts)
+        self._indexes: dict[str, AgentIndex] = {}
+        self._used = 0
+
+    @property
+    def agents(self) -> int:
+        return len(self._indexes)
+
+    @property
+    def used(self) -> int:
+        """Bytes held by the cached indexes."""
+        return self._used
+
+    def get(self, connection: Any, agent_id: str, visible: int) -> AgentIndex | None:
+        """``agent_id``'s index, up to date with the database (inside the caller's read
+        transaction), or None when it cannot fit in the budget."""
+        index = self._indexes.pop(agent_id, None)
+        if index is None:
+            needed = max(visible, MIN_CAPACITY) * _slot_bytes(self.dimension)
+            if needed + visible * _POSITION_BYTES > self.budget:
+                return None
+            index = load_rows(connection, agent_id, self.dimension, self._never)
+        else:
+            self._used -= index.nbytes
+            index.catch_up(connection, self._never)
+        if index.nbytes > self.budget:  # grew past the budget on its own
+            return None
+        self._indexes[agent_id] = index
+        self._used += index.nbytes
+        while self._used > self.budget:
+            oldest = next(iter(self._indexes))
+            self._used -= self._indexes.pop(oldest).nbytes
+        return index

@@ -32,7 +32,7 @@ from mnemowire.adapters._common import (
     record_fields,
     searchable_text,
 )
-from mnemowire.adapters.sqlite_vec._accel import AgentIndex, load_rows
+from mnemowire.adapters.sqlite_vec._accel import IndexCache
 from mnemowire.adapters.sqlite_vec._driver import Driver, connect, find_driver
 from mnemowire.adapters.sqlite_vec._filters import compile_filter
 from mnemowire.adapters.sqlite_vec._keywords import KeywordIndex
@@ -56,7 +56,6 @@ from mnemowire.models import (
     Health,
     MergeRequest,
     MergeResponse,
-    RecallHit,
     RecallRequest,
     RecallResponse,
     RememberRequest,
@@ -89,9 +88,11 @@ class SqliteVecStore:
     >>> store = SqliteVecStore(":memory:", embedder=HashEmbedder())   # doctest: +SKIP
     >>> await store.remember(RememberRequest(agent_id="a", type="semantic", content="tea"))
 
-    ``clock`` returns epoch milliseconds (tests pass a fake one to exercise expiry);
-    ``accelerate_above`` is the agent size from which vector search runs on the in-process
-    exact index (``_accel``) instead of vec0's per-query scan.
+    ``clock`` returns epoch milliseconds (tests pass a fake one to exercise expiry). Vector
+    search runs on an in-process index per agent (``_accel``: a float32 matrix, the least
+    recently searched agents dropped past ``index_budget_mb``) instead of vec0's per-query
+    scan, for agents of at least ``accelerate_above`` visible records; the others, and agents
+    too large for the budget, are searched by vec0.
     """
 
     def __init__(
@@ -101,17 +102,20 @@ class SqliteVecStore:
         embedder: Embedder,
         name: str | None = None,
         clock: Callable[[], int] = now_ms,
-        accelerate_above: int = 4096,
+        accelerate_above: int = 0,
+        index_budget_mb: float = 512,
         driver: str | None = None,
     ) -> None:
         self.path = path
         self.embedder = embedder
         self._name = name or f"sqlite-vec://{path}"
         self._clock = clock
+        if not index_budget_mb >= 0:
+            raise ConfigError(f"index_budget_mb must be >= 0, not {index_budget_mb!r}")
         self._accelerate_above = accelerate_above
         self._driver: Driver = find_driver(driver)
         self._lock = threading.RLock()
-        self._indexes: dict[str, AgentIndex] = {}
+        self._indexes = IndexCache(embedder.dimension, int(index_budget_mb * 2**20), NEVER)
         self._keywords = KeywordIndex()
         self._closed = False
         with self._errors():
@@ -128,8 +132,8 @@ class SqliteVecStore:
     ) -> SqliteVecStore:
         """Open ``sqlite-vec://PATH`` (``sqlite-vec://:memory:``, ``sqlite-vec:///abs.db``,
         ``sqlite-vec://relative.db``); query options: ``embedder`` (e.g. ``hash:64``),
-        ``name``, ``accelerate_above``. ``clock`` is the constructor's (epoch ms; the quality
-        benchmark passes one to write memories in the past)."""
+        ``name``, ``accelerate_above``, ``index_budget_mb``. ``clock`` is the constructor's
+        (epoch ms; the quality benchmark passes one to write memories in the past)."""
         parts = urlsplit(url)
         if parts.scheme != "sqlite-vec":
             raise ConfigError(f"not a sqlite-vec URL: {url!r}; use sqlite-vec://PATH")
@@ -144,7 +148,8 @@ class SqliteVecStore:
             embedder=embedder,
             name=options.get("name"),
             clock=clock or now_ms,
-            accelerate_above=int(options.get("accelerate_above", 4096)),
+            accelerate_above=int(options.get("accelerate_above", 0)),
+            index_budget_mb=float(options.get("index_budget_mb", 512)),
         )
 
     @property
@@ -521,7 +526,9 @@ class SqliteVecStore:
     def _recall(self, req: RecallRequest, vector: Any, started: float) -> RecallResponse:
         scope = _Scope.of(req, self._clock())
         k = req.k if req.k is not None else 5
-        fetch = max(4 * k, 20)  # each search over-fetches so fusion and demotion can reorder
+        # each search over-fetches so fusion and demotion can reorder (twice k: past that, a
+        # keyword match still enters through the keyword list; it only loses its vector rank)
+        fetch = max(2 * k, 20)
         with self._transaction(write=False) as tx:
             nearest = self._vector_search(tx, scope, vector, fetch)
             keywords = self._keyword_search(tx, scope, req.query, fetch)
@@ -538,22 +545,25 @@ class SqliteVecStore:
         ranked = [rows[rowid] for rowid in top if rowid in rows]
         self._track_recalls(ranked, scope.now)
         hits = [
-            RecallHit(
+            {
                 **record_fields(r),
-                score=score[r["rowid"]],
-                relevance=round(candidates[r["rowid"]][1], 6),
+                "score": score[r["rowid"]],
+                "relevance": round(candidates[r["rowid"]][1], 6),
                 **({"demote": r["demote"]} if r["demote"] != 1.0 else {}),
-                supporting=[self._name],
-                source_store=self._name,
-            )
+                "supporting": [self._name],
+                "source_store": self._name,
+            }
             for r in ranked
         ]
-        return RecallResponse(
-            results=hits,
-            fusion_used="rrf",
-            stores_queried=[self._name],
-            latency_ms=_ms(started),
-            stores=[self._result(len(hits), started)],
+        # one validation call for the whole answer: half the cost of a model per hit
+        return RecallResponse.model_validate(
+            {
+                "results": hits,
+                "fusion_used": "rrf",
+                "stores_queried": [self._name],
+                "latency_ms": _ms(started),
+                "stores": [self._result(len(hits), started)],
+            }
         )
 
     def _vector_search(self, tx: Any, scope: _Scope, vector: Any, fetch: int) -> list[int]:
@@ -563,8 +573,10 @@ class SqliteVecStore:
         ).fetchone()
         if visible is None or visible[0] == 0:
             return []
+        index = None
         if visible[0] >= self._accelerate_above:
-            index = self._index_for(tx, scope.agent_id)
+            index = self._indexes.get(tx, scope.agent_id, visible[0])
+        if index is not None:
             only = None
             if scope.filter:
                 only = {
@@ -610,15 +622,6 @@ class SqliteVecStore:
             args.append(scope.created_min)
         found = tx.execute(sql, args).fetchall()
         return [rowid for rowid, _ in sorted(found, key=lambda row: (row[1], row[0]))]
-
-    def _index_for(self, tx: Any, agent_id: str) -> AgentIndex:
-        index = self._indexes.get(agent_id)
-        if index is None:
-            index = load_rows(tx, agent_id, self.embedder.dimension, NEVER)
-            self._indexes[agent_id] = index
-        else:
-            index.catch_up(tx, NEVER)
-        return index
 
     def _keyword_search(self, tx: Any, scope: _Scope, query: str, fetch: int) -> list[int]:
         """Record rowids matching the query's rare words among those in scope (``_keywords``)."""
@@ -894,7 +897,8 @@ class SqliteVecStore:
             "embedder": f"{self.embedder.name} ({self.embedder.dimension}-d)",
             "path": self.path,
             "records": counts,
-            "accelerated_agents": sorted(self._indexes),
+            "indexed_agents": self._indexes.agents,
+            "index_mb": round(self._indexes.used / 2**20, 3),
             "mnemowire": __version__,
         }
 

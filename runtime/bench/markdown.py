@@ -132,8 +132,8 @@ def _quality(results: Mapping[str, Any]) -> str:
 def _latency(results: Mapping[str, Any]) -> str:
     out = [
         "| store | setup | ingest p50 / p95 / p99 ms | recall p50 / p95 / p99 ms "
-        "| search only p50 / p95 / p99 ms |",
-        "|---|---|---|---|---|",
+        "| search only p50 / p95 / p99 ms | overhead p50 / p95 / p99 ms |",
+        "|---|---|---|---|---|---|",
     ]
     notes = []
     for run in results["stores"]:
@@ -142,10 +142,11 @@ def _latency(results: Mapping[str, Any]) -> str:
             label = setup if setup == "single" else f"fused ({w['stores']} stores, {w['fusion']})"
             out.append(
                 f"| {run['store']} | {label} | {_p(w['ingest'])} | {_p(w['recall'])} | "
-                f"{_p(w['recall_search_only'])} |"
+                f"{_p(w['recall_search_only'])} | {_p(w['overhead'])} |"
             )
         notes.append(
-            f"{run['store']}: the embedder alone takes {_p(run['embed'])} ms per query; "
+            f"{run['store']}: fused recall p50 is {run['fused_vs_single']:.2f}x single; the "
+            f"embedder alone takes {_p(run['embed'])} ms per query; "
             f"load average {_loads(run['load_average'])}."
         )
     return "\n".join([*out, "", *notes])

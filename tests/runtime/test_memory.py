@@ -12,6 +12,7 @@ from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import ConfigError, RequestError, StoreError
 from mnemowire.memory import Memory, SyncMemory
 from mnemowire.models import Capabilities, Health, RecallResponse, RememberResponse
+from mnemowire.protocol import QueryVector
 
 
 def url(tmp_path: Path) -> str:
@@ -30,6 +31,19 @@ async def test_round_trip_through_the_facade(tmp_path: Path) -> None:
         ] == [stored.id]
         assert isinstance(await memory.health(), Health)
         assert isinstance(memory.capabilities(), Capabilities)
+
+
+async def test_recall_with_an_embedding_the_caller_already_has(tmp_path: Path) -> None:
+    embedder = HashEmbedder(32)
+    async with Memory.open(url(tmp_path), embedder=embedder) as memory:
+        tea = await memory.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
+        cake = await memory.remember({"agent_id": "a", "type": "semantic", "content": "cake"})
+        # the text matches nothing; the vector given is cake's, so cake comes first
+        vector = QueryVector(embedder.name, embedder.embed(["cake"])[0])
+        found = await memory.recall({"agent_id": "a", "query": "zzz"}, query_vector=vector)
+        assert [h.id for h in found.results] == [cake.id, tea.id]
+        with pytest.raises(RequestError):  # the request is still validated
+            await memory.recall({"agent_id": "a", "query": ""}, query_vector=vector)
 
 
 async def test_invalid_requests_never_reach_the_store(tmp_path: Path) -> None:

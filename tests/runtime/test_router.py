@@ -98,6 +98,15 @@ class RaisingStore(SqliteVecStore):
         raise RuntimeError("disk on fire")
 
 
+class TimingOutStore(SqliteVecStore):
+    """Its own backend times out at once: a failure of the store, not of the router's deadline."""
+
+    async def recall(
+        self, request: RecallRequest | dict[str, Any], *, query_vector: QueryVector | None = None
+    ) -> RecallResponse:
+        raise TimeoutError("backend gave up after 30 s")
+
+
 class HangingStore(SqliteVecStore):
     """Never answers."""
 
@@ -585,6 +594,18 @@ async def test_broken_children_are_reported_and_ignored(
     assert errors["raising"] == "RuntimeError: disk on fire"
     assert errors["hanging"] == "no answer within 0.5 s"
     assert "/latency_ms" in str(errors["malformed"])
+
+
+async def test_a_childs_own_timeout_error_is_an_error_not_the_routers_deadline(
+    make_store: StoreFactory, make_router: RouterFactory
+) -> None:
+    router = make_router(
+        [make_store("good"), make_store("gave-up", cls=TimingOutStore)], deadline_s=30
+    )
+    found = await router.recall({"agent_id": AGENT, "query": "green tea"})
+    assert statuses(found) == {"good": "ok", "gave-up": "error"}
+    errors = {r.store: r.error for r in found.stores}
+    assert errors["gave-up"] == "TimeoutError: backend gave up after 30 s"
 
 
 async def test_lying_children_are_invalid_responses(

@@ -10,6 +10,7 @@ import pytest
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.adapters.sqlite_vec.store import _Scope
 from mnemowire.embedders import HashEmbedder
+from mnemowire.errors import ConfigError
 from mnemowire.models import RecallRequest
 
 from .conftest import Clock, StoreFactory
@@ -130,6 +131,44 @@ async def test_accelerated_index_sees_writes_from_another_connection(
     assert set(await ids(reader, query="quarterly report")) == {first, second}
     await writer.forget({"agent_id": "a", "ids": [first]})
     assert await ids(reader, query="quarterly report") == [second]
+
+
+async def test_in_process_indexes_stay_within_their_memory_budget(
+    make_store: StoreFactory,
+) -> None:
+    """Past the budget the least recently searched agent's index is dropped, an agent too large
+    for the budget is searched by vec0, and every answer holds what vec0 finds (k = 50 takes a
+    small agent's every record: hash embeddings tie, and the two searches may break ties apart)."""
+    # HashEmbedder(64): one agent of 30 rows takes ~22 KB (64 rows reserved); 40 KB fits one
+    budgeted = make_store(index_budget_mb=40 / 1024)
+    for agent in ("a", "b", "c"):
+        for i in range(30):
+            await budgeted.remember(
+                {"agent_id": agent, "type": "semantic", "content": f"{agent} note {i} tea"}
+            )
+    for i in range(200):  # too large for 40 KB on its own
+        await budgeted.remember({"agent_id": "big", "type": "semantic", "content": f"tea {i}"})
+    reference = make_store(accelerate_above=10**9, path=str(budgeted.inner.path))
+
+    async def answers(store: Any, agent: str) -> set[str]:
+        found = await store.recall({"agent_id": agent, "query": "tea note", "k": 50})
+        return {h.id for h in found.results}
+
+    async def held() -> tuple[int, float]:
+        details = (await budgeted.health()).details or {}
+        return details["indexed_agents"], details["index_mb"]
+
+    for agent in ("a", "b", "c", "a", "big"):
+        assert await answers(budgeted, agent) == await answers(reference, agent)
+        count, megabytes = await held()
+        assert count == 1
+        assert 0 < megabytes <= 40 / 1024
+    assert [*budgeted.inner._indexes._indexes] == ["a"]  # big never got one; a was last
+
+
+def test_a_negative_index_budget_is_refused() -> None:
+    with pytest.raises(ConfigError, match="index_budget_mb"):
+        SqliteVecStore(":memory:", embedder=HashEmbedder(8), index_budget_mb=-1)
 
 
 async def test_in_memory_store_works(make_store: StoreFactory) -> None:
