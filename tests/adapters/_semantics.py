@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mnemowire.errors import ConflictError, RequestError
+from mnemowire.errors import ConflictError, NotFoundError, RequestError
 from tests.adapters._support import Clock
 
 StoreFactory = Any
@@ -349,3 +349,140 @@ async def test_invalid_request_changes_nothing(
         await store.remember(request_)
     assert [(d["path"], d["rule"]) for d in caught.value.details] == [(path, rule)]
     assert snapshot() == before
+
+
+# -- ids, governance, filters, merge and expire --------------------------------------------
+
+
+async def test_reusing_an_id_for_other_content_or_agent_is_a_conflict(
+    make_store: StoreFactory, snapshot: Snapshot
+) -> None:
+    store = make_store()
+    await store.remember({"agent_id": "a", "id": "x1", "type": "semantic", "content": "tea"})
+    before = snapshot()
+    with pytest.raises(ConflictError):
+        await store.remember({"agent_id": "a", "id": "x1", "type": "semantic", "content": "cake"})
+    with pytest.raises(ConflictError) as caught:
+        await store.remember({"agent_id": "b", "id": "x1", "type": "semantic", "content": "tea"})
+    assert "tea" not in str(caught.value)  # nothing about the other agent's record leaks
+    assert snapshot() == before
+
+
+async def test_rejecting_a_pending_write_is_forgetting_it(make_store: StoreFactory) -> None:
+    store = make_store()
+    staged = await store.remember(
+        {"agent_id": "a", "type": "semantic", "content": "secret", "approval_required": True}
+    )
+    forgotten = await store.forget({"agent_id": "a", "ids": [staged.id], "hard_delete": True})
+    assert forgotten.forgotten_ids == [staged.id]
+    assert await store.inner.approve("a", [staged.id]) == []
+
+
+async def test_procedural_state_machine_round_trips(make_store: StoreFactory) -> None:
+    store = make_store()
+    content = json.dumps(FSM)
+    stored = await store.remember({"agent_id": "a", "type": "procedural", "content": content})
+    found = await store.recall({"agent_id": "a", "query": "book flight", "types": ["procedural"]})
+    assert [(h.id, h.content) for h in found.results] == [(stored.id, content)]
+    keyword_only = await store.recall(
+        {"agent_id": "a", "query": "paying", "types": ["procedural"], "k": 1}
+    )
+    assert [h.id for h in keyword_only.results] == [stored.id]  # a state name is searchable
+
+
+@pytest.mark.parametrize(
+    ("condition", "expected"),
+    [
+        ({"topic": "travel"}, {"t1", "t2"}),
+        ({"priority": 3}, {"t2"}),
+        ({"priority": {"$gte": 2}}, {"t2", "h1"}),
+        ({"priority": {"$gt": 1, "$lt": 3}}, {"h1"}),
+        ({"topic": {"$ne": "travel"}}, {"h1", "n1"}),
+        ({"topic": {"$in": ["health", "travel"]}}, {"t1", "t2", "h1"}),
+        ({"topic": {"$nin": ["health", "travel"]}}, {"n1"}),
+        ({"urgent": {"$exists": True}}, {"t1"}),
+        ({"urgent": {"$exists": False}}, {"t2", "h1", "n1"}),
+        ({"urgent": True}, {"t1"}),
+        ({"priority": True}, set()),
+        ({"topic": None}, set()),
+        ({'odd key.with "quotes"': "yes"}, {"n1"}),
+        ({"topic": "travel", "priority": {"$lte": 1}}, {"t1"}),
+        ({"topic": {"$gt": "m"}}, {"t1", "t2"}),
+    ],
+)
+async def test_metadata_filter(
+    make_store: StoreFactory, condition: dict[str, Any], expected: set[str]
+) -> None:
+    store = make_store()
+    await remember(
+        store, "trip note", id="t1", metadata={"topic": "travel", "priority": 1, "urgent": True}
+    )
+    await remember(store, "trip note", id="t2", metadata={"topic": "travel", "priority": 3})
+    await remember(store, "trip note", id="h1", metadata={"topic": "health", "priority": 2.0})
+    await remember(store, "trip note", id="n1", metadata={'odd key.with "quotes"': "yes"})
+    assert set(await ids(store, query="trip note", k=10, filter=condition)) == expected
+
+
+@pytest.mark.parametrize("who", ["other-agent-canonical", "other-agent-duplicate", "missing"])
+async def test_merge_across_agents_fails_and_changes_nothing(
+    make_store: StoreFactory, snapshot: Snapshot, who: str
+) -> None:
+    store = make_store()
+    mine = await remember(store, "tea")
+    also_mine = await remember(store, "more tea")
+    theirs = await remember(store, "their tea", agent_id="b")
+    canonical, duplicates = {
+        "other-agent-canonical": (theirs, [mine]),
+        "other-agent-duplicate": (mine, [theirs]),
+        "missing": (mine, ["no-such-id"]),
+    }[who]
+    before = snapshot()
+    with pytest.raises(NotFoundError) as caught:
+        await store.merge({"agent_id": "a", "canonical": canonical, "duplicates": duplicates})
+    assert "at least one is not" in str(caught.value)
+    assert snapshot() == before
+    assert set(await recalled(store, "tea")) == {mine, also_mine}
+    assert await recalled(store, "tea", agent_id="b") == [theirs]
+
+
+async def test_archive_is_restorable(make_store: StoreFactory, clock: Clock) -> None:
+    store = make_store()
+    note = await remember(store, "passport renewal")
+    clock.advance(days=2)
+    await store.expire({"agent_id": "a", "policy": {"older_than_days": 1}, "action": "archive"})
+    assert await recalled(store, "passport") == []
+    assert await store.inner.restore("b", [note]) == []
+    assert await store.inner.restore("a", [note]) == [note]
+    assert await recalled(store, "passport") == [note]
+
+
+async def test_demote_multiplies_the_score_and_never_compounds(
+    make_store: StoreFactory, clock: Clock
+) -> None:
+    store = make_store()
+    stale = await remember(store, "printer toner order")
+    clock.advance(days=10)
+
+    async def score() -> float:
+        [hit] = (await store.recall({"agent_id": "a", "query": "printer toner order"})).results
+        assert hit.id == stale
+        return float(hit.score)
+
+    full = await score()
+    [plain] = (await store.recall({"agent_id": "a", "query": "printer toner order"})).results
+    assert plain.demote is None  # only a demoted record says so
+    for _ in range(3):
+        response = await store.expire(
+            {
+                "agent_id": "a",
+                "policy": {"older_than_days": 5},
+                "action": "demote",
+                "demote_factor": 0.5,
+            }
+        )
+        assert response.matched_ids == [stale]
+        assert await score() == pytest.approx(full * 0.5)
+    [demoted] = (await store.recall({"agent_id": "a", "query": "printer toner order"})).results
+    assert demoted.demote == 0.5  # carried on the hit, so a router's rank fusion keeps it
+    await store.expire({"agent_id": "a", "policy": {"older_than_days": 5}, "action": "demote"})
+    assert await score() == pytest.approx(full * 0.5)  # the default factor is 0.5 too

@@ -7,21 +7,9 @@ from typing import Any
 import pytest
 
 from mnemowire.errors import ConflictError, NotFoundError
+from tests.adapters._semantics import recalled, remember
 
 from .conftest import Clock, Database, StoreFactory
-
-
-async def remember(store: Any, content: str, agent_id: str = "a", **fields: Any) -> str:
-    response = await store.remember(
-        {"agent_id": agent_id, "type": "semantic", "content": content, **fields}
-    )
-    return str(response.id)
-
-
-async def recalled(store: Any, query: str, agent_id: str = "a", **request: Any) -> list[str]:
-    response = await store.recall({"agent_id": agent_id, "query": query, "k": 50, **request})
-    return [hit.id for hit in response.results]
-
 
 # -- forget ------------------------------------------------------------------------------------
 
@@ -134,28 +122,6 @@ async def test_merge_content_of_procedures_is_a_conflict_and_changes_nothing(
     assert db.snapshot() == before
 
 
-@pytest.mark.parametrize("who", ["other-agent-canonical", "other-agent-duplicate", "missing"])
-async def test_merge_across_agents_fails_and_changes_nothing(
-    make_store: StoreFactory, db: Database, who: str
-) -> None:
-    store = make_store()
-    mine = await remember(store, "tea")
-    also_mine = await remember(store, "more tea")
-    theirs = await remember(store, "their tea", agent_id="b")
-    canonical, duplicates = {
-        "other-agent-canonical": (theirs, [mine]),
-        "other-agent-duplicate": (mine, [theirs]),
-        "missing": (mine, ["no-such-id"]),
-    }[who]
-    before = db.snapshot()
-    with pytest.raises(NotFoundError) as caught:
-        await store.merge({"agent_id": "a", "canonical": canonical, "duplicates": duplicates})
-    assert "at least one is not" in str(caught.value)
-    assert db.snapshot() == before
-    assert set(await recalled(store, "tea")) == {mine, also_mine}
-    assert await recalled(store, "tea", agent_id="b") == [theirs]
-
-
 async def test_a_record_changed_while_merging_fails_the_merge(
     make_store: StoreFactory, db: Database, clock: Clock
 ) -> None:
@@ -237,49 +203,6 @@ async def test_recall_tracking_rewrites_at_most_once_a_minute(
     clock.advance(ms=31_000)
     await recalled(store, "standup")
     assert db.rows("SELECT at FROM recalls") == [(clock.now,)]
-
-
-async def test_archive_is_restorable(make_store: StoreFactory, clock: Clock) -> None:
-    store = make_store()
-    note = await remember(store, "passport renewal")
-    clock.advance(days=2)
-    await store.expire({"agent_id": "a", "policy": {"older_than_days": 1}, "action": "archive"})
-    assert await recalled(store, "passport") == []
-    assert await store.inner.restore("b", [note]) == []
-    assert await store.inner.restore("a", [note]) == [note]
-    assert await recalled(store, "passport") == [note]
-
-
-async def test_demote_multiplies_the_score_and_never_compounds(
-    make_store: StoreFactory, clock: Clock
-) -> None:
-    store = make_store()
-    stale = await remember(store, "printer toner order")
-    clock.advance(days=10)
-
-    async def score() -> float:
-        [hit] = (await store.recall({"agent_id": "a", "query": "printer toner order"})).results
-        assert hit.id == stale
-        return float(hit.score)
-
-    full = await score()
-    [plain] = (await store.recall({"agent_id": "a", "query": "printer toner order"})).results
-    assert plain.demote is None  # only a demoted record says so
-    for _ in range(3):
-        response = await store.expire(
-            {
-                "agent_id": "a",
-                "policy": {"older_than_days": 5},
-                "action": "demote",
-                "demote_factor": 0.5,
-            }
-        )
-        assert response.matched_ids == [stale]
-        assert await score() == pytest.approx(full * 0.5)
-    [demoted] = (await store.recall({"agent_id": "a", "query": "printer toner order"})).results
-    assert demoted.demote == 0.5  # carried on the hit, so a router's rank fusion keeps it
-    await store.expire({"agent_id": "a", "policy": {"older_than_days": 5}, "action": "demote"})
-    assert await score() == pytest.approx(full * 0.5)  # the default factor is 0.5 too
 
 
 async def test_demotion_reorders_after_fusion(make_store: StoreFactory, clock: Clock) -> None:

@@ -10,20 +10,9 @@ import pytest
 
 from mnemowire.embedders import HashEmbedder
 from mnemowire.protocol import QueryVector
+from tests.adapters._semantics import ids, remember
 
 from .conftest import Database, StoreFactory
-
-
-async def ids(store: Any, **request: Any) -> list[str]:
-    response = await store.recall({"agent_id": "a", **request})
-    return [hit.id for hit in response.results]
-
-
-async def remember(store: Any, content: str, **fields: Any) -> str:
-    response = await store.remember(
-        {"agent_id": "a", "type": "semantic", "content": content, **fields}
-    )
-    return str(response.id)
 
 
 async def test_ties_go_to_the_smaller_id(make_store: StoreFactory) -> None:
@@ -33,39 +22,6 @@ async def test_ties_go_to_the_smaller_id(make_store: StoreFactory) -> None:
     response = await store.recall({"agent_id": "a", "query": "identical twin text", "k": 3})
     # equal distances and equal keyword ranks: each search, and the fusion, order by id
     assert [h.id for h in response.results] == ["a1", "b2", "c3"]
-
-
-@pytest.mark.parametrize(
-    ("condition", "expected"),
-    [
-        ({"topic": "travel"}, {"t1", "t2"}),
-        ({"priority": 3}, {"t2"}),
-        ({"priority": {"$gte": 2}}, {"t2", "h1"}),
-        ({"priority": {"$gt": 1, "$lt": 3}}, {"h1"}),
-        ({"topic": {"$ne": "travel"}}, {"h1", "n1"}),
-        ({"topic": {"$in": ["health", "travel"]}}, {"t1", "t2", "h1"}),
-        ({"topic": {"$nin": ["health", "travel"]}}, {"n1"}),
-        ({"urgent": {"$exists": True}}, {"t1"}),
-        ({"urgent": {"$exists": False}}, {"t2", "h1", "n1"}),
-        ({"urgent": True}, {"t1"}),
-        ({"priority": True}, set()),
-        ({"topic": None}, set()),
-        ({'odd key.with "quotes"': "yes"}, {"n1"}),
-        ({"topic": "travel", "priority": {"$lte": 1}}, {"t1"}),
-        ({"topic": {"$gt": "m"}}, {"t1", "t2"}),
-    ],
-)
-async def test_metadata_filter(
-    make_store: StoreFactory, condition: dict[str, Any], expected: set[str]
-) -> None:
-    store = make_store()
-    await remember(
-        store, "trip note", id="t1", metadata={"topic": "travel", "priority": 1, "urgent": True}
-    )
-    await remember(store, "trip note", id="t2", metadata={"topic": "travel", "priority": 3})
-    await remember(store, "trip note", id="h1", metadata={"topic": "health", "priority": 2.0})
-    await remember(store, "trip note", id="n1", metadata={'odd key.with "quotes"': "yes"})
-    assert set(await ids(store, query="trip note", k=10, filter=condition)) == expected
 
 
 async def test_keyword_side_finds_a_rare_word_the_vectors_miss(make_store: StoreFactory) -> None:

@@ -2,30 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from mnemowire.adapters.pgvector import PgVectorStore
 from mnemowire.embedders import HashEmbedder
-from mnemowire.errors import ConfigError, ConflictError, StoreError
-from tests.adapters._semantics import FSM
+from mnemowire.errors import ConfigError, StoreError
 
 from .conftest import Database, StoreFactory
-
-
-async def test_reusing_an_id_for_other_content_or_agent_is_a_conflict(
-    make_store: StoreFactory, db: Database
-) -> None:
-    store = make_store()
-    await store.remember({"agent_id": "a", "id": "x1", "type": "semantic", "content": "tea"})
-    before = db.snapshot()
-    with pytest.raises(ConflictError):
-        await store.remember({"agent_id": "a", "id": "x1", "type": "semantic", "content": "cake"})
-    with pytest.raises(ConflictError) as caught:
-        await store.remember({"agent_id": "b", "id": "x1", "type": "semantic", "content": "tea"})
-    assert "tea" not in str(caught.value)  # nothing about the other agent's record leaks
-    assert db.snapshot() == before
 
 
 async def test_pending_write_is_invisible_until_approved(make_store: StoreFactory) -> None:
@@ -54,28 +37,6 @@ async def test_pending_write_is_invisible_until_approved(make_store: StoreFactor
     found = await store.recall({"agent_id": "a", "query": "peanuts"})
     assert [h.id for h in found.results] == [staged.id]
     assert await store.inner.approve("a", [staged.id]) == []  # already visible
-
-
-async def test_rejecting_a_pending_write_is_forgetting_it(make_store: StoreFactory) -> None:
-    store = make_store()
-    staged = await store.remember(
-        {"agent_id": "a", "type": "semantic", "content": "secret", "approval_required": True}
-    )
-    forgotten = await store.forget({"agent_id": "a", "ids": [staged.id], "hard_delete": True})
-    assert forgotten.forgotten_ids == [staged.id]
-    assert await store.inner.approve("a", [staged.id]) == []
-
-
-async def test_procedural_state_machine_round_trips(make_store: StoreFactory) -> None:
-    store = make_store()
-    content = json.dumps(FSM)
-    stored = await store.remember({"agent_id": "a", "type": "procedural", "content": content})
-    found = await store.recall({"agent_id": "a", "query": "book flight", "types": ["procedural"]})
-    assert [(h.id, h.content) for h in found.results] == [(stored.id, content)]
-    keyword_only = await store.recall(
-        {"agent_id": "a", "query": "paying", "types": ["procedural"], "k": 1}
-    )
-    assert [h.id for h in keyword_only.results] == [stored.id]  # a state name is searchable
 
 
 async def test_every_field_round_trips_losslessly(make_store: StoreFactory, db: Database) -> None:

@@ -7,23 +7,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from mnemowire.errors import NotFoundError
+from tests.adapters._semantics import recalled, remember
 
 from .conftest import Clock, StoreFactory
-
-
-async def remember(store: Any, content: str, agent_id: str = "a", **fields: Any) -> str:
-    response = await store.remember(
-        {"agent_id": agent_id, "type": "semantic", "content": content, **fields}
-    )
-    return str(response.id)
-
-
-async def recalled(store: Any, query: str, agent_id: str = "a", **request: Any) -> list[str]:
-    response = await store.recall({"agent_id": agent_id, "query": query, "k": 50, **request})
-    return [hit.id for hit in response.results]
 
 
 def rows(path: Path, sql: str, *args: Any) -> list[Any]:
@@ -99,26 +85,6 @@ async def test_merge_keep_canonical_hides_duplicates(make_store: StoreFactory) -
     assert await recalled(store, "Alice peanut allergy sick") == [canonical]
 
 
-@pytest.mark.parametrize("who", ["other-agent-canonical", "other-agent-duplicate", "missing"])
-async def test_merge_across_agents_fails_and_changes_nothing(
-    make_store: StoreFactory, who: str
-) -> None:
-    store = make_store()
-    mine = await remember(store, "tea")
-    also_mine = await remember(store, "more tea")
-    theirs = await remember(store, "their tea", agent_id="b")
-    canonical, duplicates = {
-        "other-agent-canonical": (theirs, [mine]),
-        "other-agent-duplicate": (mine, [theirs]),
-        "missing": (mine, ["no-such-id"]),
-    }[who]
-    with pytest.raises(NotFoundError) as caught:
-        await store.merge({"agent_id": "a", "canonical": canonical, "duplicates": duplicates})
-    assert "at least one is not" in str(caught.value)
-    assert set(await recalled(store, "tea")) == {mine, also_mine}
-    assert await recalled(store, "tea", agent_id="b") == [theirs]
-
-
 # -- expire ------------------------------------------------------------------------------------
 
 
@@ -137,39 +103,3 @@ async def test_no_recall_in_days_uses_recall_tracking(
     )
     assert response.matched_ids == [unused]
     assert await recalled(store, "expense policy") == [used]  # the archived one is gone
-
-
-async def test_archive_is_restorable(make_store: StoreFactory, clock: Clock) -> None:
-    store = make_store()
-    note = await remember(store, "passport renewal")
-    clock.advance(days=2)
-    await store.expire({"agent_id": "a", "policy": {"older_than_days": 1}, "action": "archive"})
-    assert await recalled(store, "passport") == []
-    assert await store.inner.restore("a", [note]) == [note]
-    assert await recalled(store, "passport") == [note]
-
-
-async def test_demote_multiplies_the_score_and_never_compounds(
-    make_store: StoreFactory, clock: Clock
-) -> None:
-    store = make_store()
-    stale = await remember(store, "printer toner order")
-    clock.advance(days=10)
-
-    async def score() -> float:
-        [hit] = (await store.recall({"agent_id": "a", "query": "printer toner order"})).results
-        assert hit.id == stale
-        return float(hit.score)
-
-    full = await score()
-    for _ in range(3):
-        response = await store.expire(
-            {
-                "agent_id": "a",
-                "policy": {"older_than_days": 5},
-                "action": "demote",
-                "demote_factor": 0.5,
-            }
-        )
-        assert response.matched_ids == [stale]
-        assert await score() == pytest.approx(full * 0.5)

@@ -12,52 +12,9 @@ from mnemowire.adapters.sqlite_vec.store import _Scope
 from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import ConfigError
 from mnemowire.models import RecallRequest
+from tests.adapters._semantics import ids, remember
 
 from .conftest import Clock, StoreFactory
-
-
-async def ids(store: Any, **request: Any) -> list[str]:
-    response = await store.recall({"agent_id": "a", **request})
-    return [hit.id for hit in response.results]
-
-
-async def remember(store: Any, content: str, **fields: Any) -> str:
-    response = await store.remember(
-        {"agent_id": "a", "type": "semantic", "content": content, **fields}
-    )
-    return str(response.id)
-
-
-@pytest.mark.parametrize(
-    ("condition", "expected"),
-    [
-        ({"topic": "travel"}, {"t1", "t2"}),
-        ({"priority": 3}, {"t2"}),
-        ({"priority": {"$gte": 2}}, {"t2", "h1"}),
-        ({"priority": {"$gt": 1, "$lt": 3}}, {"h1"}),
-        ({"topic": {"$ne": "travel"}}, {"h1", "n1"}),
-        ({"topic": {"$in": ["health", "travel"]}}, {"t1", "t2", "h1"}),
-        ({"topic": {"$nin": ["health", "travel"]}}, {"n1"}),
-        ({"urgent": {"$exists": True}}, {"t1"}),
-        ({"urgent": {"$exists": False}}, {"t2", "h1", "n1"}),
-        ({"urgent": True}, {"t1"}),
-        ({"priority": True}, set()),
-        ({"topic": None}, set()),
-        ({'odd key.with "quotes"': "yes"}, {"n1"}),
-        ({"topic": "travel", "priority": {"$lte": 1}}, {"t1"}),
-    ],
-)
-async def test_metadata_filter(
-    make_store: StoreFactory, condition: dict[str, Any], expected: set[str]
-) -> None:
-    store = make_store()
-    await remember(
-        store, "trip note", id="t1", metadata={"topic": "travel", "priority": 1, "urgent": True}
-    )
-    await remember(store, "trip note", id="t2", metadata={"topic": "travel", "priority": 3})
-    await remember(store, "trip note", id="h1", metadata={"topic": "health", "priority": 2.0})
-    await remember(store, "trip note", id="n1", metadata={'odd key.with "quotes"': "yes"})
-    assert set(await ids(store, query="trip note", k=10, filter=condition)) == expected
 
 
 async def test_small_agent_beside_a_large_one_gets_its_full_k(make_store: StoreFactory) -> None:

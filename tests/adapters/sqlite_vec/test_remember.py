@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.embedders import HashEmbedder
-from mnemowire.errors import ConfigError, ConflictError
-from tests.adapters._semantics import FSM
+from mnemowire.errors import ConfigError
 
 from .conftest import StoreFactory
-
-
-async def test_reusing_an_id_for_other_content_or_agent_is_a_conflict(
-    make_store: StoreFactory,
-) -> None:
-    store = make_store()
-    await store.remember({"agent_id": "a", "id": "x1", "type": "semantic", "content": "tea"})
-    with pytest.raises(ConflictError):
-        await store.remember({"agent_id": "a", "id": "x1", "type": "semantic", "content": "cake"})
-    with pytest.raises(ConflictError) as caught:
-        await store.remember({"agent_id": "b", "id": "x1", "type": "semantic", "content": "tea"})
-    assert "tea" not in str(caught.value)  # nothing about the other agent's record leaks
 
 
 async def test_pending_write_is_invisible_until_approved(make_store: StoreFactory) -> None:
@@ -42,24 +28,6 @@ async def test_pending_write_is_invisible_until_approved(make_store: StoreFactor
     assert await store.approve("a", [staged.id]) == [staged.id]
     found = await store.recall({"agent_id": "a", "query": "peanuts"})
     assert [h.id for h in found.results] == [staged.id]
-
-
-async def test_rejecting_a_pending_write_is_forgetting_it(make_store: StoreFactory) -> None:
-    store = make_store()
-    staged = await store.remember(
-        {"agent_id": "a", "type": "semantic", "content": "secret", "approval_required": True}
-    )
-    forgotten = await store.forget({"agent_id": "a", "ids": [staged.id], "hard_delete": True})
-    assert forgotten.forgotten_ids == [staged.id]
-    assert await store.approve("a", [staged.id]) == []
-
-
-async def test_procedural_state_machine_round_trips(make_store: StoreFactory) -> None:
-    store = make_store()
-    content = json.dumps(FSM)
-    stored = await store.remember({"agent_id": "a", "type": "procedural", "content": content})
-    found = await store.recall({"agent_id": "a", "query": "book flight", "types": ["procedural"]})
-    assert [(h.id, h.content) for h in found.results] == [(stored.id, content)]
 
 
 async def test_every_field_round_trips_losslessly(make_store: StoreFactory) -> None:
