@@ -99,8 +99,6 @@ class Memory:
         """``query_vector``: the query's embedding when the caller already has it (a store
         whose embedder has another name embeds the query itself)."""
         req, _ = checked("recall.request", request, RecallRequest)
-        if query_vector is None:
-            return await self._answer("recall.response", self.store.recall(req))
         return await self._answer(
             "recall.response", self.store.recall(req, query_vector=query_vector)
         )

@@ -35,8 +35,10 @@ from mnemowire._version import __version__
 from mnemowire._wire import checked, now_ms
 from mnemowire.adapters._common import (
     MergePlan,
-    cutoff,
-    record_fields,
+    expire_action,
+    expire_conditions,
+    forget_states,
+    recall_answer,
     searchable_text,
 )
 from mnemowire.adapters.pgvector._database import Database
@@ -52,7 +54,6 @@ from mnemowire.adapters.pgvector._writes import audit_row, existing, insert_audi
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import (
     ConfigError,
-    ConflictError,
     MnemowireError,
     NotFoundError,
     StoreError,
@@ -67,7 +68,6 @@ from mnemowire.models import (
     Health,
     MergeRequest,
     MergeResponse,
-    RecallHit,
     RecallRequest,
     RecallResponse,
     RememberRequest,
@@ -279,34 +279,17 @@ class PgVectorStore:
                 async with self._db.connection("recall") as conn:
                     await self._track(conn, stale, now)
         self._trace(found, matched, terms, fetch)
-        hits = [
-            RecallHit(
-                **record_fields(records[i]),
-                score=score[i],
-                relevance=round(relevance[i], 6),
-                **({"demote": records[i]["demote"]} if records[i]["demote"] != 1.0 else {}),
-                supporting=[self._name],
-                source_store=self._name,
-            )
-            for i in top
-        ]
-        return RecallResponse(
-            results=hits,
-            fusion_used="rrf",
-            stores_queried=[self._name],
-            latency_ms=_ms(started),
-            stores=[self._result(len(hits), started)],
+        return recall_answer(
+            self._name,
+            [(records[i], score[i], relevance[i]) for i in top],
+            self._result(len(top), started),
         )
 
     async def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
         req, payload = checked("forget.request", request, ForgetRequest)
         started = time.perf_counter()
         hard = bool(req.hard_delete)
-        states = (
-            ["active", "pending", "archived", "deleted", "merged"]
-            if hard
-            else ["active", "pending", "archived"]
-        )
+        states = list(forget_states(hard))
         where = "m.agent_id = %s AND m.state = ANY(%s)"
         args: list[Any] = [req.agent_id, states]
         if req.user_id is not None:
@@ -351,10 +334,7 @@ class PgVectorStore:
     async def merge(self, request: MergeRequest | dict[str, Any]) -> MergeResponse:
         req, payload = checked("merge.request", request, MergeRequest)
         started = time.perf_counter()
-        if req.canonical in req.duplicates:
-            raise ConflictError(
-                "a record cannot be merged into itself: remove the canonical id from duplicates"
-            )
+        MergePlan.refuse_self_merge(req)
         wanted = [req.canonical, *req.duplicates]
         async with self._db.transaction("merge") as conn:
             plan = MergePlan.of(req, await self._visible(conn, req.agent_id, wanted))
@@ -363,8 +343,7 @@ class PgVectorStore:
         now = self._clock()
         async with self._db.transaction("merge") as conn:
             current = await self._visible(conn, req.agent_id, wanted, lock=True)
-            if {i: r["updated_at"] for i, r in current.items()} != plan.versions:
-                raise ConflictError("records changed while merging; send the merge again")
+            plan.check_unchanged(current)
             canonical = current[req.canonical]
             if plan.update:
                 changed = plan.vector is not None
@@ -405,26 +384,12 @@ class PgVectorStore:
         req, payload = checked("expire.request", request, ExpireRequest)
         started = time.perf_counter()
         now = self._clock()
-        policy = req.policy
         where = "m.agent_id = %s AND m.state = 'active'"
         args: list[Any] = [req.agent_id]
-        if req.user_id is not None:
-            where += " AND m.user_id = %s"
-            args.append(req.user_id)
-        if policy.older_than_days is not None:
-            where += " AND m.created_at < %s"
-            args.append(cutoff(now, policy.older_than_days))
-        if policy.type is not None:
-            where += " AND m.type = %s"
-            args.append(policy.type)
-        if policy.confidence_below is not None:
-            where += " AND m.confidence < %s"
-            args.append(policy.confidence_below)
-        if policy.no_recall_in_days is not None:
-            where += " AND coalesce(r.at, m.created_at) < %s"
-            args.append(cutoff(now, policy.no_recall_in_days))
-        action = req.action or "forget"
-        factor = req.demote_factor if req.demote_factor is not None else 0.5
+        for condition, value in expire_conditions(req, now, column="m.", last_recalled="r.at"):
+            where += f" AND {condition} %s"
+            args.append(value)
+        action, factor = expire_action(req)
         change_args: list[Any]
         if action == "demote":
             change, change_args = "demote = %s", [factor]  # sets the factor: never compounds

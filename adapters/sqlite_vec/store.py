@@ -28,8 +28,11 @@ from mnemowire.adapters._common import (
     TYPE_FIELDS,
     MergePlan,
     cutoff,
+    expire_action,
+    expire_conditions,
+    forget_states,
     new_id,
-    record_fields,
+    recall_answer,
     searchable_text,
 )
 from mnemowire.adapters.sqlite_vec._accel import IndexCache
@@ -544,26 +547,10 @@ class SqliteVecStore:
             rows = self._rows(tx, top, scope)
         ranked = [rows[rowid] for rowid in top if rowid in rows]
         self._track_recalls(ranked, scope.now)
-        hits = [
-            {
-                **record_fields(r),
-                "score": score[r["rowid"]],
-                "relevance": round(candidates[r["rowid"]][1], 6),
-                **({"demote": r["demote"]} if r["demote"] != 1.0 else {}),
-                "supporting": [self._name],
-                "source_store": self._name,
-            }
-            for r in ranked
-        ]
-        # one validation call for the whole answer: half the cost of a model per hit
-        return RecallResponse.model_validate(
-            {
-                "results": hits,
-                "fusion_used": "rrf",
-                "stores_queried": [self._name],
-                "latency_ms": _ms(started),
-                "stores": [self._result(len(hits), started)],
-            }
+        return recall_answer(
+            self._name,
+            [(r, score[r["rowid"]], candidates[r["rowid"]][1]) for r in ranked],
+            self._result(len(ranked), started),
         )
 
     def _vector_search(self, tx: Any, scope: _Scope, vector: Any, fetch: int) -> list[int]:
@@ -685,11 +672,7 @@ class SqliteVecStore:
         self, req: ForgetRequest, payload: dict[str, Any], started: float
     ) -> ForgetResponse:
         hard = bool(req.hard_delete)
-        states = (
-            ("active", "pending", "archived", "deleted", "merged")
-            if hard
-            else ("active", "pending", "archived")
-        )
+        states = forget_states(hard)
         sql = (
             f"SELECT m.rowid, m.id, m.state FROM memories m WHERE m.agent_id = ? "
             f"AND m.state IN ({','.join('?' * len(states))})"
@@ -730,10 +713,7 @@ class SqliteVecStore:
     # -- merge -------------------------------------------------------------------------------
 
     def _plan_merge(self, req: MergeRequest) -> MergePlan:
-        if req.canonical in req.duplicates:
-            raise ConflictError(
-                "a record cannot be merged into itself: remove the canonical id from duplicates"
-            )
+        MergePlan.refuse_self_merge(req)
         with self._transaction(write=False) as tx:
             records = self._visible(tx, req.agent_id, [req.canonical, *req.duplicates])
         return MergePlan.of(req, records)
@@ -763,8 +743,7 @@ class SqliteVecStore:
         now = self._clock()
         with self._transaction() as tx:
             current = self._visible(tx, req.agent_id, [req.canonical, *req.duplicates])
-            if {i: r["updated_at"] for i, r in current.items()} != plan.versions:
-                raise ConflictError("records changed while merging; send the merge again")
+            plan.check_unchanged(current)
             canonical = current[req.canonical]
             if plan.update:
                 tx.execute(
@@ -815,26 +794,14 @@ class SqliteVecStore:
         self, req: ExpireRequest, payload: dict[str, Any], started: float
     ) -> ExpireResponse:
         now = self._clock()
-        policy = req.policy
         sql = f"SELECT {_COLUMNS} FROM memories WHERE agent_id = ? AND state = 'active'"
         args: list[Any] = [req.agent_id]
-        if req.user_id is not None:
-            sql += " AND user_id = ?"
-            args.append(req.user_id)
-        if policy.older_than_days is not None:
-            sql += " AND created_at < ?"
-            args.append(cutoff(now, policy.older_than_days))
-        if policy.type is not None:
-            sql += " AND type = ?"
-            args.append(policy.type)
-        if policy.confidence_below is not None:
-            sql += " AND confidence < ?"
-            args.append(policy.confidence_below)
-        if policy.no_recall_in_days is not None:
-            sql += " AND coalesce(last_recalled_at, created_at) < ?"
-            args.append(cutoff(now, policy.no_recall_in_days))
-        action = req.action or "forget"
-        factor = req.demote_factor if req.demote_factor is not None else 0.5
+        for condition, value in expire_conditions(
+            req, now, column="", last_recalled="last_recalled_at"
+        ):
+            sql += f" AND {condition} ?"
+            args.append(value)
+        action, factor = expire_action(req)
         with self._transaction() as tx:
             matched = [_record(row) for row in tx.execute(sql + " ORDER BY rowid", args)]
             for record in matched:
