@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from mnemowire.conformance.checks import MACHINE
 from mnemowire.errors import ConflictError, NotFoundError, RequestError
 from tests.adapters._support import Clock
 
@@ -259,23 +260,12 @@ async def test_client_chosen_id_is_kept_and_a_retry_is_a_replay(make_store: Stor
     assert [h.id for h in found.results] == ["client-1"]
 
 
-FSM = {
-    "name": "book_flight",
-    "initial": "searching",
-    "states": ["searching", "paying", "booked"],
-    "transitions": [
-        {"trigger": "choose", "source": "searching", "dest": "paying", "conditions": "seat_free"},
-        {"trigger": "pay", "source": ["paying"], "dest": "booked", "unless": ["card_declined"]},
-    ],
-}
-
-
 @pytest.mark.parametrize(
     ("machine", "rule"),
     [
         (
             {
-                **FSM,
+                **MACHINE,
                 "transitions": [
                     {
                         "trigger": "go",
@@ -289,7 +279,7 @@ FSM = {
         ),
         (
             {
-                **FSM,
+                **MACHINE,
                 "transitions": [
                     {
                         "trigger": "go",
@@ -301,9 +291,9 @@ FSM = {
             },
             "contentSchema",
         ),
-        ({**FSM, "initial": "nowhere"}, "stateReference"),
+        ({**MACHINE, "initial": "nowhere"}, "stateReference"),
         (
-            {**FSM, "transitions": [{"trigger": "go", "source": "limbo", "dest": "booked"}]},
+            {**MACHINE, "transitions": [{"trigger": "go", "source": "limbo", "dest": "booked"}]},
             "stateReference",
         ),
     ],
@@ -380,7 +370,7 @@ async def test_rejecting_a_pending_write_is_forgetting_it(make_store: StoreFacto
 
 async def test_procedural_state_machine_round_trips(make_store: StoreFactory) -> None:
     store = make_store()
-    content = json.dumps(FSM)
+    content = json.dumps(MACHINE)
     stored = await store.remember({"agent_id": "a", "type": "procedural", "content": content})
     found = await store.recall({"agent_id": "a", "query": "book flight", "types": ["procedural"]})
     assert [(h.id, h.content) for h in found.results] == [(stored.id, content)]
