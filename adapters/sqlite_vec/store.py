@@ -83,6 +83,8 @@ _COLUMNS = (
     "emotion, target, state, merged_into, demote, last_recalled_at"
 )
 _NAMES = tuple(c.strip() for c in _COLUMNS.split(","))
+#: the same columns of ``memories AS m``
+_M_COLUMNS = ", ".join(f"m.{name}" for name in _NAMES)
 
 
 class SqliteVecStore:
@@ -643,7 +645,7 @@ class SqliteVecStore:
             return {}
         placeholders = ",".join("?" * len(rowids))
         rows = tx.execute(
-            f"SELECT {_prefixed(_COLUMNS)} FROM memories AS m NOT INDEXED "
+            f"SELECT {_M_COLUMNS} FROM memories AS m NOT INDEXED "
             f"WHERE m.rowid IN ({placeholders}) "
             f"AND {scope.sql}",
             [*rowids, *scope.args],
@@ -914,10 +916,6 @@ class _Scope:
         return cls(
             req.agent_id, req.user_id, types, created_min, now, spec_filter, sql, tuple(args)
         )
-
-
-def _prefixed(columns: str) -> str:
-    return ", ".join(f"m.{c.strip()}" for c in columns.split(","))
 
 
 def _record(row: Sequence[Any]) -> dict[str, Any]:
