@@ -284,6 +284,12 @@ class IndexCache:
         """Bytes held by the cached indexes."""
         return self._used
 
+    def holds(self, agent_id: str, *, at_most: int) -> bool:
+        """Whether ``agent_id`` has an index of at most ``at_most`` rows (the LRU order is left
+        as it is: this is a question, not a use)."""
+        index = self._indexes.get(agent_id)
+        return index is not None and index.size <= at_most
+
     def get(self, connection: Any, agent_id: str, visible: int) -> AgentIndex | None:
         """``agent_id``'s index, up to date with the database (inside the caller's read
         transaction), or None when it cannot fit in the budget."""

@@ -35,6 +35,8 @@ MAX_TERMS = 8
 MAX_MATCHES = 4096
 #: document frequencies are re-read after this long, or when the index grew by a tenth
 DF_TTL_SECONDS = 60.0
+#: most words remembered as held by no document (queries may bring any number of new words)
+MAX_ABSENT = 10_000
 
 
 class KeywordIndex:
@@ -44,6 +46,10 @@ class KeywordIndex:
         self._df: dict[str, int] = {}
         self._documents = 0
         self._read_at = 0.0
+        #: words no document held at keyword-index version ``_absent_at``: a lookup of a word
+        #: fts5vocab does not have costs ~50 µs, and most queries bring one
+        self._absent: set[str] = set()
+        self._absent_at: int | None = None
 
     def search(
         self, tx: Any, query: str, fetch: int, *, where: tuple[str, Sequence[Any]]
@@ -87,16 +93,35 @@ class KeywordIndex:
         self._refresh(tx)
         limit = max(RARE_DOCUMENTS, int(self._documents * RARE_FRACTION))
         held = {t: self._df[t] for t in terms if t in self._df}
-        for term in terms:
-            if term not in held:
-                row = tx.execute(
-                    "SELECT doc FROM temp.memories_vocab WHERE term = ?", (term,)
-                ).fetchone()
-                held[term] = int(row[0]) if row else 0
-                if held[term]:  # a word no document holds yet may be remembered next
-                    self._df[term] = held[term]
+        unknown = [t for t in terms if t not in held]
+        if unknown:
+            self._check_absent(tx)
+        for term in unknown:
+            if term in self._absent:
+                held[term] = 0
+                continue
+            row = tx.execute(
+                "SELECT doc FROM temp.memories_vocab WHERE term = ?", (term,)
+            ).fetchone()
+            held[term] = int(row[0]) if row else 0
+            if held[term]:
+                self._df[term] = held[term]
+            elif len(self._absent) < MAX_ABSENT:
+                self._absent.add(term)
         kept = [t for t in terms if 0 < held[t] <= limit]
         return sorted(kept, key=lambda t: (held[t], t))[:MAX_TERMS]
+
+    def _check_absent(self, tx: Any) -> None:
+        """Forget the absent words once anything entered or left the keyword index.
+
+        Every write to ``memories_fts`` appends to ``vec_changes`` in the same transaction
+        (``SqliteVecStore._index_add``/``_index_remove``), so its AUTOINCREMENT counter is a
+        version of the keyword index, in this process or any other."""
+        row = tx.execute("SELECT seq FROM sqlite_sequence WHERE name = 'vec_changes'").fetchone()
+        version = int(row[0]) if row else 0
+        if version != self._absent_at:
+            self._absent.clear()
+            self._absent_at = version
 
     def _refresh(self, tx: Any) -> None:
         documents = tx.execute("SELECT coalesce(sum(visible), 0) FROM agent_stats").fetchone()[0]

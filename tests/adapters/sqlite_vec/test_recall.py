@@ -185,3 +185,26 @@ async def test_small_tenants_beside_a_hundred_thousand_rows(make_store: StoreFac
         rare = await probe.recall({"agent_id": "big", "user_id": "rare", "query": "peanut", "k": 5})
         assert len(rare.results) == 5
         assert {hit.user_id for hit in rare.results} == {"rare"}
+
+
+async def test_a_word_no_memory_held_is_matched_once_one_does(make_store: StoreFactory) -> None:
+    """The keyword side remembers which query words no document holds (looking one up costs
+    ~50 µs), until anything enters the keyword index, from this connection or another."""
+    store, writer = make_store(), make_store()
+    for i in range(5):
+        await remember(store, f"ordinary note {i}")
+
+    def keyword_hits(query: str) -> list[int]:
+        inner = store.inner
+        scope = _Scope.of(RecallRequest(agent_id="a", query=query), inner._clock())
+        with inner._lock, inner._transaction(write=False) as tx:
+            hits: list[int] = inner._keyword_search(tx, scope, query, 20)
+            return hits
+
+    assert keyword_hits("zebracorn") == []
+    assert "zebracorn" in store.inner._keywords._absent
+    await remember(store, "a zebracorn in the pasture")
+    assert len(keyword_hits("zebracorn")) == 1
+    assert keyword_hits("quagga") == []
+    await remember(writer, "a quagga by the river")  # another connection to the same file
+    assert len(keyword_hits("quagga")) == 1
