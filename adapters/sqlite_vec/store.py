@@ -294,7 +294,7 @@ class SqliteVecStore:
         """Recall on the calling thread when that cannot wait on anything, else None.
 
         A worker thread costs more than the recall it runs when the agent's vectors are already
-        in memory: two thread wake-ups (0.3-0.6 ms on this project's VMs, against ~0.5 ms of
+        in memory: two thread wake-ups (~0.6 ms on this project's VMs, more than the ~0.5 ms of
         work), and when a router asks several stores at once their threads hand the GIL back and
         forth on every SQLite step (docs/benchmarks.md, latency). So such a recall runs here,
         provided nothing can make it wait: the store's lock is free (no other operation is
