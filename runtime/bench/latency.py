@@ -19,14 +19,20 @@ Fused runs the same workload through a MemoryRouter over two fresh instances of 
 (default RRF fusion). The router embeds each query once and sends the vector to both; each
 child embeds a remember itself, so fused ingest pays the model twice. A few untimed operations
 warm each setup first (model load, first transactions).
+
+Both setups are open at once and measured in turns, operation by operation, alternating which
+goes first: these machines drift by tens of percent within minutes, and measured one after the
+other a drift lands on one setup only. In turns it lands on both, so ``fused_vs_single``
+compares like with like.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AsyncExitStack
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Any
 
 from mnemowire.bench._stores import OpenedStore, opened
 from mnemowire.bench._timing import load_average, percentiles
@@ -40,8 +46,9 @@ from mnemowire.router import MemoryRouter
 __all__ = ["run_latency"]
 
 Progress = Callable[[str, int, int], None]
-T = TypeVar("T")
 _WARM_UP = 5
+#: the two recall measures: with the query's embedding, and with the vector given
+_RECALLS = ("recall", "recall_search_only")
 
 
 async def run_latency(
@@ -53,46 +60,109 @@ async def run_latency(
     embedder.embed(["warm up"])
     embed_ms = _timed_sync(lambda q: embedder.embed([str(q.recall["query"])]), queries)
     entry: dict[str, Any] = {"store": url, "embed": percentiles(embed_ms)}
-    async with opened(url, embedder) as handle:
-        entry["store"] = handle.url
-        clocked = _Clocked(handle.store)
-        entry["single"] = await _workload(
-            clocked,
-            clocks=[clocked],
-            namer=handle,
-            handles=[handle],
-            embedder=embedder,
-            corpus=corpus,
-            queries=queries,
-            rounds=rounds,
-            progress=progress,
-            label="single",
-        )
     async with AsyncExitStack() as stack:
+        handle = await stack.enter_async_context(opened(url, embedder))
         children = [
             await stack.enter_async_context(opened(url, embedder, name=f"bench-{side}"))
             for side in ("a", "b")
         ]
+        entry["store"] = handle.url
+        clocked = _Clocked(handle.store)
+        single = _Setup(Memory(clocked), [clocked], handle, [handle])
         clocks = [_Clocked(child.store) for child in children]
-        entry["fused"] = await _workload(
-            MemoryRouter(clocks),
-            clocks=clocks,
-            namer=children[0],
-            handles=children,
-            embedder=embedder,
-            corpus=corpus,
-            queries=queries,
-            rounds=rounds,
-            progress=progress,
-            label="fused",
-        )
-        entry["fused"]["stores"] = len(children)
-        entry["fused"]["fusion"] = "rrf"
-    single, fused = entry["single"]["recall"]["p50_ms"], entry["fused"]["recall"]["p50_ms"]
-    entry["fused_vs_single"] = round(fused / single, 3)
+        fused = _Setup(Memory(MemoryRouter(clocks)), clocks, children[0], children)
+        setups = [single, fused]
+        for setup in setups:
+            await setup.warm_up()
+        for done, item in enumerate(corpus, start=1):
+            for setup in _turns(setups, done):
+                await setup.remember(item)
+            _tick(progress, "latency: remember", done, len(corpus))
+        vectors = [
+            QueryVector(embedder.name, embedder.embed([str(q.recall["query"])])) for q in queries
+        ]
+        samples = rounds * len(queries)
+        for stage, given in (("recall", False), ("recall_search_only", True)):
+            for done in range(1, samples + 1):
+                i = (done - 1) % len(queries)
+                for setup in _turns(setups, done):
+                    await setup.recall(stage, queries[i], vectors[i] if given else None)
+                _tick(progress, f"latency: {stage.replace('_', ' ')}", done, samples)
+        entry["single"] = single.report()
+        entry["fused"] = {**fused.report(), "stores": len(children), "fusion": "rrf"}
+    single_p50, fused_p50 = entry["single"]["recall"]["p50_ms"], entry["fused"]["recall"]["p50_ms"]
+    entry["fused_vs_single"] = round(fused_p50 / single_p50, 3)
     loads["end"] = load_average()
     entry["load_average"] = loads
     return entry
+
+
+@dataclass
+class _Setup:
+    """One way to reach the store: itself, or a router over two of it; it keeps its samples.
+
+    ``namer`` gives the agent prefix; every handle in ``handles`` records what was written, so
+    each child store forgets its own copies afterwards."""
+
+    memory: Memory
+    clocks: list[_Clocked]
+    namer: OpenedStore
+    handles: list[OpenedStore]
+    samples: dict[str, list[float]] = field(
+        default_factory=lambda: {k: [] for k in ("ingest", *_RECALLS, "overhead")}
+    )
+
+    async def warm_up(self) -> None:
+        """A few untimed writes and recalls (model load, first transactions)."""
+        warm = self.namer.agent("warm-up")
+        for i in range(_WARM_UP):
+            stored = await self.memory.remember(
+                {"agent_id": warm, "type": "semantic", "content": f"warm-up note {i}"}
+            )
+            self._written(warm, stored.id)
+            await self.memory.recall({"agent_id": warm, "query": f"warm-up note {i}"})
+
+    async def remember(self, item: CorpusMemory) -> None:
+        request = {**item.remember, "agent_id": self.namer.agent(item.remember["agent_id"])}
+        started = time.perf_counter()
+        stored = await self.memory.remember(request)
+        self.samples["ingest"].append(_ms(started))
+        self._written(request["agent_id"], stored.id)
+
+    async def recall(self, stage: str, query: LabelledQuery, vector: QueryVector | None) -> None:
+        """One recall, timed under ``stage``; with ``vector`` (search only), also the overhead:
+        the wall time minus the union of the stores' recall calls."""
+        request = {**query.recall, "agent_id": self.namer.agent(query.recall["agent_id"])}
+        for clock in self.clocks:
+            clock.spans.clear()
+        started = time.perf_counter()
+        await self.memory.recall(request, query_vector=vector)
+        wall = _ms(started)
+        self.samples[stage].append(wall)
+        if vector is not None:
+            spans = [span for clock in self.clocks for span in clock.spans]
+            self.samples["overhead"].append(wall - _covered_ms(spans))
+
+    def report(self) -> dict[str, Any]:
+        return {name: percentiles(values) for name, values in self.samples.items()}
+
+    def _written(self, agent: str, record: str) -> None:
+        for handle in self.handles:
+            handle.written.append((agent, record))
+
+
+def _turns(setups: list[_Setup], done: int) -> Iterator[_Setup]:
+    """The setups in order on odd turns, reversed on even ones: neither always goes first."""
+    return iter(setups) if done % 2 else reversed(setups)
+
+
+def _tick(progress: Progress | None, stage: str, done: int, total: int) -> None:
+    if progress is not None:
+        progress(stage, done, total)
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
 
 
 class _Clocked:
@@ -124,83 +194,6 @@ def _covered_ms(spans: Sequence[tuple[float, float]]) -> float:
             total += end - max(start, reach)
             reach = end
     return total * 1000
-
-
-async def _workload(
-    store: MemoryStore,
-    *,
-    clocks: Sequence[_Clocked],
-    namer: OpenedStore,
-    handles: Sequence[OpenedStore],
-    embedder: Embedder,
-    corpus: Sequence[CorpusMemory],
-    queries: Sequence[LabelledQuery],
-    rounds: int,
-    progress: Progress | None,
-    label: str,
-) -> dict[str, Any]:
-    """Ingest the corpus, then recall every query ``rounds`` times, through ``store``.
-
-    ``namer`` gives the agent prefix; every handle in ``handles`` records what was written, so
-    each child store forgets its own copies afterwards."""
-    memory = Memory(store)
-    warm = namer.agent("warm-up")
-    for i in range(_WARM_UP):
-        stored = await memory.remember(
-            {"agent_id": warm, "type": "semantic", "content": f"warm-up note {i}"}
-        )
-        for handle in handles:
-            handle.written.append((warm, stored.id))
-        await memory.recall({"agent_id": warm, "query": f"warm-up note {i}"})
-
-    async def remember(item: CorpusMemory) -> None:
-        request = {**item.remember, "agent_id": namer.agent(item.remember["agent_id"])}
-        stored = await memory.remember(request)
-        for handle in handles:
-            handle.written.append((request["agent_id"], stored.id))
-
-    ingest = await _timed(remember, corpus, progress, f"latency {label}: remember")
-    requests = [{**q.recall, "agent_id": namer.agent(q.recall["agent_id"])} for q in queries]
-    vectors = [QueryVector(embedder.name, embedder.embed([str(r["query"])])) for r in requests]
-
-    async def recall(i: int) -> None:
-        await memory.recall(requests[i % len(requests)])
-
-    overhead: list[float] = []
-
-    async def search_only(i: int) -> None:
-        for clock in clocks:
-            clock.spans.clear()
-        started = time.perf_counter()
-        await memory.recall(requests[i % len(requests)], query_vector=vectors[i % len(requests)])
-        wall = (time.perf_counter() - started) * 1000
-        overhead.append(wall - _covered_ms([s for clock in clocks for s in clock.spans]))
-
-    indexes = list(range(rounds * len(requests)))
-    return {
-        "ingest": percentiles(ingest),
-        "recall": percentiles(await _timed(recall, indexes, progress, f"latency {label}: recall")),
-        "recall_search_only": percentiles(
-            await _timed(search_only, indexes, progress, f"latency {label}: search only")
-        ),
-        "overhead": percentiles(overhead),
-    }
-
-
-async def _timed(
-    call: Callable[[T], Awaitable[None]],
-    items: Sequence[T],
-    progress: Progress | None,
-    stage: str,
-) -> list[float]:
-    samples = []
-    for done, item in enumerate(items, start=1):
-        started = time.perf_counter()
-        await call(item)
-        samples.append((time.perf_counter() - started) * 1000)
-        if progress is not None:
-            progress(stage, done, len(items))
-    return samples
 
 
 def _timed_sync(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.bench.latency import _Clocked, _covered_ms
+from mnemowire.bench.latency import _Clocked, _covered_ms, _turns
 from mnemowire.embedders import HashEmbedder
 from mnemowire.memory import Memory
 from mnemowire.router import MemoryRouter
@@ -39,3 +39,9 @@ async def test_a_clocked_store_is_the_store_to_a_router_and_notes_each_recall() 
     assert [len(clock.spans) for clock in clocks] == [1, 1]
     assert all(end > start for clock in clocks for start, end in clock.spans)
     assert clocks[0].embedder is embedder  # so the router embeds the query once, for both
+
+
+def test_setups_take_turns_going_first() -> None:
+    first, second = object(), object()
+    turns = [list(_turns([first, second], done)) for done in (1, 2, 3)]  # type: ignore[list-item]
+    assert turns == [[first, second], [second, first], [first, second]]
