@@ -203,5 +203,5 @@ def _timed_sync(
     for item in items:
         started = time.perf_counter()
         call(item)
-        samples.append((time.perf_counter() - started) * 1000)
+        samples.append(_ms(started))
     return samples
