@@ -1,31 +1,41 @@
-"""Helpers every adapter shares: ids, the record <-> wire mapping, keyword terms, what is
-indexed for a record, and how a merge is planned."""
+"""Helpers every adapter shares: ids, the record <-> wire mapping, what is embedded for a
+record, the spec's rules on replays, forget scopes, expiry and merges (keyword search:
+``_keywords``)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-import re
 from typing import Any
 
 from mnemowire._ids import new_id
+from mnemowire.embedders import Embedder, Preparable
 from mnemowire.errors import ConflictError
-from mnemowire.models import ExpireRequest, MergeRequest, RecallResponse, StoreResult
+from mnemowire.models import (
+    ExpireRequest,
+    MergeRequest,
+    RecallResponse,
+    RememberRequest,
+    StoreResult,
+)
 
 __all__ = [
     "DAY_MS",
-    "STOPWORDS",
+    "NO_EXPIRY",
     "TYPE_FIELDS",
+    "EmbedderSetup",
     "MergePlan",
     "cutoff",
     "expire_action",
     "expire_conditions",
     "forget_states",
-    "keyword_terms",
+    "id_taken",
     "new_id",
     "recall_answer",
     "record_fields",
+    "same_writer",
     "searchable_text",
-    "words",
+    "unexpired",
 ]
 
 DAY_MS = 86_400_000
@@ -43,18 +53,21 @@ TYPE_FIELDS = (
 )
 #: optional record fields returned when stored (besides the type-specific ones)
 _OPTIONAL = ("user_id", "source", "expires_at", "updated_at")
-# Words so common that matching them says nothing; dropping them keeps keyword recall fast on
-# large agents. English only: other languages keep every word (bm25 still discounts them).
-STOPWORDS = frozenset(
-    {
-        "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has", "have", "he",
-        "her", "his", "i", "in", "is", "it", "its", "me", "my", "of", "on", "or", "our", "she",
-        "so", "that", "the", "their", "them", "they", "this", "to", "was", "we", "were", "what",
-        "when", "where", "which", "who", "will", "with", "you", "your", "do", "does", "did", "how",
-        "about",
-    }
-)  # fmt: skip
-_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+class EmbedderSetup:
+    """The embedder's one-time setup (a model load, the first ONNX export on a machine), run
+    once, before the first operation starts its clock: a store's ``latency_ms`` is the
+    operation's, never the ~20 s a first export takes (docs/benchmarks.md)."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder if isinstance(embedder, Preparable) else None
+
+    async def __call__(self) -> None:
+        embedder = self._embedder
+        if embedder is not None:
+            await asyncio.to_thread(embedder.prepare)
+            self._embedder = None
 
 
 def cutoff(now: int, days: float | None) -> int | None:
@@ -63,27 +76,6 @@ def cutoff(now: int, days: float | None) -> int | None:
     if days is None:
         return None
     return int(max(0.0, now - days * DAY_MS))
-
-
-def words(text: str) -> list[str]:
-    """Every word of ``text``, lowercased, in order: the same tokens ``keyword_terms`` sees."""
-    return _WORD.findall(text.lower())
-
-
-#: keyword search keeps a query's words held by at most max(RARE_DOCUMENTS, RARE_FRACTION of
-#: the records): exact matches on codes and unusual names are what it adds to the vectors
-#: (adapters/sqlite_vec/_keywords.py has the measurement behind these numbers)
-RARE_DOCUMENTS = 3
-RARE_FRACTION = 1 / 10_000
-
-
-def keyword_terms(text: str, limit: int = 32) -> list[str]:
-    """Distinct lowercase words of a query worth matching, in order of appearance."""
-    seen: dict[str, None] = {}
-    for word in _WORD.findall(text.lower()):
-        if len(word) > 1 and word not in STOPWORDS:
-            seen.setdefault(word, None)
-    return list(seen)[:limit]
 
 
 def record_fields(record: dict[str, Any]) -> dict[str, Any]:
@@ -130,11 +122,39 @@ def recall_answer(
     )
 
 
-def forget_states(hard: bool) -> tuple[str, ...]:
-    """The record states a forget reaches: visible, staged and archived records; a hard delete
-    also erases what an earlier forget or merge left for the audit trail."""
-    soft = ("active", "pending", "archived")
-    return (*soft, "deleted", "merged") if hard else soft
+def forget_states(hard: bool, *, named: bool) -> tuple[str, ...]:
+    """The record states a forget reaches (docs/spec/v0.md#forget.scope): visible and archived
+    records; staged (pending) ones only when the request names them in ``ids`` (a reviewer's
+    rejection) or erases; a hard delete also erases what an earlier forget or merge left."""
+    if hard:
+        return ("active", "pending", "archived", "deleted", "merged")
+    return ("active", "pending", "archived") if named else ("active", "archived")
+
+
+#: expires_at compared as if this when absent (never): above every valid time
+NO_EXPIRY = 2**53
+
+
+def unexpired(column: str) -> str:
+    """An SQL comparison, missing its ``now`` placeholder, true while a record has not expired
+    (``column`` prefixes the memories columns, e.g. ``"m."``): [remember.expires]."""
+    return f"coalesce({column}expires_at, {NO_EXPIRY}) >"
+
+
+def same_writer(stored: tuple[Any, ...], req: RememberRequest) -> bool:
+    """Whether a stored record (agent_id, user_id, type, content) is what ``req`` would write:
+    only then is a remember with its id a replay ([remember.id]); the first write's
+    ``stored_at`` is not another user's to learn."""
+    return tuple(stored) == (req.agent_id, req.user_id, req.type, req.content)
+
+
+def id_taken(record_id: str) -> ConflictError:
+    """The conflict for an id another record holds or held (said the same way whoever holds
+    it, so nothing about that record is revealed)."""
+    return ConflictError(
+        f"id {record_id!r} is taken: another record has or had it, and ids are never reused; "
+        "choose another id, or resend the original write to retry it"
+    )
 
 
 def expire_conditions(
@@ -144,7 +164,7 @@ def expire_conditions(
     with its argument: ``column`` prefixes the memories columns (``"m."``), ``last_recalled``
     is the dialect's expression for when a record was last recalled (null: never)."""
     policy = req.policy
-    conditions: list[tuple[str, Any]] = []
+    conditions: list[tuple[str, Any]] = [(unexpired(column), now)]  # expired is not visible
     if req.user_id is not None:
         conditions.append((f"{column}user_id =", req.user_id))
     if policy.older_than_days is not None:
@@ -229,6 +249,13 @@ class MergePlan:
         canonical = records[req.canonical]
         ordered = [canonical, *(records[d] for d in req.duplicates)]
         update = None
+        types = sorted({r["type"] for r in ordered})
+        if strategy != "keep_canonical" and len(types) > 1:
+            raise ConflictError(
+                f"{strategy} moves content between records, and these are of different types "
+                f"({', '.join(types)}): a type says what its content is (a procedural record's "
+                "is a state machine); merge records of one type, or use keep_canonical"
+            )
         if strategy == "merge_content":
             if any(r["type"] == "procedural" for r in ordered):
                 raise ConflictError(

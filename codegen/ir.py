@@ -149,6 +149,9 @@ class Message:
     #: in: sent to a store (closed: unknown fields are rejected); out: emitted by one (open)
     direction: Direction
     description: str
+    #: how deeply the message may nest ([messages.wellformed]: requests less than what a store
+    #: sends back, which wraps their metadata a few levels deeper)
+    max_depth: int = 64
 
 
 @dataclass(frozen=True)

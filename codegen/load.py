@@ -18,6 +18,7 @@ from mnemowire.codegen.ir import (
 from mnemowire.spec import SpecFiles
 from mnemowire.spec._refs import absolute, lookup
 from mnemowire.spec._semantic import SEMANTIC_RULE_NAMES
+from mnemowire.spec._wellformed import MAX_DEPTH, MAX_REQUEST_DEPTH
 
 __all__ = ["CodegenError", "load"]
 
@@ -64,12 +65,14 @@ def load(files: SpecFiles) -> Spec:
         source = f"{file}#{fragment}"
         message = file.removesuffix(".json") if not fragment else None
         types.append(NamedType(name, builder.schema(node, uri), source, message))
+    closed = {n for n in files.messages if files.documents[n].get("additionalProperties") is False}
     messages = tuple(
         Message(
             name=name,
             type_name=files.documents[name]["title"],
-            direction="in" if files.documents[name].get("additionalProperties") is False else "out",
+            direction="in" if name in closed else "out",
             description=files.documents[name].get("description", ""),
+            max_depth=MAX_REQUEST_DEPTH if name in closed else MAX_DEPTH,
         )
         for name in files.messages
     )

@@ -262,12 +262,22 @@ def _machine(factory: StoreFactory, loop: asyncio.AbstractEventLoop) -> type[Rul
                 r is not None and r.agent == agent and r.state == "active" for r in involved
             )
             procedural = any(r is not None and r.type == "procedural" for r in involved)
+            # [merge.strategies]: content moves only between records of one type
+            mixed = len({r.type for r in involved if r is not None}) > 1
+            refusable = (procedural and strategy == "merge_content") or (
+                mixed and strategy != "keep_canonical"
+            )
             try:
                 response = self.call("merge", request)
             except MnemowireError as exc:
-                if possible and not (procedural and strategy == "merge_content"):
+                if possible and not refusable:
                     raise CheckFailed(f"a possible merge was refused: {exc}") from exc
                 return
+            if refusable:
+                raise CheckFailed(
+                    f"merged with {strategy} records that must not be: "
+                    + ", ".join(sorted({r.type for r in involved if r is not None}))
+                )
             if not possible:
                 raise CheckFailed(f"merged records that are not all visible records of {agent}")
             if response.merged_count != len(duplicates):
@@ -320,8 +330,10 @@ def _register() -> None:
 
 
 def _reproducer(failure: BaseException) -> str | None:
-    notes: list[str] = getattr(failure, "__notes__", [])
-    return "\n".join(notes) or None
+    """The shrunk steps hypothesis attached to the failure (to each, when it found several)."""
+    failures = failure.exceptions if isinstance(failure, BaseExceptionGroup) else (failure,)
+    steps = ["\n".join(getattr(f, "__notes__", [])) for f in failures]
+    return "\n\n".join(s for s in steps if s) or None
 
 
 _register()

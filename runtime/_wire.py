@@ -17,8 +17,12 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def to_wire(model: BaseModel) -> dict[str, Any]:
-    """The JSON object a model stands for: wire names, only the fields that were set."""
-    return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    """The JSON object a model stands for: wire names, only the fields that were set.
+
+    Python mode, not JSON mode: the generated models hold JSON types only, and JSON mode would
+    quietly turn a NaN in metadata into null (and bytes into text), which validation must see
+    and refuse instead (docs/spec/v0.md#messages.wellformed)."""
+    return model.model_dump(by_alias=True, exclude_unset=True)
 
 
 def checked(message: str, request: M | dict[str, Any], model: type[M]) -> tuple[M, dict[str, Any]]:

@@ -19,6 +19,10 @@ Layout (version 1):
   everyone, the owner included; roles given access with ``grant_statements`` get SELECT and
   INSERT only, so they cannot drop or disable the trigger either.
 - ``mnemowire_meta``: the embedder (name and dimension) the vectors were made with.
+
+Version 2: the keyword index's lexemes are the agent's (``_sql.lexemes_of``), so word counts
+are per agent; ``erased`` keeps the ids of hard-deleted records (ids are never reused, and
+nothing else of such a record is kept).
 """
 
 from __future__ import annotations
@@ -131,9 +135,30 @@ def _v1(dimension: int) -> list[Statement]:
     return statements
 
 
+def _v2(dimension: int) -> list[Statement]:
+    """The keyword index keyed by agent (``_sql.lexemes_of``), and the ids erased records had.
+
+    Every lexeme is rewritten behind its agent's key (the same key ``_sql.agent_key`` computes)
+    and loses its positions; the HNSW index is dropped for the rewrite and built again once,
+    since every row update would otherwise re-insert its vector into the graph.
+    """
+    key = "left(encode(sha256(convert_to(agent_id, 'UTF8')), 'hex'), 16)"
+    return [
+        sql.SQL("CREATE TABLE erased (id text PRIMARY KEY)"),
+        sql.SQL("DROP INDEX memories_embedding"),
+        sql.SQL(
+            "UPDATE memories SET search = array_to_tsvector(ARRAY(SELECT DISTINCT "
+            + key
+            + " || '/' || w.lexeme FROM unnest(search) AS w))"
+        ),
+        vector_index(),
+    ]
+
+
 #: (description, statements for a vector dimension); append only, never edit a published one
 MIGRATIONS: list[tuple[str, Callable[[int], list[Statement]]]] = [
     ("memories, recalls, audit log, HNSW and full-text indexes", _v1),
+    ("keyword index keyed by agent; erased ids", _v2),
 ]
 
 
@@ -226,5 +251,5 @@ def grant_statements(schema: str, role: str) -> list[Statement]:
         sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {}.memories, {}.recalls TO {}").format(
             s, s, r
         ),
-        sql.SQL("GRANT SELECT, INSERT ON {}.audit_log TO {}").format(s, r),
+        sql.SQL("GRANT SELECT, INSERT ON {}.audit_log, {}.erased TO {}").format(s, s, r),
     ]

@@ -1,7 +1,8 @@
-"""The two searches of a recall, as SQL, and the word statistics that pick a query's rare words.
+"""The two searches of a recall, as SQL, and the agent sizes that set how rare a searched word
+must be.
 
 Both searches run in one statement and return whole records (with their last recall time), so
-a recall is one round trip to search; the store then fuses in Python (``mnemowire.fusion.rrf``).
+a recall is one round trip; the store then ranks and fuses in Python (``mnemowire.fusion.rrf``).
 
 Vector side: the k' nearest in scope by the HNSW index (``hnsw.iterative_scan = strict_order``
 keeps scanning past rows the filters reject). The index scan can still stop early (at
@@ -9,49 +10,59 @@ keeps scanning past rows the filters reject). The index scan can still stop earl
 the index cannot serve. That branch is gated by a one-time filter on the first branch's row
 count, so PostgreSQL skips it entirely when the index scan was complete.
 
-Keyword side: records holding any of the query's rare words (a GIN index on the tsvector), best
-``ts_rank`` first. As in the sqlite-vec store, a word is rare when at most
-``max(RARE_DOCUMENTS, records / 10,000)`` active records hold it: what keyword search adds to
-the vectors is exact matches on codes and unusual names, and a widely shared word fused with
-equal weight outranks the answer (adapters/sqlite_vec/_keywords.py has the numbers).
-The planner's statistics (``pg_stats.most_common_elems``, kept by ANALYZE and autovacuum) rule
-out the common words for free; the others are counted on the GIN index, each count stopping
-at the limit, and cached with the statistics.
+Keyword side (``mnemowire.adapters._keywords``): the query's words, as the agent's lexemes
+(``_sql.lexemes_of``), are counted in the same statement, each count stopping past the rarity
+limit (one GIN posting list per agent and word, so it never reads another agent's records); the
+rare ones are kept by ``rare_terms``' rule (held by 1 to limit records, rarest first, at most
+``MAX_TERMS``), and every record in scope holding one comes back with the kept words and their
+counts, for ``rank_matches``. The agent's size, which sets the limit, is counted at most once
+a minute per agent (``AgentSizes``).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
-from mnemowire.adapters._common import RARE_DOCUMENTS, RARE_FRACTION, keyword_terms
-from mnemowire.adapters.pgvector._sql import COLUMNS, MAX_LEXEME_BYTES, Scope, tsquery_of
+from mnemowire.adapters._common import searchable_text
+from mnemowire.adapters._keywords import (
+    MAX_TERMS,
+    indexed_terms,
+    keyword_terms,
+    rank_matches,
+    rarity_limit,
+)
+from mnemowire.adapters.pgvector._sql import COLUMNS, Scope, agent_key, lexeme
 from mnemowire.fusion import rrf
 
 __all__ = [
-    "MAX_TERMS",
     "RECALL_TRACKING_GRANULARITY_MS",
-    "STATS_TTL_SECONDS",
-    "WordStats",
+    "SIZE_TTL_SECONDS",
+    "AgentSizes",
+    "keyword_matches",
     "rank",
     "recall_query",
     "stale_records",
 ]
 
-#: most words a keyword query keeps, rarest first
-MAX_TERMS = 8
 #: how often, at most, recall tracking rewrites a record's last recall time
 RECALL_TRACKING_GRANULARITY_MS = 60_000
-#: how long the table's word statistics are reused before they are read again
-STATS_TTL_SECONDS = 60.0
+#: how long an agent's visible-record count is reused before it is counted again
+SIZE_TTL_SECONDS = 60.0
+#: most agents whose size is remembered
+MAX_SIZES = 10_000
 _RECORD = f"{COLUMNS}, r.at AS last_recalled_at"
 
 
-def recall_query(scope: Scope, vector: Any, terms: list[str], fetch: int) -> tuple[str, list[Any]]:
+def recall_query(
+    scope: Scope, vector: Any, query: str, documents: int, fetch: int
+) -> tuple[str, list[Any]]:
     """Both searches in one statement (one round trip). Each row is a record found by one side
     (``side``: vector or keyword; a record both found comes twice) with its ``distance`` to
-    ``vector``, its keyword ``rank`` and whether the vector side had to search ``exact``ly.
-    The caller orders each side: vector by (distance, id), keyword by (-rank, id)."""
+    ``vector`` and whether the vector side had to search ``exact``ly; keyword rows also carry
+    ``kept`` (the searched lexemes) and ``held`` (how many of the agent's records hold each).
+    The caller orders the vector side by (distance, id) and ranks the keyword side."""
     ctes = f"""ann AS MATERIALIZED (
             SELECT m.seq, m.embedding <=> %s AS distance FROM memories m WHERE {scope.sql}
             ORDER BY m.embedding <=> %s LIMIT %s
@@ -66,21 +77,58 @@ def recall_query(scope: Scope, vector: Any, terms: list[str], fetch: int) -> tup
         )"""
     args: list[Any] = [vector, *scope.args, vector, fetch, vector, *scope.args, fetch, vector]
     args.append(fetch)
-    nearest = f"""SELECT 'vector' AS side, c.distance, 0.0::real AS rank,
+    nearest = f"""SELECT 'vector' AS side, c.distance, NULL::text[] AS kept, NULL::int[] AS held,
             EXISTS (SELECT FROM exact) AS exact, {_RECORD}
         FROM chosen c JOIN memories m ON m.seq = c.seq LEFT JOIN recalls r ON r.memory = m.seq"""
-    if not terms:
+    terms = keyword_terms(query)
+    if not terms or documents == 0:
         return f"WITH {ctes} {nearest}", args
-    query = tsquery_of(terms)
-    ctes += f""", hits AS MATERIALIZED (
-            SELECT m.seq, ts_rank(m.search, %s::tsquery, 1) AS rank FROM memories m
-            WHERE m.search @@ %s::tsquery AND {scope.sql}
-            ORDER BY rank DESC, m.id COLLATE "C" LIMIT %s
+    key = agent_key(scope.agent_id)
+    limit = rarity_limit(documents)
+    # the rule of _keywords.rare_terms, in SQL (the key is common to every lexeme, so ordering
+    # lexemes by code point orders their words by code point)
+    ctes += f""", asked AS (
+            SELECT x AS lexeme, quote_literal(x)::tsquery AS query FROM unnest(%s::text[]) AS x
+        ), counted AS MATERIALIZED (
+            SELECT a.lexeme, a.query, (SELECT count(*) FROM (SELECT FROM memories m
+                WHERE m.state = 'active' AND m.search @@ a.query LIMIT %s) AS held) AS n
+            FROM asked a
+        ), kept AS MATERIALIZED (
+            SELECT lexeme, n FROM counted WHERE n BETWEEN 1 AND %s
+            ORDER BY n, lexeme COLLATE "C" LIMIT %s
+        ), hits AS MATERIALIZED (
+            SELECT m.seq FROM memories m
+            WHERE m.search @@ (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery FROM kept)
+            AND {scope.sql}
         )"""
-    args += [query, query, *scope.args, fetch, vector]
-    matched = f"""SELECT 'keyword', m.embedding <=> %s, h.rank, false, {_RECORD}
+    args += [[lexeme(key, t) for t in terms], limit + 1, limit, MAX_TERMS, *scope.args, vector]
+    matched = f"""SELECT 'keyword', m.embedding <=> %s,
+            (SELECT array_agg(lexeme ORDER BY lexeme) FROM kept),
+            (SELECT array_agg(n::int ORDER BY lexeme) FROM kept), false, {_RECORD}
         FROM hits h JOIN memories m ON m.seq = h.seq LEFT JOIN recalls r ON r.memory = m.seq"""
     return f"WITH {ctes} {nearest} UNION ALL {matched}", args
+
+
+def keyword_matches(
+    rows: Sequence[dict[str, Any]], documents: int, fetch: int
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The keyword side's records ranked by ``rank_matches`` (best first, at most ``fetch``)
+    and the words searched. Which kept words a record holds is read from its own text, with
+    the same tokens the index was built from."""
+    if not rows:
+        return [], []
+    first = rows[0]
+    held = {
+        lexeme.split("/", 1)[1]: int(n)
+        for lexeme, n in zip(first["kept"], first["held"], strict=True)
+    }
+    matches = [
+        (row["id"], term)
+        for row in rows
+        for term in held.keys() & set(indexed_terms(searchable_text(row["type"], row["content"])))
+    ]
+    by_id = {row["id"]: row for row in rows}
+    return [by_id[i] for i in rank_matches(matches, held, documents)][:fetch], sorted(held)
 
 
 def rank(
@@ -112,64 +160,29 @@ def stale_records(records: list[dict[str, Any]], now: int) -> list[int]:
     )
 
 
-class WordStats:
-    """Which words are rare in the store: PostgreSQL's column statistics, then exact counts."""
+class AgentSizes:
+    """How many visible records each agent has, which sets how rare a searched word must be
+    (``rarity_limit``: it only moves past 30,000 records). Counted on the scope index at most
+    once every SIZE_TTL_SECONDS per agent: milliseconds for a large agent, not worth paying
+    on every recall. Only the agent's own count is ever used for it."""
 
     def __init__(self) -> None:
-        #: word -> fraction of records holding it, for the words the statistics list
-        self.frequency: dict[str, float] = {}
-        #: word -> active records holding it, counted up to ``limit + 1``
-        self.documents: dict[str, int] = {}
-        #: a word held by more active records than this is not searched
-        self.limit = RARE_DOCUMENTS
-        #: the table's size as the planner estimates it
-        self.records = 0.0
-        self.read_at = -STATS_TTL_SECONDS
-
-    @property
-    def stale(self) -> bool:
-        return time.monotonic() - self.read_at > STATS_TTL_SECONDS
+        self._sizes: dict[str, tuple[int, float]] = {}
 
     def expire(self) -> None:
-        """Read the statistics again at the next query (after a bulk import)."""
-        self.read_at = -STATS_TTL_SECONDS
+        """Count again at the next query (after a bulk import)."""
+        self._sizes.clear()
 
-    async def refresh(self, conn: Any, schema: str) -> None:
+    async def of(self, conn: Any, agent_id: str) -> int:
+        known = self._sizes.get(agent_id)
+        if known is not None and time.monotonic() - known[1] <= SIZE_TTL_SECONDS:
+            return known[0]
         cursor = await conn.execute(
-            "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples "
-            "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-            "LEFT JOIN pg_stats s ON s.schemaname = n.nspname AND s.tablename = c.relname "
-            "AND s.attname = 'search' WHERE n.nspname = %s AND c.relname = 'memories'",
-            (schema,),
+            "SELECT count(*) FROM memories WHERE agent_id = %s AND state = 'active'", (agent_id,)
         )
         row = await cursor.fetchone()
-        self.frequency, self.documents = {}, {}
-        self.records = max(float(row[2]), 0.0) if row is not None else 0.0  # -1: not analyzed
-        self.limit = max(RARE_DOCUMENTS, int(self.records * RARE_FRACTION))
-        if row is not None and row[0] is not None:
-            # zip stops at the elements: the last three frequencies are summary values
-            self.frequency = {e: float(f) for e, f in zip(row[0], row[1], strict=False)}
-        self.read_at = time.monotonic()
-
-    async def rare_terms(self, conn: Any, query: str) -> list[str]:
-        """The query's words held by at most ``limit`` active records, rarest first."""
-        terms = [t for t in keyword_terms(query) if len(t.encode("utf-8")) <= MAX_LEXEME_BYTES]
-        listed = self.frequency  # the statistics list common words only, with their share
-        candidates = [
-            t for t in dict.fromkeys(terms) if listed.get(t, 0.0) * self.records <= self.limit
-        ]
-        held = {t: self.documents[t] for t in candidates if t in self.documents}
-        unknown = [t for t in candidates if t not in held]
-        if unknown:
-            cursor = await conn.execute(
-                "SELECT t, (SELECT count(*) FROM (SELECT FROM memories m WHERE m.state = "
-                "'active' AND m.search @@ quote_literal(t)::tsquery LIMIT %s) AS held) "
-                "FROM unnest(%s::text[]) AS t",
-                (self.limit + 1, unknown),
-            )
-            held.update({t: int(n) for t, n in await cursor.fetchall()})
-            self.documents.update(held)
-        # A word no record holds is searched too: it matches nothing now, and it matches the
-        # record that brings it, without waiting for the counts to be read again.
-        kept = [t for t in candidates if held[t] <= self.limit]
-        return sorted(kept, key=lambda t: (self.documents[t], t))[:MAX_TERMS]
+        size = int(row[0]) if row is not None else 0
+        if len(self._sizes) >= MAX_SIZES:
+            self._sizes.pop(next(iter(self._sizes)))
+        self._sizes[agent_id] = (size, time.monotonic())
+        return size

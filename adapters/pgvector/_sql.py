@@ -1,15 +1,19 @@
 """SQL building blocks of the pgvector store: the recall scope, the record columns, and the
-full-text side (a tsvector built in Python and sent in PostgreSQL's binary format).
+keyword side (a tsvector built in Python and sent in PostgreSQL's binary format).
 
-The full-text index is built from the same tokens the query side uses
-(:func:`mnemowire.adapters._common.words` / ``keyword_terms``), not from PostgreSQL's text-search
-parser: a query word then matches a stored word exactly when the two are the same string, on
-every server and locale, and stopwords never enter the index at all. A record's tsvector holds
-each kept word with its positions; queries are an OR of the query's rare words.
+The keyword index holds the same words as the sqlite-vec store (``mnemowire.adapters._keywords``
+decides which), not PostgreSQL's text-search parser's: a query word matches a stored word
+exactly when the two are the same string, on every server and locale. Each lexeme is the word
+behind its agent's key (``agent_key``: 16 hex digits of a SHA-256 of the agent id), so the GIN
+index keeps one posting list per agent and word: how many records hold a word is counted over
+the agent's own records (docs/threat-model.md: another agent's words must not move this
+agent's scores), and counting it never walks another agent's postings. Lexemes carry no
+positions: nothing ranks by them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import struct
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +21,8 @@ from typing import Any
 from psycopg.adapt import Dumper
 from psycopg.pq import Format
 
-from mnemowire.adapters._common import STOPWORDS, cutoff, words
+from mnemowire.adapters._common import cutoff
+from mnemowire.adapters._keywords import indexed_terms
 from mnemowire.adapters.pgvector._filters import compile_filter
 from mnemowire.models import RecallRequest
 
@@ -26,8 +31,9 @@ __all__ = [
     "Lexemes",
     "LexemesDumper",
     "Scope",
+    "agent_key",
+    "lexeme",
     "lexemes_of",
-    "tsquery_of",
 ]
 
 #: the record columns read back for results and diffs (``m`` is ``memories``)
@@ -36,60 +42,53 @@ COLUMNS = (
     "m.created_at, m.updated_at, m.expires_at, m.event_time, m.location, m.participants, "
     "m.sentiment, m.valence, m.arousal, m.emotion, m.target, m.state, m.merged_into, m.demote"
 )
-#: tsvector limits (PostgreSQL's tsvector.h): bytes per lexeme, positions per lexeme, the
-#: largest position, and bytes of all lexemes together
-MAX_LEXEME_BYTES = 2047
-MAX_POSITIONS = 256
-MAX_POSITION = 16383
-MAX_TOTAL_BYTES = (1 << 20) - 1
+#: bytes of all lexemes of one tsvector together (PostgreSQL's tsvector.h), with room to spare
+MAX_TOTAL_BYTES = (1 << 20) - 1 - 1024
 _TSVECTOR_OID = 3614
 
 
-class Lexemes(dict[str, list[int]]):
-    """A tsvector as Python: word -> ascending positions (1-based). Sent in binary."""
+class Lexemes(list[str]):
+    """A tsvector as Python: its lexemes, without positions. Sent in binary."""
 
 
 class LexemesDumper(Dumper):
     """psycopg dumper for :class:`Lexemes` in tsvector's binary wire format (``tsvectorrecv``:
-    count, then per lexeme its NUL-terminated text, position count and positions)."""
+    count, then per lexeme its NUL-terminated text and a position count of 0)."""
 
     format = Format.BINARY
     oid = _TSVECTOR_OID
 
     def dump(self, obj: Any) -> bytes:
         out = bytearray(struct.pack("!i", len(obj)))
-        for word, positions in obj.items():
-            out += word.encode("utf-8") + b"\0"
-            out += struct.pack(f"!H{len(positions)}H", len(positions), *positions)
+        for lexeme in obj:
+            out += lexeme.encode("utf-8") + b"\0" + struct.pack("!H", 0)
         return bytes(out)
 
 
-def lexemes_of(text: str) -> Lexemes:
-    """The indexed words of ``text`` and their positions: every word ``keyword_terms`` could
-    ask for (two characters or more, not a stopword), within PostgreSQL's tsvector limits
-    (words past them are not indexed; the vector side still sees the whole text)."""
+def agent_key(agent_id: str) -> str:
+    """The prefix of an agent's lexemes. Migration 2 computes the same in SQL:
+    ``left(encode(sha256(convert_to(agent_id, 'UTF8')), 'hex'), 16)``."""
+    return hashlib.sha256(agent_id.encode("utf-8")).hexdigest()[:16]
+
+
+def lexeme(key: str, term: str) -> str:
+    """One indexed word of the agent whose key is ``key``."""
+    return f"{key}/{term}"
+
+
+def lexemes_of(agent_id: str, text: str) -> Lexemes:
+    """The keyword index entry of a record of ``agent_id`` whose searchable text is ``text``
+    (words past tsvector's size limit are not indexed; the vector side still sees them)."""
+    key = agent_key(agent_id)
     out = Lexemes()
     total = 0
-    for position, word in enumerate(words(text), start=1):
-        if len(word) < 2 or word in STOPWORDS:
-            continue
-        positions = out.get(word)
-        if positions is None:
-            size = len(word.encode("utf-8"))
-            if size > MAX_LEXEME_BYTES or total + size > MAX_TOTAL_BYTES - 1024:
-                continue
-            total += size
-            out[word] = positions = []
-        spot = min(position, MAX_POSITION)
-        if len(positions) < MAX_POSITIONS and (not positions or positions[-1] < spot):
-            positions.append(spot)
+    for term in indexed_terms(text):
+        entry = lexeme(key, term)
+        total += len(entry.encode("utf-8"))
+        if total > MAX_TOTAL_BYTES:
+            break
+        out.append(entry)
     return out
-
-
-def tsquery_of(terms: list[str]) -> str:
-    """A tsquery (text form) matching any of ``terms`` as exact lexemes. Terms are ``\\w+``
-    words (no quotes or backslashes), so quoting them is enough."""
-    return " | ".join(f"'{term}'" for term in terms)
 
 
 @dataclass(frozen=True)

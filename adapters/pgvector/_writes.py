@@ -10,7 +10,13 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from mnemowire._wire import digest
-from mnemowire.adapters._common import TYPE_FIELDS, new_id, searchable_text
+from mnemowire.adapters._common import (
+    TYPE_FIELDS,
+    id_taken,
+    new_id,
+    same_writer,
+    searchable_text,
+)
 from mnemowire.adapters.pgvector._sql import lexemes_of
 from mnemowire.embedders import Vectors
 from mnemowire.errors import ConflictError, StoreError
@@ -38,30 +44,34 @@ _AUDIT_TYPES = ("int8", "text", "text", "jsonb", "text", "jsonb")
 async def existing(
     conn: Any, reqs: Sequence[RememberRequest], result: Result
 ) -> list[RememberResponse | None]:
-    """Per request: the first write's response when its id exists with the same agent, type
-    and content; None when the id is free (or the request has no id). Raises ConflictError
-    when an id exists otherwise, without saying anything about that record."""
+    """Per request: the first write's response when its id exists as the same writer's record
+    (``same_writer``); None when the id was never used (or the request has no id). Raises
+    ConflictError when an id exists otherwise or was erased, saying nothing about that record."""
     wanted = [r.id for r in reqs if r.id is not None]
     found: dict[str, tuple[Any, ...]] = {}
+    erased: set[str] = set()
     if wanted:
         cursor = await conn.execute(
-            "SELECT id, agent_id, type, content, created_at, state FROM memories "
+            "SELECT id, agent_id, user_id, type, content, created_at, state FROM memories "
             "WHERE id = ANY(%s)",
             (wanted,),
         )
         found = {row[0]: row[1:] for row in await cursor.fetchall()}
+        missing = [i for i in wanted if i not in found]
+        if missing:
+            cursor = await conn.execute("SELECT id FROM erased WHERE id = ANY(%s)", (missing,))
+            erased = {row[0] for row in await cursor.fetchall()}
     out: list[RememberResponse | None] = []
     for req in reqs:
+        if req.id is not None and req.id in erased:
+            raise id_taken(req.id)
         row = found.get(req.id) if req.id is not None else None
         if row is None or req.id is None:
             out.append(None)
             continue
-        agent_id, kind, content, created_at, state = row
-        if (agent_id, kind, content) != (req.agent_id, req.type, req.content):
-            raise ConflictError(
-                f"id {req.id!r} is already used by another record; choose another id, or "
-                "resend the original content to retry"
-            )
+        *stored, created_at, state = row
+        if not same_writer(tuple(stored), req):
+            raise id_taken(req.id)
         out.append(
             RememberResponse(
                 id=req.id,
@@ -192,7 +202,7 @@ def _row(
         ),
         "pending" if pending else "active",
         vector,
-        lexemes_of(searchable_text(req.type, req.content)),
+        lexemes_of(req.agent_id, searchable_text(req.type, req.content)),
     )
 
 

@@ -23,7 +23,7 @@ import functools
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import numpy as np
 from psycopg import sql
@@ -34,12 +34,14 @@ from mnemowire import spec
 from mnemowire._version import __version__
 from mnemowire._wire import checked, now_ms
 from mnemowire.adapters._common import (
+    EmbedderSetup,
     MergePlan,
     expire_action,
     expire_conditions,
     forget_states,
     recall_answer,
     searchable_text,
+    unexpired,
 )
 from mnemowire.adapters.pgvector._database import Database
 from mnemowire.adapters.pgvector._filters import compile_filter
@@ -48,7 +50,13 @@ from mnemowire.adapters.pgvector._migrations import (
     grant_statements,
     vector_index,
 )
-from mnemowire.adapters.pgvector._search import WordStats, rank, recall_query, stale_records
+from mnemowire.adapters.pgvector._search import (
+    AgentSizes,
+    keyword_matches,
+    rank,
+    recall_query,
+    stale_records,
+)
 from mnemowire.adapters.pgvector._sql import COLUMNS, Scope, lexemes_of
 from mnemowire.adapters.pgvector._writes import audit_row, existing, insert_audit, write
 from mnemowire.embedders import Embedder, Vectors
@@ -75,6 +83,7 @@ from mnemowire.models import (
     StoreResult,
 )
 from mnemowire.protocol import QueryVector
+from mnemowire.registry import integer, number, text, url_options
 
 __all__ = ["CAPABILITIES", "PgVectorStore"]
 
@@ -83,11 +92,19 @@ CAPABILITIES = (
     "metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete",
     "governance", "recall_tracking", "demote", "archive", "relevance", "client_ids",
 )  # fmt: skip
-#: options of a pgvector:// URL that belong to the store; every other one goes to libpq
-_STORE_OPTIONS = (
-    "embedder", "name", "schema", "extension_schema", "pool_min", "pool_max", "pool_timeout",
-    "ef_search", "replica",
-)  # fmt: skip
+#: the options of a pgvector:// URL that belong to the store, each with its parser; the others
+#: must be libpq connection parameters (``_libpq_keywords``)
+URL_OPTIONS = {
+    "embedder": text,
+    "name": text,
+    "schema": text,
+    "extension_schema": text,
+    "pool_min": integer(minimum=0),
+    "pool_max": integer(minimum=1),
+    "pool_timeout": number(positive=True),
+    "ef_search": integer(minimum=1, maximum=1000),
+    "replica": text,
+}
 
 
 class PgVectorStore:
@@ -147,7 +164,8 @@ class PgVectorStore:
             ef_search=ef_search,
         )
         self._db = connect(dsn, name=self._name)
-        self._words = WordStats()
+        self._sizes = AgentSizes()
+        self._setup = EmbedderSetup(embedder)
         #: a streaming replica for recall's searches (writes stay on the primary)
         self._replica = (
             None
@@ -156,27 +174,29 @@ class PgVectorStore:
         )
 
     @classmethod
-    def from_url(cls, url: str, *, embedder: Embedder | None = None) -> PgVectorStore:
+    def from_url(
+        cls,
+        url: str,
+        *,
+        embedder: Embedder | None = None,
+        clock: Callable[[], int] | None = None,
+    ) -> PgVectorStore:
         """Open ``pgvector://[user[:password]@]host[:port]/database[?options]``.
 
         Store options: ``embedder`` (e.g. ``hash:64``), ``name``, ``schema`` (default public),
         ``extension_schema`` (where to create pgvector if missing), ``pool_min``, ``pool_max``,
         ``pool_timeout`` (seconds), ``ef_search``, ``replica`` (``host:port`` of a streaming
-        replica for recall's searches). Every other option is a libpq parameter
-        (``sslmode=require``, ``connect_timeout=5``, ``host=/var/run/postgresql``, ...).
+        replica for recall's searches). Every other option must be a libpq parameter
+        (``sslmode=require``, ``connect_timeout=5``, ``host=/var/run/postgresql``, ...); any
+        other name is a ConfigError with the closest known one. ``clock`` is the constructor's
+        (epoch ms), as for every store opened by URL.
         """
         parts = urlsplit(url)
         if parts.scheme != "pgvector":
             raise ConfigError(
                 f"not a pgvector URL: {url!r}; use pgvector://user@host:port/database"
             )
-        options: dict[str, str] = {}
-        libpq: list[tuple[str, str]] = []
-        for key, value in parse_qsl(parts.query, keep_blank_values=True):
-            if key in _STORE_OPTIONS:
-                options[key] = value
-            else:
-                libpq.append((key, value))
+        options, libpq = url_options(url, parts.query, URL_OPTIONS, passthrough=_libpq_keywords())
         if not any(key == "connect_timeout" for key, _ in libpq):
             libpq.append(("connect_timeout", "10"))
         dsn = urlunsplit(("postgresql", parts.netloc, parts.path, urlencode(libpq), ""))
@@ -189,21 +209,19 @@ class PgVectorStore:
             from mnemowire.embedders import load_embedder
 
             embedder = load_embedder(options.get("embedder", "default"))
-        try:
-            return cls(
-                dsn,
-                embedder=embedder,
-                name=options.get("name"),
-                schema=options.get("schema", "public"),
-                extension_schema=options.get("extension_schema", "public"),
-                pool_min=int(options.get("pool_min", 1)),
-                pool_max=int(options.get("pool_max", 8)),
-                pool_timeout=float(options.get("pool_timeout", 10.0)),
-                ef_search=int(options.get("ef_search", 100)),
-                read_dsn=read_dsn,
-            )
-        except ValueError as exc:
-            raise ConfigError(f"bad option in {_public_name(dsn, 'public')}: {exc}") from exc
+        return cls(
+            dsn,
+            embedder=embedder,
+            name=options.get("name"),
+            schema=options.get("schema", "public"),
+            extension_schema=options.get("extension_schema", "public"),
+            clock=clock or now_ms,
+            pool_min=options.get("pool_min", 1),
+            pool_max=options.get("pool_max", 8),
+            pool_timeout=options.get("pool_timeout", 10.0),
+            ef_search=options.get("ef_search", 100),
+            read_dsn=read_dsn,
+        )
 
     @property
     def name(self) -> str:
@@ -235,6 +253,7 @@ class PgVectorStore:
 
     async def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
         req, payload = checked("remember.request", request, RememberRequest)
+        await self._setup()
         started = time.perf_counter()
         if req.id is not None:
             async with self._db.transaction("remember") as conn:
@@ -255,6 +274,7 @@ class PgVectorStore:
         query_vector: QueryVector | None = None,
     ) -> RecallResponse:
         req, payload = checked("recall.request", request, RecallRequest)
+        await self._setup()
         started = time.perf_counter()
         if query_vector is not None and query_vector.embedder == self.embedder.name:
             vector = np.asarray(query_vector.vector, np.float32).reshape(-1)
@@ -289,7 +309,7 @@ class PgVectorStore:
         req, payload = checked("forget.request", request, ForgetRequest)
         started = time.perf_counter()
         hard = bool(req.hard_delete)
-        states = list(forget_states(hard))
+        states = list(forget_states(hard, named=req.ids is not None))
         where = "m.agent_id = %s AND m.state = ANY(%s)"
         args: list[Any] = [req.agent_id, states]
         if req.user_id is not None:
@@ -303,27 +323,41 @@ class PgVectorStore:
             where += f" AND {filter_sql}"
             args.extend(filter_args)
         if hard:
+            # the targets, and every record merged into one of them (directly or through
+            # earlier merges: their content lives on in the canonical's history), are erased
             statement = (
-                f"WITH target AS (SELECT m.seq FROM memories m WHERE {where} FOR UPDATE), "
-                "gone AS (DELETE FROM memories m USING target WHERE m.seq = target.seq "
-                "RETURNING m.seq, m.id), "
-                "untracked AS (DELETE FROM recalls r USING gone WHERE r.memory = gone.seq) "
-                "SELECT seq, id FROM gone"
+                f"WITH RECURSIVE target AS (SELECT m.seq, m.id FROM memories m WHERE {where} "
+                "FOR UPDATE), absorbed AS ("
+                "SELECT m.seq, m.id FROM memories m JOIN target t ON m.merged_into = t.id "
+                "WHERE m.agent_id = %s AND m.state = 'merged' "
+                "UNION SELECT m.seq, m.id FROM memories m JOIN absorbed a ON m.merged_into = a.id "
+                "WHERE m.agent_id = %s AND m.state = 'merged'), "
+                "gone AS (DELETE FROM memories m WHERE m.seq IN "
+                "(SELECT seq FROM target UNION SELECT seq FROM absorbed) RETURNING m.seq, m.id), "
+                "untracked AS (DELETE FROM recalls r USING gone WHERE r.memory = gone.seq), "
+                "spent AS (INSERT INTO erased (id) SELECT id FROM gone ON CONFLICT DO NOTHING) "
+                "SELECT g.seq, g.id, g.id IN (SELECT id FROM target) FROM gone g"
             )
+            args += [req.agent_id, req.agent_id]
         else:
             statement = (
                 f"WITH target AS (SELECT m.seq FROM memories m WHERE {where} "
                 "FOR NO KEY UPDATE) "
                 "UPDATE memories m SET state = 'deleted', updated_at = %s FROM target "
-                "WHERE m.seq = target.seq RETURNING m.seq, m.id"
+                "WHERE m.seq = target.seq RETURNING m.seq, m.id, true"
             )
             args.append(self._clock())
         async with self._db.transaction("forget") as conn:
             cursor = await conn.execute(statement, args)
-            ids = [record_id for _, record_id in sorted(await cursor.fetchall())]
-            await self._audit(
-                conn, "forget", req.agent_id, ids, payload, detail={"hard_delete": hard}
-            )
+            rows = sorted(await cursor.fetchall())
+            ids = [record_id for _, record_id, named in rows if named]
+            detail: dict[str, Any] = {"hard_delete": hard}
+            absorbed = [record_id for _, record_id, named in rows if not named]
+            if absorbed:
+                detail["erased_with"] = absorbed
+            if req.reason is not None:
+                detail["reason"] = req.reason
+            await self._audit(conn, "forget", req.agent_id, ids, payload, detail=detail)
         return ForgetResponse(
             forgotten_ids=ids,
             stores=[self._result(len(ids), started)],
@@ -333,6 +367,7 @@ class PgVectorStore:
 
     async def merge(self, request: MergeRequest | dict[str, Any]) -> MergeResponse:
         req, payload = checked("merge.request", request, MergeRequest)
+        await self._setup()
         started = time.perf_counter()
         MergePlan.refuse_self_merge(req)
         wanted = [req.canonical, *req.duplicates]
@@ -357,7 +392,7 @@ class PgVectorStore:
                         Jsonb(plan.update["metadata"]),
                         now,
                         plan.vector if changed else None,
-                        lexemes_of(plan.new_text or "") if changed else None,
+                        lexemes_of(req.agent_id, plan.new_text or "") if changed else None,
                         canonical["seq"],
                     ),
                 )
@@ -458,6 +493,7 @@ class PgVectorStore:
             )
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
+        await self._setup()
         if rebuild_index:
             if vectors is None:  # embed everything first: never inside the long transaction
                 vectors = await self._embed([searchable_text(r.type, r.content) for r, _ in typed])
@@ -523,7 +559,7 @@ class PgVectorStore:
         bulk import, so the visibility map and statistics are current before traffic arrives
         (instead of an autovacuum of the HNSW index competing with it), or after hard deletes,
         to reclaim the space of erased records at once. Needs the table owner (or MAINTAIN)."""
-        self._words.expire()
+        self._sizes.expire()
         async with self._db.connection("vacuum") as conn:
             for table in ("memories", "recalls"):
                 await conn.execute(sql.SQL("VACUUM (ANALYZE) {}").format(sql.Identifier(table)))
@@ -592,7 +628,7 @@ class PgVectorStore:
     async def _analyze(self) -> None:
         """Refresh planner and word statistics after a bulk import (skipped without the
         privilege: autovacuum will get there)."""
-        self._words.expire()
+        self._sizes.expire()
         with contextlib.suppress(MnemowireError):
             async with self._db.connection("analyze") as conn:
                 await conn.execute("ANALYZE memories")
@@ -650,17 +686,15 @@ class PgVectorStore:
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
         """Both searches in one statement: (vector hits nearest first, keyword hits best
         first, the words searched)."""
-        if self._words.stale:
-            await self._words.refresh(conn, self.schema)
-        terms = await self._words.rare_terms(conn, query)
+        documents = await self._sizes.of(conn, scope.agent_id)
         cursor = conn.cursor(row_factory=dict_row)
-        await cursor.execute(*recall_query(scope, vector, terms, fetch))
+        await cursor.execute(*recall_query(scope, vector, query, documents, fetch))
         rows = await cursor.fetchall()
         found = sorted(
             (r for r in rows if r["side"] == "vector"), key=lambda r: (r["distance"], r["id"])
         )
-        matched = sorted(
-            (r for r in rows if r["side"] == "keyword"), key=lambda r: (-r["rank"], r["id"])
+        matched, terms = keyword_matches(
+            [r for r in rows if r["side"] == "keyword"], documents, fetch
         )
         return found, matched, terms
 
@@ -702,8 +736,9 @@ class PgVectorStore:
         async with conn.cursor(row_factory=dict_row) as cursor:
             await cursor.execute(
                 f"SELECT {COLUMNS} FROM memories m WHERE m.agent_id = %s AND m.state = 'active' "
-                "AND m.id = ANY(%s) ORDER BY m.seq" + (" FOR NO KEY UPDATE" if lock else ""),
-                (agent_id, ids),
+                f"AND {unexpired('m.')} %s AND m.id = ANY(%s) ORDER BY m.seq"
+                + (" FOR NO KEY UPDATE" if lock else ""),
+                (agent_id, self._clock(), ids),
             )
             found = {row["id"]: row for row in await cursor.fetchall()}
         if len(found) != len(set(ids)):
@@ -755,6 +790,14 @@ async def _one(cursor: Any) -> tuple[Any, ...]:
     if row is None:
         raise StoreError("PostgreSQL returned no row where one is always expected")
     return tuple(row)
+
+
+@functools.cache
+def _libpq_keywords() -> frozenset[str]:
+    """Every connection parameter the installed libpq knows (``dbname``, ``sslmode``, ...)."""
+    from psycopg import pq
+
+    return frozenset(option.keyword.decode() for option in pq.Conninfo.get_defaults())
 
 
 def _host(dsn: str) -> str:

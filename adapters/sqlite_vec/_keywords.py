@@ -1,132 +1,88 @@
-"""Keyword search over FTS5 for what embeddings miss: words almost no memory holds.
+"""The sqlite-vec store's keyword index: a plain table of (agent, word, record), searched as
+``mnemowire.adapters._keywords`` says (rare words of the agent's own records, idf ranking).
 
-Keyword search earns its place in a recall by exact matches on rare words: invoice numbers,
-part codes, unusual names. A word many memories share (a user's name, "birthday", "laptop")
-adds no evidence the vector search lacks, and fused with equal weight it pushes every memory
-holding it above the one that answers the question: on the quality benchmark's corpus, keeping
-every word up to 1% of documents cost recall@5 3 points against the vector search alone
-(0.925 vs 0.956), while keeping only words held by at most 3 documents cost nothing. So a query
-keeps its words held by at most ``max(RARE_DOCUMENTS, documents / 10,000)`` documents (document
-frequencies are cached and refreshed as the index grows); a query without one has no keyword
-side. Rare words also keep the search fast: FTS5 scores every document matching any query
-word before it can sort.
-
-Every match of the kept words is read from FTS5 (few, since the words are rare), then checked
-against the recall scope, so the answer is the exact bm25 order of in-scope documents over the
-kept words, and an agent's size does not enter the cost: the first version also matched the
-agent's scope token inside FTS5, which walked the agent's whole posting list (6 ms a query at
-100k memories).
+A plain table rather than FTS5, for three reasons. Erasure: FTS5 keeps a deleted document's
+words in its segment b-trees until a merge rewrites them (``memories_fts_data`` still held every
+word of a hard-deleted record after a checkpoint and 100 more writes), where a table row deleted
+under ``secure_delete`` is zeroed in the page. Isolation: FTS5's document counts are the whole
+table's, so one agent's words changed another's rarity; keyed by agent, every count here is the
+agent's own and costs one b-tree range. And the same tokens as the PostgreSQL store, on every
+SQLite (FTS5's secure-delete needs 3.42+; many Pythons ship older).
 """
 
 from __future__ import annotations
 
-import time
+import json
 from collections.abc import Sequence
 from typing import Any
 
-from mnemowire.adapters._common import RARE_DOCUMENTS, RARE_FRACTION, keyword_terms
+from mnemowire.adapters._keywords import (
+    indexed_terms,
+    keyword_terms,
+    rank_matches,
+    rare_terms,
+    rarity_limit,
+)
 
-__all__ = ["KeywordIndex"]
-
-#: most words kept per query, rarest first
-MAX_TERMS = 8
-#: most matches read (the best by bm25): rare words have few, unless their cached document
-#: frequencies went stale within DF_TTL_SECONDS
-MAX_MATCHES = 4096
-#: document frequencies are re-read after this long, or when the index grew by a tenth
-DF_TTL_SECONDS = 60.0
-#: most words remembered as held by no document (queries may bring any number of new words)
-MAX_ABSENT = 10_000
+__all__ = ["add_record", "keyword_search", "remove_record"]
 
 
-class KeywordIndex:
-    """Keyword search with a per-connection cache of document frequencies."""
+def add_record(tx: Any, agent_id: str, rowid: int, text: str) -> None:
+    """Index a visible record's searchable text."""
+    tx.executemany(
+        "INSERT OR IGNORE INTO keywords(agent_id, term, record) VALUES (?, ?, ?)",
+        [(agent_id, term, rowid) for term in indexed_terms(text)],
+    )
 
-    def __init__(self) -> None:
-        self._df: dict[str, int] = {}
-        self._documents = 0
-        self._read_at = 0.0
-        #: words no document held at keyword-index version ``_absent_at``: a lookup of a word
-        #: fts5vocab does not have costs ~50 µs, and most queries bring one
-        self._absent: set[str] = set()
-        self._absent_at: int | None = None
 
-    def search(
-        self, tx: Any, query: str, fetch: int, *, where: tuple[str, Sequence[Any]]
-    ) -> list[int]:
-        """In-scope rowids best matching the query's rare words, best bm25 first.
+def remove_record(tx: Any, rowid: int) -> None:
+    """Take a record out of the index (hidden, changed or erased): every row it had."""
+    tx.execute("DELETE FROM keywords WHERE record = ?", (rowid,))
 
-        ``where`` is the recall scope as SQL over ``memories m`` and its arguments. The kept
-        words are rare in the whole store, so all their matches (at most ``MAX_TERMS`` times
-        the rarity limit) are read from FTS5 and then checked against the scope: no posting
-        list of a whole agent is ever walked.
-        """
-        scope_sql, scope_args = where
-        terms = self._rare(tx, keyword_terms(query))
-        if not terms:
-            return []
-        words = " OR ".join(f'"{term}"' for term in terms)  # \w+ terms: nothing to escape
-        ranked = [
-            r
-            for (r,) in tx.execute(
-                "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
-                "ORDER BY bm25(memories_fts, 1.0, 0.0), rowid LIMIT ?",
-                (f"content : ({words})", MAX_MATCHES),
-            )
-        ]
-        if not ranked:
-            return []
-        placeholders = ",".join("?" * len(ranked))
-        in_scope = {
-            r
-            for (r,) in tx.execute(
-                f"SELECT m.rowid FROM memories AS m NOT INDEXED WHERE m.rowid IN ({placeholders}) "
-                f"AND {scope_sql}",
-                [*ranked, *scope_args],
-            )
-        }
-        return [r for r in ranked if r in in_scope][:fetch]
 
-    def _rare(self, tx: Any, terms: list[str]) -> list[str]:
-        if not terms:
-            return []
-        self._refresh(tx)
-        limit = max(RARE_DOCUMENTS, int(self._documents * RARE_FRACTION))
-        held = {t: self._df[t] for t in terms if t in self._df}
-        unknown = [t for t in terms if t not in held]
-        if unknown:
-            self._check_absent(tx)
-        for term in unknown:
-            if term in self._absent:
-                held[term] = 0
-                continue
-            row = tx.execute(
-                "SELECT doc FROM temp.memories_vocab WHERE term = ?", (term,)
-            ).fetchone()
-            held[term] = int(row[0]) if row else 0
-            if held[term]:
-                self._df[term] = held[term]
-            elif len(self._absent) < MAX_ABSENT:
-                self._absent.add(term)
-        kept = [t for t in terms if 0 < held[t] <= limit]
-        return sorted(kept, key=lambda t: (held[t], t))[:MAX_TERMS]
+def keyword_search(
+    tx: Any,
+    agent_id: str,
+    documents: int,
+    query: str,
+    fetch: int,
+    *,
+    where: tuple[str, Sequence[Any]],
+) -> list[int]:
+    """In-scope rowids holding the query's rare words, best first (at most ``fetch``).
 
-    def _check_absent(self, tx: Any) -> None:
-        """Forget the absent words once anything entered or left the keyword index.
-
-        Every write to ``memories_fts`` appends to ``vec_changes`` in the same transaction
-        (``SqliteVecStore._index_add``/``_index_remove``), so its AUTOINCREMENT counter is a
-        version of the keyword index, in this process or any other."""
-        row = tx.execute("SELECT seq FROM sqlite_sequence WHERE name = 'vec_changes'").fetchone()
-        version = int(row[0]) if row else 0
-        if version != self._absent_at:
-            self._absent.clear()
-            self._absent_at = version
-
-    def _refresh(self, tx: Any) -> None:
-        documents = tx.execute("SELECT coalesce(sum(visible), 0) FROM agent_stats").fetchone()[0]
-        stale = time.monotonic() - self._read_at > DF_TTL_SECONDS
-        if stale or abs(documents - self._documents) > max(64, self._documents // 10):
-            self._df.clear()
-            self._documents = int(documents)
-            self._read_at = time.monotonic()
+    ``documents`` is the agent's visible record count; ``where`` the recall scope as SQL over
+    ``memories m`` and its arguments, applied to the matches (few: the words are rare).
+    """
+    terms = keyword_terms(query)
+    if not terms or documents == 0:
+        return []
+    cap = rarity_limit(documents) + 1  # counting past the limit says nothing more
+    held = {
+        term: int(count)
+        for term, count in tx.execute(
+            "SELECT t.value, (SELECT count(*) FROM (SELECT 1 FROM keywords k "
+            "WHERE k.agent_id = ? AND k.term = t.value LIMIT ?)) FROM json_each(?) AS t",
+            (agent_id, cap, json.dumps(terms, ensure_ascii=False)),
+        )
+    }
+    kept = rare_terms(held, documents)
+    if not kept:
+        return []
+    matches = tx.execute(
+        f"SELECT record, term FROM keywords WHERE agent_id = ? "
+        f"AND term IN ({','.join('?' * len(kept))})",
+        [agent_id, *kept],
+    ).fetchall()
+    ranked = rank_matches(matches, held, documents)
+    scope_sql, scope_args = where
+    placeholders = ",".join("?" * len(ranked))
+    in_scope = {
+        r
+        for (r,) in tx.execute(
+            f"SELECT m.rowid FROM memories AS m NOT INDEXED WHERE m.rowid IN ({placeholders}) "
+            f"AND {scope_sql}",
+            [*ranked, *scope_args],
+        )
+    }
+    return [r for r in ranked if r in in_scope][:fetch]

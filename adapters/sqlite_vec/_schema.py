@@ -1,6 +1,6 @@
 """The database layout, as an append-only list of migrations applied in order at open.
 
-Only visible records (state ``active``) have rows in the vector and full-text indexes, so a
+Only visible records (state ``active``) have rows in the vector and keyword indexes, so a
 pending, forgotten, archived or merged record can never take a place in a top-k. The vector
 index partitions by agent and carries every other recall filter as a metadata column, so those
 filters apply inside the KNN, before the k nearest are chosen.
@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+from mnemowire.adapters._common import searchable_text
+from mnemowire.adapters.sqlite_vec._keywords import add_record
 
 __all__ = ["MIGRATIONS", "NEVER", "NO_USER", "migrate", "user_key"]
 
@@ -95,8 +98,34 @@ def _v1(connection: Any, dimension: int) -> None:
         connection.execute(statement)
 
 
+def _v2(connection: Any, dimension: int) -> None:
+    # The ids of erased records: ids are never reused (docs/spec/v0.md#types.id), and a hard
+    # delete leaves no row to say an id was taken. Only the id, which the audit log keeps too.
+    connection.execute("CREATE TABLE erased(id TEXT PRIMARY KEY) WITHOUT ROWID")
+
+
+def _v3(connection: Any, dimension: int) -> None:
+    # The keyword index moves from FTS5 to a table keyed by agent (_keywords.py says why): built
+    # from every visible record, then the FTS5 table goes, its pages zeroed (secure_delete).
+    connection.execute(
+        """CREATE TABLE keywords(
+            agent_id TEXT NOT NULL,
+            term TEXT NOT NULL,
+            record INTEGER NOT NULL,
+            PRIMARY KEY (agent_id, term, record)
+        ) WITHOUT ROWID"""
+    )
+    connection.execute("CREATE INDEX keywords_record ON keywords(record)")
+    rows = connection.execute(
+        "SELECT rowid, agent_id, type, content FROM memories WHERE state = 'active'"
+    ).fetchall()
+    for rowid, agent_id, kind, content in rows:
+        add_record(connection, agent_id, rowid, searchable_text(kind, content))
+    connection.execute("DROP TABLE memories_fts")
+
+
 #: migration n (1-based) brings the schema from version n-1 to n; never edit a published one
-MIGRATIONS: list[Callable[[Any, int], None]] = [_v1]
+MIGRATIONS: list[Callable[[Any, int], None]] = [_v1, _v2, _v3]
 
 
 def migrate(connection: Any, dimension: int) -> int:

@@ -12,12 +12,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
 import numpy as np
 
@@ -26,24 +27,27 @@ from mnemowire._version import __version__
 from mnemowire._wire import checked, digest, now_ms
 from mnemowire.adapters._common import (
     TYPE_FIELDS,
+    EmbedderSetup,
     MergePlan,
     cutoff,
     expire_action,
     expire_conditions,
     forget_states,
+    id_taken,
     new_id,
     recall_answer,
+    same_writer,
     searchable_text,
+    unexpired,
 )
+from mnemowire.adapters.sqlite_vec import _keywords
 from mnemowire.adapters.sqlite_vec._accel import IndexCache
 from mnemowire.adapters.sqlite_vec._driver import Driver, connect, find_driver
 from mnemowire.adapters.sqlite_vec._filters import compile_filter
-from mnemowire.adapters.sqlite_vec._keywords import KeywordIndex
 from mnemowire.adapters.sqlite_vec._schema import NEVER, migrate, user_key
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import (
     ConfigError,
-    ConflictError,
     MnemowireError,
     NotFoundError,
     StoreError,
@@ -66,6 +70,7 @@ from mnemowire.models import (
     StoreResult,
 )
 from mnemowire.protocol import QueryVector
+from mnemowire.registry import integer, number, text, url_options
 
 __all__ = ["CAPABILITIES", "SqliteVecStore"]
 
@@ -76,6 +81,8 @@ RECALL_TRACKING_GRANULARITY_MS = 60_000
 INLINE_RECALL_ROWS = 4_096
 #: what the connection waits for another connection's lock, in ms (inline recall waits for none)
 BUSY_TIMEOUT_MS = 10_000
+#: what an erasure's WAL checkpoint waits for other connections' readers, in ms
+SCRUB_WAIT_MS = 250
 CAPABILITIES = (
     "semantic", "episodic", "procedural", "emotional", "vector", "fts", "user_scope",
     "metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete",
@@ -87,6 +94,13 @@ _COLUMNS = (
     "emotion, target, state, merged_into, demote, last_recalled_at"
 )
 _NAMES = tuple(c.strip() for c in _COLUMNS.split(","))
+#: the options of a sqlite-vec:// URL, each with its parser
+URL_OPTIONS = {
+    "embedder": text,
+    "name": text,
+    "accelerate_above": integer(minimum=0),
+    "index_budget_mb": number(minimum=0),
+}
 #: the same columns of ``memories AS m``
 _M_COLUMNS = ", ".join(f"m.{name}" for name in _NAMES)
 
@@ -124,13 +138,19 @@ class SqliteVecStore:
         self.embedder = embedder
         self._name = name or f"sqlite-vec://{path}"
         self._clock = clock
-        if not index_budget_mb >= 0:
-            raise ConfigError(f"index_budget_mb must be >= 0, not {index_budget_mb!r}")
+        if not (math.isfinite(index_budget_mb) and index_budget_mb >= 0):
+            raise ConfigError(
+                f"index_budget_mb must be a finite number >= 0, not {index_budget_mb!r}"
+            )
+        if accelerate_above < 0:
+            raise ConfigError(f"accelerate_above must be >= 0, not {accelerate_above!r}")
         self._accelerate_above = accelerate_above
         self._driver: Driver = find_driver(driver)
         self._lock = threading.RLock()
         self._indexes = IndexCache(embedder.dimension, int(index_budget_mb * 2**20), NEVER)
-        self._keywords = KeywordIndex()
+        self._setup = EmbedderSetup(embedder)
+        #: an erasure whose WAL checkpoint could not finish yet (see ``_scrub``)
+        self._scrub_pending = False
         self._closed = False
         with self._errors():
             self._db = connect(self._driver, path)
@@ -152,7 +172,7 @@ class SqliteVecStore:
         if parts.scheme != "sqlite-vec":
             raise ConfigError(f"not a sqlite-vec URL: {url!r}; use sqlite-vec://PATH")
         path = unquote(parts.netloc + parts.path) or ":memory:"
-        options = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        options, _ = url_options(url, parts.query, URL_OPTIONS)
         if embedder is None:
             from mnemowire.embedders import load_embedder
 
@@ -162,8 +182,8 @@ class SqliteVecStore:
             embedder=embedder,
             name=options.get("name"),
             clock=clock or now_ms,
-            accelerate_above=int(options.get("accelerate_above", 0)),
-            index_budget_mb=float(options.get("index_budget_mb", 512)),
+            accelerate_above=options.get("accelerate_above", 0),
+            index_budget_mb=options.get("index_budget_mb", 512),
         )
 
     @property
@@ -191,6 +211,7 @@ class SqliteVecStore:
 
     async def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
         req, payload = checked("remember.request", request, RememberRequest)
+        await self._setup()
         started = time.perf_counter()
         if req.id is not None:
             replay = await self._call(self._replay, req, started)
@@ -206,6 +227,7 @@ class SqliteVecStore:
         query_vector: QueryVector | None = None,
     ) -> RecallResponse:
         req, _ = checked("recall.request", request, RecallRequest)
+        await self._setup()
         started = time.perf_counter()
         if query_vector is not None and query_vector.embedder == self.embedder.name:
             vector = np.asarray(query_vector.vector, np.float32).reshape(-1)
@@ -222,6 +244,7 @@ class SqliteVecStore:
 
     async def merge(self, request: MergeRequest | dict[str, Any]) -> MergeResponse:
         req, payload = checked("merge.request", request, MergeRequest)
+        await self._setup()
         started = time.perf_counter()
         plan = await self._call(self._plan_merge, req)
         if plan.new_text is not None:
@@ -262,6 +285,7 @@ class SqliteVecStore:
                 f"not {vectors.shape}"
             )
         responses: list[RememberResponse] = []
+        await self._setup()
         for start in range(0, len(typed), batch_size):
             batch = typed[start : start + batch_size]
             started = time.perf_counter()
@@ -323,7 +347,10 @@ class SqliteVecStore:
             if self._closed:
                 raise UnavailableError(f"store {self._name} is closed")
             with self._errors():
-                return fn(*args)
+                result = fn(*args)
+                if self._scrub_pending:
+                    self._scrub()
+                return result
 
     async def _embed(self, texts: list[str]) -> Vectors:
         vectors = await asyncio.to_thread(self.embedder.embed, texts)
@@ -382,10 +409,6 @@ class SqliteVecStore:
                     f"{self.embedder.name} ({self.embedder.dimension}-d). Open it with the same "
                     "embedder, or use another file."
                 )
-        db.execute(  # document frequencies, for keeping only a query's rare words
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memories_vocab "
-            "USING fts5vocab(main, memories_fts, row)"
-        )
 
     def _result(self, count: int, started: float) -> StoreResult:
         return StoreResult(store=self._name, status="ok", count=count, latency_ms=_ms(started))
@@ -429,15 +452,13 @@ class SqliteVecStore:
                 record["expires_at"] or NEVER,
             ),
         )
-        tx.execute(
-            "INSERT INTO memories_fts(rowid, content) VALUES (?, ?)",
-            (rowid, searchable_text(record["type"], record["content"])),
-        )
+        text = searchable_text(record["type"], record["content"])
+        _keywords.add_record(tx, record["agent_id"], rowid, text)
         self._index_changed(tx, record["agent_id"], rowid, added=True)
 
     def _index_remove(self, tx: Any, rowid: int, agent_id: str) -> None:
         tx.execute("DELETE FROM memories_vec WHERE rowid = ?", (rowid,))
-        tx.execute("DELETE FROM memories_fts WHERE rowid = ?", (rowid,))
+        _keywords.remove_record(tx, rowid)
         self._index_changed(tx, agent_id, rowid, added=False)
 
     def _index_changed(self, tx: Any, agent_id: str, rowid: int, *, added: bool) -> None:
@@ -458,22 +479,22 @@ class SqliteVecStore:
             return self._existing(tx, req, started)
 
     def _existing(self, tx: Any, req: RememberRequest, started: float) -> RememberResponse | None:
-        """The first write's response when ``req.id`` exists with the same type and content;
-        ConflictError when it exists otherwise; None when the id is free."""
+        """The first write's response when ``req.id`` exists as the same writer's record
+        (``same_writer``); ConflictError when it exists otherwise or was erased; None when the
+        id was never used."""
         if req.id is None:
             return None
         row = tx.execute(
-            "SELECT agent_id, type, content, created_at, state FROM memories WHERE id = ?",
+            "SELECT agent_id, user_id, type, content, created_at, state FROM memories WHERE id = ?",
             (req.id,),
         ).fetchone()
         if row is None:
+            if tx.execute("SELECT 1 FROM erased WHERE id = ?", (req.id,)).fetchone():
+                raise id_taken(req.id)
             return None
-        agent_id, kind, content, created_at, state = row
-        if (agent_id, kind, content) != (req.agent_id, req.type, req.content):
-            raise ConflictError(
-                f"id {req.id!r} is already used by another record; choose another id, or resend "
-                "the original content to retry"
-            )
+        *stored, created_at, state = row
+        if not same_writer(tuple(stored), req):
+            raise id_taken(req.id)
         return RememberResponse(
             id=req.id,
             stored_at=created_at,
@@ -655,8 +676,14 @@ class SqliteVecStore:
         return [rowid for rowid, _ in sorted(found, key=lambda row: (row[1], row[0]))]
 
     def _keyword_search(self, tx: Any, scope: _Scope, query: str, fetch: int) -> list[int]:
-        """Record rowids matching the query's rare words among those in scope (``_keywords``)."""
-        return self._keywords.search(tx, query, fetch, where=(scope.sql, scope.args))
+        """Record rowids holding the query's rare words among those in scope (``_keywords``)."""
+        visible = tx.execute(
+            "SELECT visible FROM agent_stats WHERE agent_id = ?", (scope.agent_id,)
+        ).fetchone()
+        documents = 0 if visible is None else int(visible[0])
+        return _keywords.keyword_search(
+            tx, scope.agent_id, documents, query, fetch, where=(scope.sql, scope.args)
+        )
 
     def _candidates(
         self, tx: Any, rowids: list[int], scope: _Scope, vector: Any
@@ -716,7 +743,7 @@ class SqliteVecStore:
         self, req: ForgetRequest, payload: dict[str, Any], started: float
     ) -> ForgetResponse:
         hard = bool(req.hard_delete)
-        states = forget_states(hard)
+        states = forget_states(hard, named=req.ids is not None)
         sql = (
             f"SELECT m.rowid, m.id, m.state FROM memories m WHERE m.agent_id = ? "
             f"AND m.state IN ({','.join('?' * len(states))})"
@@ -735,7 +762,9 @@ class SqliteVecStore:
         now = self._clock()
         with self._transaction() as tx:
             targets = tx.execute(sql + " ORDER BY m.rowid", args).fetchall()
-            for rowid, _, state in targets:
+            ids = [record_id for _, record_id, _ in targets]
+            absorbed = self._merged_into(tx, req.agent_id, ids) if hard else []
+            for rowid, _, state in [*targets, *absorbed]:
                 if state == "active":
                     self._index_remove(tx, rowid, req.agent_id)
                 if hard:
@@ -745,13 +774,57 @@ class SqliteVecStore:
                         "UPDATE memories SET state = 'deleted', updated_at = ? WHERE rowid = ?",
                         (now, rowid),
                     )
-            ids = [record_id for _, record_id, _ in targets]
-            self._audit(tx, "forget", req.agent_id, ids, payload, detail={"hard_delete": hard})
+            detail: dict[str, Any] = {"hard_delete": hard}
+            if hard:
+                erased = [*ids, *(record_id for _, record_id, _ in absorbed)]
+                tx.executemany(
+                    "INSERT OR IGNORE INTO erased(id) VALUES (?)", [(i,) for i in erased]
+                )
+                if absorbed:
+                    detail["erased_with"] = [record_id for _, record_id, _ in absorbed]
+            if req.reason is not None:
+                detail["reason"] = req.reason
+            self._audit(tx, "forget", req.agent_id, ids, payload, detail=detail)
+        if hard:
+            self._scrub()
         return ForgetResponse(
             forgotten_ids=ids,
             stores=[self._result(len(ids), started)],
             hard_delete=hard,
             pending_approval=False,
+        )
+
+    def _scrub(self) -> None:
+        """After an erasure: checkpoint the write-ahead log into the file and truncate it, so the
+        erased bytes leave the WAL too (``secure_delete`` zeroes them in every page written
+        after the delete; the WAL still holds the page versions written before it). A reader in
+        another connection can keep the checkpoint from finishing: then it is retried after
+        every later write until it does (docs/adapters/sqlite-vec.md, "Erasure")."""
+        if self.path == ":memory:":
+            return
+        self._db.execute(f"PRAGMA busy_timeout = {SCRUB_WAIT_MS}")
+        try:
+            busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        self._scrub_pending = bool(busy)
+
+    def _merged_into(self, tx: Any, agent_id: str, ids: list[str]) -> list[tuple[Any, ...]]:
+        """Every record merged into one of ``ids``, directly or through earlier merges (their
+        content lives on in the canonical's history): erased with it ([forget.soft])."""
+        if not ids:
+            return []
+        return list(
+            tx.execute(
+                "WITH RECURSIVE absorbed(id) AS ("
+                f"SELECT id FROM memories WHERE agent_id = ? AND state = 'merged' "
+                f"AND merged_into IN ({','.join('?' * len(ids))}) "
+                "UNION SELECT m.id FROM memories m JOIN absorbed a ON m.merged_into = a.id "
+                "WHERE m.agent_id = ? AND m.state = 'merged') "
+                "SELECT m.rowid, m.id, m.state FROM memories m JOIN absorbed a ON m.id = a.id "
+                f"WHERE m.id NOT IN ({','.join('?' * len(ids))}) ORDER BY m.rowid",
+                [agent_id, *ids, agent_id, *ids],
+            )
         )
 
     # -- merge -------------------------------------------------------------------------------
@@ -765,8 +838,8 @@ class SqliteVecStore:
     def _visible(self, tx: Any, agent_id: str, ids: list[str]) -> dict[str, dict[str, Any]]:
         rows = tx.execute(
             f"SELECT {_COLUMNS} FROM memories WHERE agent_id = ? AND state = 'active' "
-            f"AND id IN ({','.join('?' * len(ids))})",
-            [agent_id, *ids],
+            f"AND {unexpired('')} ? AND id IN ({','.join('?' * len(ids))})",
+            [agent_id, self._clock(), *ids],
         ).fetchall()
         found = {row[1]: _record(row) for row in rows}
         if len(found) != len(set(ids)):

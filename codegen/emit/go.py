@@ -386,6 +386,7 @@ class _GoMessage:
     direction: str
     validate: str
     semantic: str
+    max_depth: int
     name_doc: list[str]
     validate_doc: list[str]
     decode_doc: list[str]
@@ -736,6 +737,7 @@ class _Model:
                     direction=m.direction,
                     validate=self.validator_name(m.type_name),
                     semantic=semantic,
+                    max_depth=m.max_depth,
                     name_doc=comment([f"MessageName returns {literal}."]),
                     validate_doc=comment(
                         [

@@ -42,7 +42,7 @@ _CONSTRAINT_KEYS = {
 def emit(spec: Spec) -> list[GeneratedFile]:
     """``python/<version>.py`` with every model, and ``python/__init__.py`` re-exporting it."""
     source = _run_generator(bundle(spec))
-    for step in (_drop_root_placeholder, _replace_header):
+    for step in (_drop_root_placeholder, _annotate_constrained, _replace_header):
         source = step(source, spec)
     return [
         GeneratedFile(f"python/{spec.version}.py", source),
@@ -178,6 +178,21 @@ def _run_generator(schema: dict[str, Any]) -> str:
 def _drop_root_placeholder(source: str, spec: Spec) -> str:
     """The bundle's root has no type of its own; drop the ``Model`` class written for it."""
     return re.sub(r"\n\nclass Model\(RootModel\[Any\]\):\n    root: Any\n", "", source)
+
+
+_CONSTRAINED = re.compile(r"\bcon(float|int|str)\(([^()]*)\)")
+
+
+def _annotate_constrained(source: str, spec: Spec) -> str:
+    """A constrained member of a union comes out as ``confloat(ge=...)``, a call mypy refuses in
+    an annotation; ``Annotated[float, Field(ge=...)]`` means the same to Pydantic."""
+    source = _CONSTRAINED.sub(r"Annotated[\1, Field(\2)]", source)
+    return re.sub(
+        r"^(from pydantic import .*?)(, con(?:float|int|str))+\b",
+        r"\1",
+        source,
+        flags=re.MULTILINE,
+    )
 
 
 def _replace_header(source: str, spec: Spec) -> str:

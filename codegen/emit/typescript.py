@@ -33,6 +33,7 @@ from mnemowire.codegen.ir import (
     Spec,
 )
 from mnemowire.codegen.load import CodegenError
+from mnemowire.spec._wellformed import MAX_DEPTH
 
 __all__ = ["DEV_DEPENDENCIES", "PACKAGE_NAME", "emit"]
 
@@ -170,6 +171,8 @@ class _Export:
     semantic: list[str]
     doc: list[str]
     guard_doc: list[str]
+    #: how deeply the value may nest ([messages.wellformed])
+    max_depth: int
 
 
 @dataclass(frozen=True)
@@ -360,6 +363,7 @@ class _Package:
             semantic=semantic,
             doc=_jsdoc(paragraphs, ""),
             guard_doc=_jsdoc([f"Whether `value` is a valid {t.name} (no rule broken)."], ""),
+            max_depth=message.max_depth if message is not None else MAX_DEPTH,
         )
 
     # -- client.ts

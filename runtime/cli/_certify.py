@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from mnemowire.cli._app import Exit, cli
+from mnemowire.errors import ConfigError
 
 
 @cli.command("certify")
@@ -60,12 +61,26 @@ def certify_command(
 ) -> None:
     """Certify STORE_URLS against the memorywire spec (several: the router over them).
 
-    Exit 1 if any check fails or errors."""
+    Exit 1 if a MUST check fails or errors (SHOULD and MAY results are reported, not fatal);
+    2 when the command line is wrong (a store URL that cannot be opened, --only selecting no
+    check)."""
     from mnemowire.conformance import RunOptions, certify, url_factory, write_outputs
     from mnemowire.embedders import load_embedder
 
-    options: dict[str, Any] = {} if embedder is None else {"embedder": load_embedder(embedder)}
+    try:
+        options: dict[str, Any] = {} if embedder is None else {"embedder": load_embedder(embedder)}
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), param_hint="--embedder") from None
+    for hint, urls in (("STORE_URLS", store_urls), ("--fuzz-store", fuzz_store)):
+        asyncio.run(_can_open(urls, options, hint))
     total = len(_selected(only))
+    if total == 0:
+        groups = sorted({c.id.split(".", 1)[0] + "." for c in _selected(())})
+        raise click.BadParameter(
+            f"no check id starts with {' or '.join(map(repr, only))}; check ids start with "
+            f"{', '.join(groups)} (docs/conformance.md lists them all)",
+            param_hint="--only",
+        )
     with click.progressbar(
         length=total, label="certifying", file=sys.stderr, item_show_func=lambda name: name
     ) as bar:
@@ -93,6 +108,18 @@ def certify_command(
                 f"{item['status']} {item['id']} [{item['section']}]: {item['reason']}", err=True
             )
     sys.exit(Exit.REJECTED if counts["FAIL"] or counts["ERROR"] else Exit.OK)
+
+
+async def _can_open(urls: tuple[str, ...], options: dict[str, Any], hint: str) -> None:
+    """Open and close each store once, so a bad URL is a usage error before anything runs."""
+    from mnemowire.registry import open_store
+
+    for url in urls:
+        try:
+            store = open_store(url, **options)
+        except ConfigError as exc:
+            raise click.BadParameter(str(exc), param_hint=hint) from None
+        await store.aclose()
 
 
 def _selected(only: tuple[str, ...]) -> list[Any]:

@@ -2,14 +2,19 @@
 
 Each command builds one spec request from its flags, or reads requests with ``--json FILE|-``:
 one JSON object, or JSON Lines (one request per line, one response line each, all in one
-process). Output is the spec's response (or error envelope) as JSON, or a table with
-``--pretty``. Exit 0 when every request succeeded, 1 when any was rejected, 2 on usage errors.
+process; blank lines are skipped, and a line that is not UTF-8 or not JSON gets its own error
+envelope, so every request line gets exactly one answer line). Output is the spec's response (or
+error envelope) as JSON, or a table with ``--pretty``. Exit 0 when every request succeeded, 1
+when any was rejected, 2 on usage errors: a request built from flags that the spec refuses is
+one (its envelope is printed, and the message names the flags), as is a store URL or embedder
+that cannot be opened.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -20,8 +25,9 @@ from pydantic import BaseModel
 
 from mnemowire._wire import to_wire
 from mnemowire.cli._app import Exit, cli
+from mnemowire.cli._progress import show_progress
 from mnemowire.cli._render import render_pretty
-from mnemowire.errors import MnemowireError
+from mnemowire.errors import ConfigError, MnemowireError, RequestError
 from mnemowire.spec import loads_strict
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -34,9 +40,8 @@ def store_options(command: F) -> F:
             "--store",
             "stores",
             multiple=True,
-            envvar="MNEMOWIRE_STORE",
             help="Store URL (repeat for a router over several). Default: "
-            "$MNEMOWIRE_STORE or a sqlite-vec file in your data directory.",
+            "$MNEMOWIRE_STORE (one URL) or a sqlite-vec file in your data directory.",
         ),
         click.option(
             "--embedder",
@@ -58,7 +63,7 @@ def store_options(command: F) -> F:
         click.option(
             "--json",
             "json_source",
-            type=click.File("r", encoding="utf-8"),
+            type=click.File("rb"),
             default=None,
             help="Read the request(s) from FILE or - (JSON or JSON Lines).",
         ),
@@ -78,29 +83,57 @@ def _json_object(text: str | None, what: str) -> Any:
         raise click.BadParameter(f"{what} must be JSON: {exc}") from exc
 
 
-def _requests(source: IO[str]) -> Iterator[Any]:
-    """Requests from a JSON document or a JSON Lines stream (streamed line by line)."""
-    first = ""
-    for line in source:
-        if line.strip():
-            first = line
-            break
-    try:
-        yield loads_strict(first)
-    except ValueError:
-        yield loads_strict(first + source.read())  # one pretty-printed JSON document
+def _requests(source: IO[bytes]) -> Iterator[Any]:
+    """Requests from a JSON document or a JSON Lines stream (streamed line by line).
+
+    The first non-blank line decides: if it is JSON, every line is a request; if not, the whole
+    input is tried as one (pretty-printed) document, and failing that every line is answered
+    on its own. A line that is not UTF-8 or not JSON yields a :class:`_NotJson` in its place.
+    """
+    lines = enumerate(source, start=1)
+    first: tuple[int, bytes] | None = next(((n, b) for n, b in lines if b.strip()), None)
+    if first is None:
         return
-    for line in source:
+    number, line = first
+    line = line.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark
+    try:
+        yield loads_strict(line)
+    except ValueError:
+        rest = [(n, b) for n, b in lines]
+        try:
+            yield loads_strict(line + b"".join(b for _, b in rest))  # one JSON document
+            return
+        except ValueError:
+            yield _parsed(number, line)
+            yield from (_parsed(n, b) for n, b in rest if b.strip())
+            return
+    for number, line in lines:
         if line.strip():
-            try:
-                yield loads_strict(line)
-            except ValueError as exc:
-                yield _NotJson(str(exc))
+            yield _parsed(number, line)
+
+
+def _parsed(number: int, line: bytes) -> Any:
+    try:
+        return loads_strict(line)
+    except ValueError as exc:
+        return _NotJson(number, str(exc))
 
 
 class _NotJson:
-    def __init__(self, reason: str) -> None:
+    """A line of --json input that holds no request: its number and why."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        self.line = line
         self.reason = reason
+
+    @property
+    def envelope(self) -> dict[str, Any]:
+        return {
+            "code": "invalid_request",
+            "message": f"line {self.line} is not a JSON request: {self.reason}; "
+            "send one JSON object per line",
+            "details": [{"path": "", "rule": "json", "message": self.reason}],
+        }
 
 
 def _unset(value: Any) -> bool:
@@ -108,32 +141,52 @@ def _unset(value: Any) -> bool:
     return value is None or value is False or (isinstance(value, tuple | dict) and not value)
 
 
-def run_operation(operation: str, flags: dict[str, Any], options: dict[str, Any]) -> None:
-    """Run one operation for a request built from flags, or for each request in --json."""
-    source: IO[str] | None = options["json_source"]
+def run_operation(
+    operation: str, flags: dict[str, Any], options: dict[str, Any], names: dict[str, str]
+) -> None:
+    """Run one operation for a request built from flags, or for each request in --json.
+    ``names`` maps the request's top-level fields to the flags that set them."""
+    source: IO[bytes] | None = options["json_source"]
     given = {k: v for k, v in flags.items() if not _unset(v)}
     if source is not None and given:
         raise click.UsageError(f"--json replaces the request flags; drop {sorted(given)}")
-    requests: Any = _requests(source) if source is not None else iter([given])
-    sys.exit(asyncio.run(_run(operation, requests, options)))
+    if source is None:
+        sys.exit(asyncio.run(_run(operation, iter([given]), options, names)))
+    requests = _requests(source)
+    first = next(requests, _NOTHING)
+    if first is _NOTHING:
+        raise click.UsageError("--json read no request: give one JSON object, or one per line")
+    sys.exit(asyncio.run(_run(operation, itertools.chain([first], requests), options, None)))
 
 
-async def _run(operation: str, requests: Iterator[Any], options: dict[str, Any]) -> int:
+_NOTHING = object()
+
+
+async def _run(
+    operation: str,
+    requests: Iterator[Any],
+    options: dict[str, Any],
+    names: dict[str, str] | None,
+) -> int:
+    """Answer every request; ``names`` (flag mode) turns a refused request into a usage error."""
     memory = _open(options)
     status = Exit.OK
     try:
         for request in requests:
             if isinstance(request, _NotJson):
-                envelope = {
-                    "code": "invalid_request",
-                    "message": f"line is not JSON: {request.reason}",
-                    "details": [{"path": "", "rule": "json", "message": request.reason}],
-                }
-                _emit(envelope, options, error=True)
+                _emit(request.envelope, options, error=True)
                 status = Exit.REJECTED
                 continue
             try:
                 response = await memory.call(operation, request)
+            except RequestError as exc:
+                if names is None:
+                    _emit(exc.envelope, options, error=True)
+                    status = Exit.REJECTED
+                    continue
+                envelope = flag_envelope(exc.envelope, names)
+                _emit(envelope, options, error=True)
+                raise click.UsageError(envelope["message"]) from None
             except MnemowireError as exc:
                 _emit(exc.envelope, options, error=True)
                 status = Exit.REJECTED
@@ -144,20 +197,43 @@ async def _run(operation: str, requests: Iterator[Any], options: dict[str, Any])
     return status
 
 
+def flag_envelope(envelope: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """An invalid-request envelope for a request built from flags: each detail names the flag
+    (``flag``, an extension field) and the message speaks of flags, not wire paths."""
+    details = []
+    said = []
+    for detail in envelope.get("details", []):
+        field = str(detail.get("path", "")).split("/")[1:2]
+        flag = names.get(field[0] if field else "", names.get("", "the request"))
+        details.append({**detail, "flag": flag})
+        text = str(detail.get("message", ""))
+        if detail.get("rule") == "required":
+            text = "is required"
+        said.append(f"{flag} {text}")
+    message = "; ".join(dict.fromkeys(said)) or str(envelope.get("message", ""))
+    return {**envelope, "message": message, "details": details}
+
+
 def _open(options: dict[str, Any]) -> Any:
     from mnemowire.embedders import load_embedder
     from mnemowire.memory import Memory
     from mnemowire.registry import default_store_url
 
+    show_progress()
     urls = list(options["stores"]) or [default_store_url()]
     router: dict[str, Any] = {}
     if options["weights"]:
         router["weights"] = _weights(options["weights"])
     if options["quorum"]:
         router["quorum"] = options["quorum"]
-    embedder = load_embedder(options["embedder"]) if options["embedder"] else None
+    try:
+        embedder = load_embedder(options["embedder"]) if options["embedder"] else None
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), param_hint="--embedder") from None
     try:
         return Memory.open(urls, embedder=embedder, **router)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), param_hint="--store") from None
     except MnemowireError as exc:
         raise click.ClickException(str(exc)) from exc
 
@@ -185,7 +261,10 @@ def _emit(
         click.echo(json.dumps(payload, ensure_ascii=False))
 
 
-def _operation(name: str, help_text: str) -> Callable[[F], F]:
+def _operation(name: str, help_text: str, names: dict[str, str]) -> Callable[[F], F]:
+    """A command for operation ``name``; ``names`` maps request fields to their flags (``""``:
+    the request as a whole) for errors a person can act on."""
+
     def wrap(command: F) -> F:
         @functools.wraps(command)
         def run(**kwargs: Any) -> None:
@@ -193,7 +272,7 @@ def _operation(name: str, help_text: str) -> Callable[[F], F]:
                 k: kwargs.pop(k)
                 for k in ("stores", "embedder", "weights", "quorum", "json_source", "pretty")
             }
-            run_operation(name, command(**kwargs), options)
+            run_operation(name, command(**kwargs), options, names)
 
         return cli.command(name, help=help_text)(store_options(run))  # type: ignore[return-value]
 
@@ -215,7 +294,26 @@ def _operation(name: str, help_text: str) -> Callable[[F], F]:
 @click.option("--approval-required", is_flag=True, help="Stage the write for human review.")
 @click.option("--id", "id_", help="Client-chosen record id (makes retries idempotent).")
 @click.argument("content", required=False)
-@_operation("remember", "Store one memory (CONTENT is its text).")
+@_operation(
+    "remember",
+    "Store one memory (CONTENT is its text).",
+    {
+        "agent_id": "--agent",
+        "user_id": "--user",
+        "id": "--id",
+        "type": "--type",
+        "content": "CONTENT",
+        "metadata": "--metadata",
+        "confidence": "--confidence",
+        "source": "--source",
+        "expires_at": "--expires-at",
+        "approval_required": "--approval-required",
+        "": "the request",
+        "event_time": "--json (event_time)",
+        "location": "--json (location)",
+        "participants": "--json (participants)",
+    },
+)
 def remember_command(
     agent_id: str | None,
     user_id: str | None,
@@ -259,7 +357,22 @@ def remember_command(
 )
 @click.option("--hops", type=int, help="Graph hops for the router's neighbour boost (0-3).")
 @click.argument("query", required=False)
-@_operation("recall", "Find the memories most relevant to QUERY.")
+@_operation(
+    "recall",
+    "Find the memories most relevant to QUERY.",
+    {
+        "agent_id": "--agent",
+        "user_id": "--user",
+        "query": "QUERY",
+        "k": "-k",
+        "types": "--type",
+        "filter": "--filter",
+        "fresher_than_days": "--fresher-than-days",
+        "fusion": "--fusion",
+        "hops": "--hops",
+        "": "the request",
+    },
+)
 def recall_command(
     agent_id: str | None,
     user_id: str | None,
@@ -290,7 +403,19 @@ def recall_command(
 @click.option("--hard", "hard_delete", is_flag=True, help="Erase for good instead of hiding.")
 @click.option("--reason", help="Why (kept in the audit log).")
 @click.argument("ids", nargs=-1)
-@_operation("forget", "Forget memories by IDS and/or --filter.")
+@_operation(
+    "forget",
+    "Forget memories by IDS and/or --filter.",
+    {
+        "agent_id": "--agent",
+        "user_id": "--user",
+        "ids": "IDS",
+        "filter": "--filter",
+        "hard_delete": "--hard",
+        "reason": "--reason",
+        "": "IDS or --filter",
+    },
+)
 def forget_command(
     agent_id: str | None,
     user_id: str | None,
@@ -316,7 +441,17 @@ def forget_command(
     help="How the records combine (default keep_canonical).",
 )
 @click.argument("ids", nargs=-1)
-@_operation("merge", "Merge records: IDS is CANONICAL DUPLICATE [DUPLICATE ...].")
+@_operation(
+    "merge",
+    "Merge records: IDS is CANONICAL DUPLICATE [DUPLICATE ...].",
+    {
+        "agent_id": "--agent",
+        "canonical": "CANONICAL (the first of IDS)",
+        "duplicates": "DUPLICATE (the second and later IDS)",
+        "strategy": "--strategy",
+        "": "the request",
+    },
+)
 def merge_command(
     agent_id: str | None, strategy: str | None, ids: tuple[str, ...]
 ) -> dict[str, Any]:
@@ -345,7 +480,18 @@ def merge_command(
     help="What to do with matches (default forget).",
 )
 @click.option("--demote-factor", type=float, help="Score multiplier for demote (default 0.5).")
-@_operation("expire", "Apply a retention policy (predicates are ANDed; at least one).")
+@_operation(
+    "expire",
+    "Apply a retention policy (predicates are ANDed; at least one).",
+    {
+        "agent_id": "--agent",
+        "user_id": "--user",
+        "policy": "--older-than-days, --policy-type, --confidence-below or --no-recall-in-days",
+        "action": "--action",
+        "demote_factor": "--demote-factor",
+        "": "the request",
+    },
+)
 def expire_command(
     agent_id: str | None,
     user_id: str | None,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from typing import Any
 
 import click
 
-__all__ = ["Bars"]
+__all__ = ["Bars", "show_progress"]
 
 
 class Bars:
@@ -30,3 +31,21 @@ class Bars:
             self._bar.render_finish()
             self._bar = None
             self._stage = None
+
+
+class _Stderr(logging.Handler):
+    """Log records as lines on the stderr of the moment (click's, under its test runner)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        click.echo(self.format(record), err=True)
+
+
+def show_progress() -> None:
+    """Show on stderr what the library logs while it works (a one-time model export, a model
+    load), so a first command that takes 20 s says why while it waits. Once per process."""
+    logger = logging.getLogger("mnemowire")
+    if not any(isinstance(handler, _Stderr) for handler in logger.handlers):
+        handler = _Stderr()
+        handler.setFormatter(logging.Formatter("mnemowire: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)

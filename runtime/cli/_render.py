@@ -1,26 +1,52 @@
-"""``--pretty`` output: the same messages as the JSON output, laid out for people."""
+"""``--pretty`` output: the same messages as the JSON output, laid out for people.
+
+Everything printed comes from stored memories, which anyone who can write to the store chose:
+a memory holding an escape sequence (OSC 52 writes the operator's clipboard, others retitle the
+window or hide text) or a bidirectional override (text that reads other than it is) must not
+reach the terminal as it is. Every string is shown with those characters escaped (``\x1b``,
+``\u202e``); the JSON output escapes them by being JSON.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from typing import Any
 
-__all__ = ["render_pretty"]
+__all__ = ["printable", "render_pretty"]
+
+#: C0 and C1 controls (ESC, BEL, CR, ...), DEL, line and paragraph separators, and the
+#: bidirectional embeddings, overrides and isolates
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(value: Any) -> str:
+    """``value`` as text a terminal shows as it is: unsafe characters escaped."""
+    text = value if isinstance(value, str) else str(value)
+    return _UNSAFE.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def render_pretty(payload: dict[str, Any], *, error: bool = False) -> str:
     """A readable rendering of a spec response or error envelope."""
     if error:
-        lines = [f"error ({payload.get('code')}): {payload.get('message')}"]
+        lines = [f"error ({printable(payload.get('code'))}): {printable(payload.get('message'))}"]
         lines += [
-            f"  {d.get('path') or '(request)'}  [{d.get('rule')}]  {d.get('message')}"
+            f"  {printable(d.get('path') or '(request)')}  [{printable(d.get('rule'))}]  "
+            f"{printable(d.get('message'))}"
             for d in payload.get("details", [])
         ]
         return "\n".join(lines)
     if "results" in payload:
         return _recall(payload)
-    lines = [f"{key}: {_short(value)}" for key, value in payload.items() if key != "stores"]
+    lines = [
+        f"{printable(key)}: {_short(value)}" for key, value in payload.items() if key != "stores"
+    ]
     lines += _stores(payload.get("stores", []))
     return "\n".join(lines)
 
@@ -31,10 +57,11 @@ def _recall(payload: dict[str, Any]) -> str:
     lines = [header, "-" * min(len(header) + 40, width)]
     for hit in payload["results"]:
         room = max(20, width - 50)
-        content = " ".join(str(hit["content"]).split())
+        content = printable(" ".join(str(hit["content"]).split()))
         if len(content) > room:
             content = content[: room - 1] + "…"
-        lines.append(f"{hit['score']:>8.4f}  {hit['type']:<10} {hit['id']:<26}  {content}")
+        kind, ident = printable(hit["type"]), printable(hit["id"])
+        lines.append(f"{hit['score']:>8.4f}  {kind:<10} {ident:<26}  {content}")
     if not payload["results"]:
         lines.append("(no memories matched)")
     lines.append(
@@ -50,11 +77,14 @@ def _stores(stores: list[dict[str, Any]]) -> list[str]:
     for store in stores:
         latency = store.get("latency_ms")
         timing = "" if latency is None else f" {latency:.1f} ms"
-        problem = f" - {store['error']}" if store.get("error") else ""
-        out.append(f"  [{store['status']}] {store['store']} ({store['count']}){timing}{problem}")
+        problem = f" - {printable(store['error'])}" if store.get("error") else ""
+        out.append(
+            f"  [{printable(store['status'])}] {printable(store['store'])} ({store['count']})"
+            f"{timing}{problem}"
+        )
     return out
 
 
 def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = printable(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
     return text if len(text) < 200 else text[:199] + "…"

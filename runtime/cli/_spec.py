@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
 import click
 
@@ -17,7 +17,7 @@ from mnemowire.spec import loads_strict
 
 @cli.group("spec")
 def spec_group() -> None:
-    """The memorywire JSON Schemas: lint, format, validate."""
+    """The memorywire JSON Schemas: lint, fmt, list, validate."""
 
 
 def _files(directory: Path | None, version: str) -> spec.SpecFiles:
@@ -87,9 +87,9 @@ def list_command(version: str) -> None:
 
 @spec_group.command("validate")
 @click.argument("message")
-@click.argument("source", type=click.File("r", encoding="utf-8"), default="-")
+@click.argument("source", type=click.File("rb"), default="-")
 @click.option("--version", "version", default=spec.LATEST, show_default=True)
-def validate_command(message: str, source: TextIO, version: str) -> None:
+def validate_command(message: str, source: BinaryIO, version: str) -> None:
     """Validate the JSON in SOURCE (a file, or - for stdin) as MESSAGE.
 
     MESSAGE is <operation>.request or <operation>.response (e.g. remember.request), or a
@@ -105,7 +105,7 @@ def validate_command(message: str, source: TextIO, version: str) -> None:
         sys.exit(Exit.REJECTED)
 
 
-def _validate_text(message: str, text: str, version: str) -> dict[str, Any] | None:
+def _validate_text(message: str, text: bytes, version: str) -> dict[str, Any] | None:
     try:
         payload = loads_strict(text)
     except ValueError as exc:

@@ -15,7 +15,7 @@ from mnemowire.embedders._hash import HashEmbedder
 from mnemowire.embedders._load import NAMES, default_embedder, load_embedder
 from mnemowire.embedders._local import MINILM_DIMENSION, MINILM_NAME
 from mnemowire.embedders._onnx import ENV_CACHE, OnnxEmbedder, model_cache_dir
-from mnemowire.embedders._protocol import Embedder, Vectors
+from mnemowire.embedders._protocol import Embedder, Preparable, Vectors
 from mnemowire.embedders._sentence_transformers import SentenceTransformerEmbedder
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "Embedder",
     "HashEmbedder",
     "OnnxEmbedder",
+    "Preparable",
     "SentenceTransformerEmbedder",
     "Vectors",
     "default_embedder",

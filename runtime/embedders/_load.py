@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 
 from mnemowire.embedders._hash import HashEmbedder
@@ -67,4 +68,6 @@ def load_embedder(spec: str) -> Embedder:
         if not size.isdigit() or int(size) < 8:
             raise ConfigError(f"bad embedder {spec!r}: hash:N needs a whole number N >= 8")
         return HashEmbedder(int(size))
-    raise ConfigError(f"unknown embedder {spec!r}; choose one of: {', '.join(NAMES)}")
+    close = difflib.get_close_matches(key, [*NAMES, "hash:64"], n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise ConfigError(f"unknown embedder {spec!r}; {hint}choose one of: {', '.join(NAMES)}")

@@ -16,6 +16,7 @@ never silently reused.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import tempfile
@@ -54,6 +55,7 @@ _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 #: what the one-time export imports (onnx and onnxscript: torch's exporter needs them)
 EXPORT_NEEDS = ("torch", "sentence_transformers", "onnxscript", "onnx")
 
+_log = logging.getLogger("mnemowire.embedders")
 _RUNTIMES: dict[tuple[Path, int, bool], _Runtime] = {}
 _LOCK = threading.Lock()  # guards _RUNTIMES and in-process exports
 
@@ -239,8 +241,18 @@ class OnnxEmbedder:
                 require(*EXPORT_NEEDS, purpose="the one-time ONNX export")
                 from mnemowire.embedders._onnx_export import export
 
+                _log.info(
+                    "preparing %s: exporting it to ONNX, once per machine (about 20 s on two "
+                    "cores), into %s",
+                    self._name,
+                    self._model_file.parent,
+                )
                 export(self._folder, self._config, self._model_file)
         return self._model_file
+
+    def prepare(self) -> None:
+        """Export (the first time on this machine) and load the model now."""
+        self._runtime()
 
     def _runtime(self) -> _Runtime:
         key = (self._model_file, self._threads, self._spin)

@@ -91,7 +91,7 @@ def export(folder: Path, config: ModelConfig, target: Path) -> None:
                 verbose=False,
             )
         _verify(path, folder, config, model)
-        logging.getLogger(__name__).info(
+        logging.getLogger("mnemowire.embedders").info(
             "exported %s to ONNX in %.1f s", folder, time.perf_counter() - started
         )
 

@@ -8,7 +8,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Embedder", "Vectors"]
+__all__ = ["Embedder", "Preparable", "Vectors"]
 
 #: shape (n, dimension), dtype float32, every row of unit L2 norm
 Vectors = npt.NDArray[np.float32]
@@ -29,4 +29,17 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed a batch, in order. Blocking: async callers run it in a worker thread."""
+        ...
+
+
+@runtime_checkable
+class Preparable(Protocol):
+    """An embedder with one-time setup: loading a model, or exporting it once per machine.
+
+    Stores call ``prepare`` before they start timing their first operation, so the setup (up to
+    ~20 s for the first ONNX export on a machine) never shows up as an operation's latency;
+    the embedder logs to ``mnemowire.embedders`` while it works, for a CLI to show."""
+
+    def prepare(self) -> None:
+        """Do the setup now; later calls return at once."""
         ...

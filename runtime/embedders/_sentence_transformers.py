@@ -12,6 +12,7 @@ serialised by a process-wide lock so that setting the count and running the mode
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import threading
@@ -56,6 +57,7 @@ def load_model(folder: Path) -> SentenceTransformer:
 
 def _load(folder: Path) -> SentenceTransformer:
     require("torch", "sentence_transformers", purpose="the torch embedder")
+    logging.getLogger("mnemowire.embedders").info("loading %s on torch (a few seconds)", folder)
     if "torch" not in sys.modules:
         # With OpenMP's default active waiting, two threads on two busy cores spin against each
         # other: one sentence's p95 reached 0.5-0.8 s (docs/benchmarks.md). Only takes effect
@@ -132,6 +134,10 @@ class SentenceTransformerEmbedder:
     def model(self) -> SentenceTransformer:
         """The loaded sentence-transformers model (loads it on first access)."""
         return load_model(self._folder)
+
+    def prepare(self) -> None:
+        """Load the model now (torch and the weights: several seconds)."""
+        self.model  # noqa: B018 (the property loads it)
 
     def threads_for(self, count: int) -> int:
         """The torch thread count a call embedding ``count`` texts runs with."""

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["absolute", "lookup"]
+__all__ = ["absolute", "lookup", "pointer"]
 
 
 def absolute(base: str, ref: str) -> str:
@@ -28,3 +29,8 @@ def lookup(by_id: dict[str, Any], target: str) -> Any:
         else:
             return None
     return node
+
+
+def pointer(parts: Iterable[str | int]) -> str:
+    """JSON Pointer (RFC 6901) for a path of keys and indexes; ``""`` is the whole document."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)

@@ -22,8 +22,9 @@ import jsonschema_rs
 
 from mnemowire.errors import RequestError
 from mnemowire.spec._loader import LATEST, SpecFiles, read_spec
-from mnemowire.spec._refs import lookup
+from mnemowire.spec._refs import lookup, pointer
 from mnemowire.spec._semantic import SEMANTIC_RULES
+from mnemowire.spec._wellformed import MAX_DEPTH, MAX_REQUEST_DEPTH, wellformed_problems
 
 __all__ = [
     "Validator",
@@ -44,14 +45,15 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def loads_strict(text: str) -> Any:
-    """``json.loads`` without Python's extensions (NaN, Infinity): JSON text, or ValueError."""
-    return json.loads(text, parse_constant=_no_constant)
-
-
-def pointer(parts: Iterable[str | int]) -> str:
-    """JSON Pointer (RFC 6901) for a path of keys and indexes; ``""`` is the whole document."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+def loads_strict(text: str | bytes) -> Any:
+    """``json.loads`` without Python's extensions (NaN, Infinity): JSON text, or ValueError
+    (also for text nested too deeply for the parser, and for bytes that are not UTF-8)."""
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError("nested too deeply to parse") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
 
 class _ContentMediaType:
@@ -106,25 +108,37 @@ class Validator:
         self._compiled = compiled
         self._by_id = by_id
         self._semantic = SEMANTIC_RULES.get(message)
+        #: requests (closed schemas) nest less deeply than what a store sends back
+        self.max_depth = (
+            MAX_REQUEST_DEPTH if schema.get("additionalProperties") is False else MAX_DEPTH
+        )
 
     def schema_valid(self, payload: Any) -> bool:
-        """Valid under the JSON Schema alone, without the spec's semantic rules."""
+        """Valid under the JSON Schema alone, without the spec's semantic and well-formedness
+        rules (the reference validator's verdict, for differential tests)."""
         return bool(self._compiled.is_valid(payload))
 
     def is_valid(self, payload: Any) -> bool:
-        if not self._compiled.is_valid(payload):
+        if wellformed_problems(payload, self.max_depth) or not self._compiled.is_valid(payload):
             return False
         return self._semantic is None or next(self._semantic(payload), None) is None
 
     def errors(self, payload: Any) -> list[Detail]:
         """Every broken rule as ``{path, rule, message}``, sorted, without duplicates.
 
-        Semantic rules (docs/spec/v0.md) are checked once the schema passes: they read fields
+        A value that is not JSON, or nests too deeply, is reported as that alone: the schema
+        cannot be read against it ([messages.wellformed]). Text problems are reported with the
+        schema's. Semantic rules (docs/spec/v0.md) are checked once both pass: they read fields
         the schema has already vouched for.
         """
+        wellformed = wellformed_problems(payload, self.max_depth)
+        if any(d["rule"] != "text" for d in wellformed):
+            return _sorted(wellformed)
         details = _explain(self._compiled, payload, self._by_id)
+        if wellformed:
+            return _sorted([*details, *wellformed])
         if not details and self._semantic is not None:
-            details = sorted(self._semantic(payload), key=lambda d: (d["path"], d["rule"]))
+            details = _sorted(self._semantic(payload))
         return details
 
     def envelope(self, payload: Any) -> dict[str, Any] | None:
@@ -273,6 +287,11 @@ def _types_of(error: Any, path: list[str | int]) -> list[str]:
     if _is_type_error_at(error, path):
         return [str(t) for t in error.kind.types]
     return []
+
+
+def _sorted(details: Iterable[Detail]) -> list[Detail]:
+    unique = {(d["path"], d["rule"], d["message"]): d for d in details}
+    return [unique[key] for key in sorted(unique)]
 
 
 def _detail(path: Sequence[str | int], rule: str, message: str) -> Detail:

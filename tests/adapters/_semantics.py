@@ -341,6 +341,113 @@ async def test_invalid_request_changes_nothing(
     assert snapshot() == before
 
 
+def _nested(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(levels - 1):
+        value = {"x": value}
+    return value
+
+
+#: (operation, request, (path, rule)): values the spec refuses though a Python caller can send
+#: them ([messages.wellformed]) or that no store could execute (bounds on filters)
+HOSTILE = [
+    (
+        "remember",
+        {"type": "semantic", "content": "x", "metadata": {"n": float("nan")}},
+        ("/metadata/n", "json"),
+    ),
+    (
+        "remember",
+        {"type": "semantic", "content": "x", "metadata": {"n": float("inf")}},
+        ("/metadata/n", "json"),
+    ),
+    (
+        "remember",
+        {"type": "semantic", "content": "x", "metadata": {"n": -1e309}},
+        ("/metadata/n", "json"),
+    ),
+    (
+        "remember",
+        {"type": "semantic", "content": "x", "metadata": {1: "x"}},
+        ("/metadata/1", "json"),
+    ),
+    ("remember", {"type": "semantic", "content": b"bytes"}, ("/content", "json")),
+    (
+        "remember",
+        {"type": "semantic", "content": "x", "metadata": {"s": {1, 2}}},
+        ("/metadata/s", "json"),
+    ),
+    ("remember", {"type": "semantic", "content": "lone \ud800"}, ("/content", "text")),
+    (
+        "remember",
+        {"type": "semantic", "content": "x", "metadata": {"s": "\udfff"}},
+        ("/metadata/s", "text"),
+    ),
+    (
+        "remember",
+        {"type": "semantic", "content": "x", "metadata": {"k\ud800": 1}},
+        ("/metadata/k\ufffd", "text"),
+    ),
+    ("remember", {"type": "semantic", "content": "tea\x00cake"}, ("/content", "text")),
+    (
+        "remember",
+        {"type": "semantic", "content": "x", "metadata": {"k": "a\x00"}},
+        ("/metadata/k", "text"),
+    ),
+    ("remember", {"type": "semantic", "content": "x", "source": "\x00"}, ("/source", "text")),
+    (
+        "remember",
+        {"type": "semantic", "content": "x", "metadata": _nested(300)},
+        ("/metadata" + "/x" * 31, "maxDepth"),
+    ),
+    ("recall", {"query": "q\ud800"}, ("/query", "text")),
+    ("recall", {"query": "q", "filter": {"n": 2**63}}, ("/filter/n", "maximum")),
+    ("recall", {"query": "q", "filter": {"n": {"$gte": -(2**64)}}}, ("/filter/n/$gte", "minimum")),
+    (
+        "recall",
+        {"query": "q", "filter": {"n": {"$in": [1, float("nan")]}}},
+        ("/filter/n/$in/1", "json"),
+    ),
+    (
+        "recall",
+        {"query": "q", "filter": {f"k{i}": i for i in range(65)}},
+        ("/filter", "maxProperties"),
+    ),
+    ("forget", {"filter": {"n": {"$nin": [2**70]}}}, ("/filter/n/$nin/0", "maximum")),
+    ("forget", {"ids": ["x"], "reason": "gone\x00"}, ("/reason", "text")),
+]
+
+
+@pytest.mark.parametrize(("operation", "request_", "expected"), HOSTILE)
+async def test_what_json_cannot_hold_is_refused_naming_the_field_and_changes_nothing(
+    make_store: StoreFactory,
+    snapshot: Snapshot,
+    operation: str,
+    request_: dict[str, Any],
+    expected: tuple[str, str],
+) -> None:
+    store = make_store()
+    await store.remember({"agent_id": "a", "type": "semantic", "content": "before"})
+    before = snapshot()
+    with pytest.raises(RequestError) as caught:
+        await getattr(store, operation)({"agent_id": "a", **request_})
+    assert expected in [(d["path"], d["rule"]) for d in caught.value.details]
+    assert caught.value.code == "invalid_request"
+    assert snapshot() == before
+
+
+async def test_the_largest_filter_the_schema_accepts_is_served(make_store: StoreFactory) -> None:
+    """What the schema accepts, every store executes: 64 keys, and $in/$nin of 1000 values."""
+    store = make_store()
+    kept = await remember(store, "tea", metadata={f"k{i}": i for i in range(64)})
+    await remember(store, "tea", metadata={"k0": -1})
+    values = [f"v{i}" for i in range(999)]
+    big = {f"k{i}": {"$in": [*values, i], "$nin": [*values, "x"]} for i in range(64)}
+    assert await recalled(store, "tea", filter=big) == [kept]
+    response = await store.forget({"agent_id": "a", "filter": big})
+    assert response.forgotten_ids == [kept]
+
+
 # -- ids, governance, filters, merge and expire --------------------------------------------
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from click.testing import CliRunner
@@ -69,15 +69,46 @@ def test_each_operation_from_flags_prints_its_spec_response(store: list[str]) ->
     assert (code, forgotten["forgotten_ids"]) == (Exit.OK, [stored["id"]])
 
 
-def test_rejected_request_prints_the_envelope_and_exits_one(store: list[str]) -> None:
-    code, [envelope] = run("recall", *store, "--agent", "a", "-k", "0", "tea")
-    assert code == Exit.REJECTED
+def test_a_refused_request_from_flags_is_a_usage_error_naming_the_flags(
+    store: list[str],
+) -> None:
+    """Flags are the user's command line: the spec refusing what they built is a usage error
+    (exit 2), and the message speaks of flags. The envelope still goes to stdout."""
+    result = CliRunner().invoke(cli, ["recall", *store, "--agent", "a", "-k", "0", "tea"])
+    assert result.exit_code == Exit.USAGE
+    [envelope] = [json.loads(line) for line in result.stdout.splitlines()]
     assert envelope["details"] == [
-        {"path": "/k", "rule": "minimum", "message": "0 is less than the minimum of 1"}
+        {
+            "path": "/k",
+            "rule": "minimum",
+            "message": "0 is less than the minimum of 1",
+            "flag": "-k",
+        }
     ]
-    code, [envelope] = run("forget", *store, "--agent", "a")
+    assert spec.validate("error", envelope) is None
+    assert "-k 0 is less than the minimum of 1" in result.stderr
+    missing = CliRunner().invoke(cli, ["remember", *store, "--type", "semantic", "tea"])
+    assert missing.exit_code == Exit.USAGE
+    assert "--agent is required" in missing.stderr
+    scope = CliRunner().invoke(cli, ["forget", *store, "--agent", "a"])
+    assert scope.exit_code == Exit.USAGE
+    assert "IDS or --filter needs at least one of" in scope.stderr
+    policy = CliRunner().invoke(cli, ["expire", *store, "--agent", "a"])
+    assert policy.exit_code == Exit.USAGE
+    assert "--older-than-days, --policy-type, --confidence-below or --no-recall-in-days" in (
+        policy.stderr
+    )
+    assert "/policy" not in policy.stderr
+
+
+def test_a_refused_request_from_json_exits_one(store: list[str]) -> None:
+    code, [envelope] = run(
+        "recall", *store, "--json", "-", input_='{"agent_id": "a", "query": "q", "k": 0}'
+    )
     assert code == Exit.REJECTED
-    assert envelope["details"][0]["rule"] == "anyOf"  # type: ignore[index]
+    [detail] = cast(list[dict[str, Any]], envelope["details"])
+    assert detail["path"] == "/k"
+    assert "flag" not in detail
 
 
 def test_json_lines_stream_one_response_per_line(store: list[str]) -> None:
@@ -108,6 +139,65 @@ def test_json_lines_stream_one_response_per_line(store: list[str]) -> None:
     assert len(found["results"]) == 2  # type: ignore[arg-type]
 
 
+def test_every_json_line_gets_exactly_one_answer(store: list[str]) -> None:
+    """Broken JSON, bytes that are not UTF-8, nesting too deep for any parser, a JSON value that
+    is not an object: each line gets its own envelope, and the good lines around them (before
+    and after) their responses. Blank lines hold no request and get none."""
+    good = json.dumps({"agent_id": "a", "type": "semantic", "content": "tea"}).encode()
+    lines = [
+        good,
+        b'{"agent_id": "a", "type": "semantic", "content": "\xff\xfe broken"}',
+        b"",
+        b"   ",
+        b"{not json",
+        b"[" * 100_000 + b"]" * 100_000,
+        b"[1, 2]",
+        json.dumps({"agent_id": "a", "type": "semantic", "content": "x\u0000y"}).encode(),
+        good,
+    ]
+    result = CliRunner().invoke(cli, ["remember", *store, "--json", "-"], input=b"\n".join(lines))
+    assert result.exit_code == Exit.REJECTED, result.output
+    out = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(out) == 7
+    assert "Traceback" not in result.output
+    assert [line.get("code") for line in out] == [
+        None,
+        "invalid_request",
+        "invalid_request",
+        "invalid_request",
+        "invalid_request",
+        "invalid_request",
+        None,
+    ]
+    assert "line 2" in out[1]["message"]
+    assert "not UTF-8" in out[1]["message"]
+    assert out[2]["details"][0]["rule"] == "json"
+    assert "nested too deeply" in out[3]["message"]
+    assert out[4]["details"][0]["rule"] == "type"
+    assert out[5]["details"][0] == {
+        "path": "/content",
+        "rule": "text",
+        "message": "contains U+0000 (NUL), which stores cannot keep as text; remove it",
+    }
+    for envelope in out[1:6]:
+        assert spec.validate("error", envelope) is None
+
+
+@pytest.mark.parametrize("text", [b"", b"\n", b"  \n\n"])
+def test_json_input_with_no_request_is_a_usage_error(store: list[str], text: bytes) -> None:
+    result = CliRunner().invoke(cli, ["recall", *store, "--json", "-"], input=text)
+    assert result.exit_code == Exit.USAGE
+    assert "--json read no request" in result.stderr
+
+
+def test_a_broken_multiline_document_is_answered_line_by_line(store: list[str]) -> None:
+    text = '{\n  "agent_id": "a",\n  "query": \n'
+    code, out = run("recall", *store, "--json", "-", input_=text)
+    assert code == Exit.REJECTED
+    assert len(out) == 3
+    assert all(line["code"] == "invalid_request" for line in out)
+
+
 def test_json_and_flags_together_is_a_usage_error(store: list[str]) -> None:
     result = CliRunner().invoke(cli, ["recall", *store, "--json", "-", "--agent", "a"], input="{}")
     assert result.exit_code == Exit.USAGE
@@ -122,6 +212,35 @@ def test_pretty_output(store: list[str]) -> None:
     assert "1 result(s)" in result.stdout
     bad = CliRunner().invoke(cli, ["recall", *store, "--agent", "a", "--pretty", "-k", "0", "x"])
     assert "/k  [minimum]" in bad.stdout
+
+
+def test_pretty_output_never_sends_a_stored_escape_sequence_to_the_terminal(
+    store: list[str],
+) -> None:
+    """OSC 52 would write the operator's clipboard; a bidi override would disguise text."""
+    hostile = "note \x1b]52;c;ZXZpbA==\x07 and \u202eevil\u202c, \x9b31m"
+    run(
+        "remember",
+        *store,
+        "--json",
+        "-",
+        input_=json.dumps(
+            {"agent_id": "a", "type": "semantic", "content": hostile, "metadata": {"k": hostile}}
+        ),
+    )
+    found = CliRunner().invoke(cli, ["recall", *store, "--agent", "a", "--pretty", "note"])
+    refused = CliRunner().invoke(  # the error message quotes the id it refuses
+        cli,
+        ["remember", *store, "--pretty", "--json", "-"],
+        input=json.dumps({"agent_id": "a", "type": "semantic", "content": "y", "id": hostile}),
+    )
+    assert found.exit_code == Exit.OK
+    assert refused.exit_code == Exit.REJECTED
+    for result in (found, refused):
+        assert "ZXZpbA" in result.stdout
+        assert not any(ch in result.stdout for ch in "\x1b\x07\x9b\u202e\u202c")
+    assert "\\x1b]52;c;ZXZpbA==\\x07" in found.stdout
+    assert "\\u202eevil\\u202c" in found.stdout
 
 
 def test_bad_json_flag_is_a_usage_error(store: list[str]) -> None:

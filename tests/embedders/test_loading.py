@@ -45,7 +45,10 @@ def test_names(spec: str, cls: type, dimension: int) -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("minilm-gpu", "unknown embedder 'minilm-gpu'; choose one of: default, minilm"),
+        (
+            "minilm-gpu",
+            r"unknown embedder 'minilm-gpu'; did you mean 'minilm'\? choose one of: default",
+        ),
         ("", "unknown embedder"),
         ("hash:x", "hash:N needs a whole number N >= 8"),
         ("hash:4", "hash:N needs a whole number N >= 8"),

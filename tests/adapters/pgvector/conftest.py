@@ -106,6 +106,35 @@ def snapshot(db: Database) -> Callable[[], object]:
 
 
 @pytest.fixture
+def audit(db: Database) -> Callable[[], list[dict[str, Any]]]:
+    """The test schema's audit log, oldest first: operation, agent_id, ids, detail."""
+
+    def read() -> list[dict[str, Any]]:
+        rows = db.rows("SELECT operation, agent_id, ids, detail FROM audit_log ORDER BY seq")
+        return [
+            {"operation": o, "agent_id": a, "ids": ids, "detail": detail or {}}
+            for o, a, ids, detail in rows
+        ]
+
+    return read
+
+
+@pytest.fixture
+def holds(db: Database) -> Callable[[str], bool]:
+    """Whether any live row of the store's tables still contains ``text`` (as SQL sees them;
+    what dead tuples keep until VACUUM is tests/adapters/pgvector/test_erasure.py's subject)."""
+
+    def check(text: str) -> bool:
+        return any(
+            text in str(row)
+            for table in ("memories", "recalls", "audit_log", "mnemowire_meta")
+            for row in db.rows(f"SELECT * FROM {table}")
+        )
+
+    return check
+
+
+@pytest.fixture
 async def make_store(pg_dsn: str, schema: str, clock: Clock) -> AsyncIterator[StoreFactory]:
     """Stores on the test's schema (each call another store, same tables unless ``schema``
     says otherwise), checked against the spec, closed afterwards."""

@@ -6,7 +6,7 @@ import pytest
 
 from mnemowire.adapters.pgvector import PgVectorStore
 from mnemowire.embedders import HashEmbedder
-from mnemowire.errors import ConfigError, StoreError
+from mnemowire.errors import ConfigError
 
 from .conftest import Database, StoreFactory
 
@@ -103,14 +103,3 @@ async def test_opening_with_another_embedder_is_a_clear_error(pg_dsn: str, schem
     with pytest.raises(ConfigError, match="mnemowire-hash-v1/64"):
         async with PgVectorStore(pg_dsn, embedder=HashEmbedder(32), schema=schema):
             pass
-
-
-async def test_text_postgresql_cannot_hold_is_a_clear_error_and_changes_nothing(
-    make_store: StoreFactory, db: Database
-) -> None:
-    store = make_store()
-    await store.remember({"agent_id": "a", "type": "semantic", "content": "before"})
-    before = db.snapshot()
-    with pytest.raises(StoreError, match="NUL"):
-        await store.remember({"agent_id": "a", "type": "semantic", "content": "a\x00b"})
-    assert db.snapshot() == before

@@ -152,9 +152,17 @@ def test_urls_split_store_options_from_libpq_options() -> None:
     assert named.name == "mine"
     with pytest.raises(ConfigError, match="pgvector://"):
         PgVectorStore.from_url("postgres://h/db", embedder=HashEmbedder(16))
-    with pytest.raises(ConfigError, match="bad option"):
+    with pytest.raises(ConfigError, match="pool_max='many' must be a whole number"):
         PgVectorStore.from_url("pgvector://h/db?pool_max=many", embedder=HashEmbedder(16))
-    for bad in ("pool_min=5&pool_max=2", "pool_max=0", "ef_search=0", "pool_timeout=0"):
+    for bad in (
+        "pool_min=5&pool_max=2",
+        "pool_max=0",
+        "ef_search=0",
+        "pool_timeout=0",
+        "pool_timeout=nan",
+        "schema=",
+        "sslmod=require",
+    ):
         with pytest.raises(ConfigError):
             PgVectorStore.from_url(f"pgvector://h/db?{bad}", embedder=HashEmbedder(16))
 

@@ -17,6 +17,7 @@ import pytest
 from mnemowire import spec
 from mnemowire._wire import to_wire
 from mnemowire.adapters.sqlite_vec import CAPABILITIES, SqliteVecStore
+from mnemowire.adapters.sqlite_vec._schema import MIGRATIONS
 from mnemowire.embedders import HashEmbedder
 
 from .conftest import StoreFactory
@@ -47,17 +48,17 @@ def consistent(path: Path) -> dict[str, int]:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         active = db.execute("SELECT count(*) FROM memories WHERE state = 'active'").fetchone()[0]
         vec = db.execute("SELECT count(*) FROM memories_vec").fetchone()[0]
-        fts = db.execute("SELECT count(*) FROM memories_fts").fetchone()[0]
+        indexed = db.execute("SELECT count(DISTINCT record) FROM keywords").fetchone()[0]
         stats = db.execute("SELECT coalesce(sum(visible), 0) FROM agent_stats").fetchone()[0]
         orphans = db.execute(
-            "SELECT count(*) FROM memories_fts f LEFT JOIN memories m ON m.rowid = f.rowid "
-            "WHERE m.rowid IS NULL OR m.state != 'active'"
+            "SELECT count(*) FROM keywords k LEFT JOIN memories m ON m.rowid = k.record "
+            "WHERE m.rowid IS NULL OR m.state != 'active' OR m.agent_id != k.agent_id"
         ).fetchone()[0]
         audited = db.execute(
             "SELECT count(*) FROM audit_log WHERE operation = 'remember'"
         ).fetchone()[0]
         total = db.execute("SELECT count(*) FROM memories").fetchone()[0]
-        assert active == vec == fts == stats
+        assert active == vec == indexed == stats  # every test record has an indexed word
         assert orphans == 0
         assert audited == total  # every record has its audit row, none without
         return {"active": active, "total": total}
@@ -119,13 +120,13 @@ async def test_reopening_keeps_everything_and_migrations_run_once(tmp_path: Path
         assert [h.id for h in found.results] == [stored.id]
         health = await store.health()
         assert health.details is not None
-        assert health.details["schema_version"] == 1
+        assert health.details["schema_version"] == len(MIGRATIONS)
     connection = sqlite3.connect(path)
     versions = connection.execute(
         "SELECT value FROM mnemowire_meta WHERE key = 'schema_version'"
     ).fetchall()
     connection.close()
-    assert versions == [("1",)]
+    assert versions == [(str(len(MIGRATIONS)),)]
 
 
 async def test_audit_log_records_every_mutation_and_is_append_only(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ async def test_forget_by_ids_is_soft_and_reported_exactly(
 
 
 async def test_hard_delete_erases_from_every_table_and_index(
-    make_store: StoreFactory, tmp_path: Path
+    make_store: StoreFactory, tmp_path: Path, holds: Callable[[str], bool]
 ) -> None:
     store = make_store()
     secret = await remember(store, "zanzibar passport number", metadata={"pii": True})
@@ -52,18 +53,36 @@ async def test_hard_delete_erases_from_every_table_and_index(
     assert sorted(response.forgotten_ids) == sorted([secret, soft])
     db = tmp_path / "memory.db"
     assert rows(db, "SELECT count(*) FROM memories") == [(0,)]
-    assert rows(db, "SELECT count(*) FROM memories_fts") == [(0,)]
-    connection = sqlite3.connect(db)
-    connection.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, memories_fts, row)")
-    assert (
-        connection.execute("SELECT term FROM temp.vocab WHERE term = 'zanzibar'").fetchall() == []
-    )
-    connection.close()
+    assert rows(db, "SELECT count(*) FROM keywords") == [(0,)]
     assert await recalled(store, "zanzibar") == []
     with store.inner._transaction(write=False) as tx:
         assert tx.execute("SELECT count(*) FROM memories_vec").fetchone() == (0,)
+    assert not holds("zanzibar")  # the file's bytes, not a view of them
     audit = rows(db, "SELECT operation, ids FROM audit_log WHERE operation = 'forget'")
     assert sorted(json.loads(audit[-1][1])) == sorted([secret, soft])
+
+
+async def test_an_erased_record_leaves_no_byte_of_itself_in_the_file(
+    make_store: StoreFactory, holds: Callable[[str], bool]
+) -> None:
+    """Every word, the metadata and the embedding: not in the database file or its write-ahead
+    log, right after the erasure and after 100 more writes (which is when FTS5, the earlier
+    keyword index, still held every word of it in its segments)."""
+    store = make_store()
+    words = ["qwzpassport", "jxvnumber", "kfyholder"]  # no other word starts like these
+    secret = await remember(store, " ".join(words), metadata={"ssn": "zzssn998877"})
+    [vector] = store.inner.embedder.embed([" ".join(words)])
+    for i in range(20):
+        await remember(store, f"filler note number {i}")
+    assert all(holds(w) for w in words)
+    await store.forget({"agent_id": "a", "ids": [secret], "hard_delete": True})
+    for _ in range(2):
+        for needle in [*words, "zzssn998877"]:
+            assert not holds(needle), needle
+        raw = (store.inner.path and Path(store.inner.path).read_bytes()) or b""
+        assert vector.tobytes() not in raw
+        for i in range(100):
+            await remember(store, f"more filler {i}")
 
 
 # -- merge -------------------------------------------------------------------------------------

@@ -1,0 +1,49 @@
+"""A schema made by an earlier release opens with everything in it, migrated in one
+transaction: version 2 re-keys the keyword index by agent and adds the erased ids."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemowire.adapters.pgvector import _migrations
+from mnemowire.adapters.pgvector._sql import agent_key
+from mnemowire.embedders import HashEmbedder
+
+from .conftest import Database, StoreFactory
+
+
+async def test_a_version_one_schema_is_migrated_and_stays_searchable(
+    make_store: StoreFactory, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedder = HashEmbedder(16)
+    with monkeypatch.context() as patch:
+        patch.setattr(_migrations, "MIGRATIONS", _migrations.MIGRATIONS[:1])
+        old = make_store(embedder=embedder)
+        await old.inner.open()
+        await old.inner.aclose()
+    [vector] = embedder.embed(["the zebracorn invoice"])
+    for agent, record in (("a", "r1"), ("b", "r2")):  # as release 0.1 wrote them
+        db.execute(
+            "INSERT INTO memories (id, agent_id, type, content, metadata, confidence, created_at, "
+            "updated_at, state, embedding, search) VALUES (%s, %s, 'semantic', "
+            "'the zebracorn invoice', '{}', 1.0, 1, 1, 'active', %s::vector, "
+            "'zebracorn:2 invoice:3'::tsvector)",
+            record,
+            agent,
+            str([float(x) for x in vector]),
+        )
+    store = make_store(embedder=embedder)
+    found = await store.recall({"agent_id": "a", "query": "zebracorn", "k": 5})
+    assert [h.id for h in found.results] == ["r1"]
+    assert db.rows("SELECT max(version) FROM mnemowire_migrations") == [
+        (len(_migrations.MIGRATIONS),)
+    ]
+    rows = dict(db.rows("SELECT id, search::text FROM memories ORDER BY id"))
+    assert rows == {
+        "r1": f"'{agent_key('a')}/invoice' '{agent_key('a')}/zebracorn'",
+        "r2": f"'{agent_key('b')}/invoice' '{agent_key('b')}/zebracorn'",
+    }
+    assert db.rows("SELECT count(*) FROM erased") == [(0,)]
+    assert db.rows("SELECT count(*) FROM pg_indexes WHERE indexname = 'memories_embedding'") == [
+        (1,)
+    ]
