@@ -254,6 +254,11 @@ class Database:
         conn = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
         try:
             version = await current_version(conn, self.schema)
+            if version is not None and version > len(MIGRATIONS):
+                raise ConfigError(
+                    f"{self.name}: the schema is at version {version}, made by a newer mnemowire "
+                    f"than this one (which knows {len(MIGRATIONS)}); upgrade mnemowire to open it"
+                )
             meta = await self._meta(conn) if version is not None else {}
             if self.read_only and (version or 0) < len(MIGRATIONS):
                 raise ConfigError(

@@ -44,7 +44,7 @@ from mnemowire.adapters.sqlite_vec import _keywords
 from mnemowire.adapters.sqlite_vec._accel import IndexCache
 from mnemowire.adapters.sqlite_vec._driver import Driver, connect, find_driver
 from mnemowire.adapters.sqlite_vec._filters import compile_filter
-from mnemowire.adapters.sqlite_vec._schema import NEVER, migrate, user_key
+from mnemowire.adapters.sqlite_vec._schema import MIGRATIONS, NEVER, migrate, user_key
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import (
     ConfigError,
@@ -77,6 +77,8 @@ __all__ = ["CAPABILITIES", "SqliteVecStore"]
 T = TypeVar("T")
 #: how often, at most, recall tracking rewrites a record's last_recalled_at
 RECALL_TRACKING_GRANULARITY_MS = 60_000
+#: most recall times kept in memory while another connection holds the write lock
+MAX_PENDING_RECALLS = 100_000
 #: agents with an in-memory index of at most this many rows are recalled on the caller's thread
 INLINE_RECALL_ROWS = 4_096
 #: what the connection waits for another connection's lock, in ms (inline recall waits for none)
@@ -151,6 +153,8 @@ class SqliteVecStore:
         self._setup = EmbedderSetup(embedder)
         #: an erasure whose WAL checkpoint could not finish yet (see ``_scrub``)
         self._scrub_pending = False
+        #: recall times not written yet, record rowid -> epoch ms (see ``_track_recalls``)
+        self._recalled: dict[int, int] = {}
         self._closed = False
         with self._errors():
             self._db = connect(self._driver, path)
@@ -348,6 +352,8 @@ class SqliteVecStore:
                 raise UnavailableError(f"store {self._name} is closed")
             with self._errors():
                 result = fn(*args)
+                if self._recalled:  # times a busy file kept from a recall: try again now
+                    self._record_recalls(wait=False)
                 if self._scrub_pending:
                     self._scrub()
                 return result
@@ -388,27 +394,50 @@ class SqliteVecStore:
         db = self._db
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if self.path != ":memory:":
-            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA journal_mode = WAL")  # a no-op, taking no lock, once it is WAL
         db.execute("PRAGMA synchronous = NORMAL")
         db.execute("PRAGMA secure_delete = ON")  # erased content is overwritten, not left behind
+        # A file already at the current layout opens in a read transaction: it must not wait
+        # for another process's long write (WAL readers never do). Only a new or older file
+        # takes the write lock, and checks again under it.
+        with self._transaction(write=False) as tx:
+            current = self._layout(tx)
+        if current:
+            return
         with self._transaction() as tx:
             migrate(tx, self.embedder.dimension)
-            stored = dict(tx.execute("SELECT key, value FROM mnemowire_meta").fetchall())
-            if "embedder" not in stored:
+            if not self._layout(tx):
                 tx.executemany(
                     "INSERT INTO mnemowire_meta(key, value) VALUES (?, ?)",
                     [("embedder", self.embedder.name), ("dimension", str(self.embedder.dimension))],
                 )
-            elif (stored["embedder"], int(stored["dimension"])) != (
-                self.embedder.name,
-                self.embedder.dimension,
-            ):
-                raise ConfigError(
-                    f"{self.path} was made with embedder {stored['embedder']} "
-                    f"({stored['dimension']}-d); this store was opened with "
-                    f"{self.embedder.name} ({self.embedder.dimension}-d). Open it with the same "
-                    "embedder, or use another file."
-                )
+
+    def _layout(self, tx: Any) -> bool:
+        """Whether the file is at the current layout with this store's embedder recorded
+        (ConfigError when it was made with another embedder, or by a newer mnemowire)."""
+        known = tx.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'mnemowire_meta'"
+        ).fetchone()
+        if known is None:
+            return False
+        stored = dict(tx.execute("SELECT key, value FROM mnemowire_meta").fetchall())
+        version = int(stored.get("schema_version", 0))
+        if version > len(MIGRATIONS):
+            raise ConfigError(
+                f"{self.path} has layout version {version}, made by a newer mnemowire than this "
+                f"one (which knows {len(MIGRATIONS)}); upgrade mnemowire to open it"
+            )
+        if "embedder" in stored and (stored["embedder"], int(stored["dimension"])) != (
+            self.embedder.name,
+            self.embedder.dimension,
+        ):
+            raise ConfigError(
+                f"{self.path} was made with embedder {stored['embedder']} "
+                f"({stored['dimension']}-d); this store was opened with "
+                f"{self.embedder.name} ({self.embedder.dimension}-d). Open it with the same "
+                "embedder, or use another file."
+            )
+        return version == len(MIGRATIONS) and "embedder" in stored
 
     def _result(self, count: int, started: float) -> StoreResult:
         return StoreResult(store=self._name, status="ok", count=count, latency_ms=_ms(started))
@@ -722,20 +751,42 @@ class SqliteVecStore:
         return {row[0]: _record(row) for row in rows}
 
     def _track_recalls(self, records: list[dict[str, Any]], now: int) -> None:
-        """Remember when records were last returned, without a write per read: only records
-        whose timestamp is older than the granularity are rewritten."""
-        stale = [
-            r["rowid"]
-            for r in records
-            if (r["last_recalled_at"] or 0) < now - RECALL_TRACKING_GRANULARITY_MS
-        ]
-        if stale:
+        """Remember when records were last returned, without a write per read and without
+        waiting for another writer ([recall.tracking]): a time less than the granularity old is
+        not rewritten, and when another connection holds the write lock the times wait in
+        memory until this store's next write (or recall that finds the lock free) records them."""
+        for record in records:
+            if (record["last_recalled_at"] or 0) < now - RECALL_TRACKING_GRANULARITY_MS:
+                self._recalled[record["rowid"]] = now
+        if self._recalled:
+            self._record_recalls(wait=False)
+
+    def _record_recalls(self, *, wait: bool) -> None:
+        """Write the recall times waiting in memory; ``wait=False`` gives up at once if another
+        connection is writing (they stay, bounded by MAX_PENDING_RECALLS: past that the
+        oldest are dropped, which only makes ``no_recall_in_days`` more eager for them)."""
+        if not wait:
+            self._db.execute("PRAGMA busy_timeout = 0")
+        try:
             with self._transaction() as tx:
-                tx.execute(
-                    f"UPDATE memories SET last_recalled_at = ? WHERE rowid IN "
-                    f"({','.join('?' * len(stale))})",
-                    [now, *stale],
-                )
+                self._apply_recalls(tx)
+        except self._driver.module.OperationalError as exc:
+            if wait or not ("locked" in str(exc) or "busy" in str(exc)):
+                raise
+            while len(self._recalled) > MAX_PENDING_RECALLS:
+                self._recalled.pop(next(iter(self._recalled)))
+        finally:
+            if not wait:
+                self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+    def _apply_recalls(self, tx: Any) -> None:
+        """The waiting recall times, written in ``tx`` (a write transaction)."""
+        tx.executemany(
+            "UPDATE memories SET last_recalled_at = max(coalesce(last_recalled_at, 0), ?) "
+            "WHERE rowid = ?",
+            [(at, rowid) for rowid, at in sorted(self._recalled.items())],
+        )
+        self._recalled.clear()
 
     # -- forget ------------------------------------------------------------------------------
 
@@ -920,6 +971,7 @@ class SqliteVecStore:
             args.append(value)
         action, factor = expire_action(req)
         with self._transaction() as tx:
+            self._apply_recalls(tx)  # no_recall_in_days reads them
             matched = [_record(row) for row in tx.execute(sql + " ORDER BY rowid", args)]
             for record in matched:
                 if action == "demote":
