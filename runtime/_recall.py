@@ -6,16 +6,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
 from mnemowire.embedders import Embedder
 from mnemowire.fusion import max_fusion, rrf, weighted_fusion
-from mnemowire.models import RecallHit
+from mnemowire.models import RecallHit, RememberRequest
 from mnemowire.protocol import MemoryStore, QueryVector
 
-__all__ = ["Fused", "fuse", "query_vectors", "vector_for"]
+__all__ = ["COPY_FIELDS", "Fused", "fuse", "query_vectors", "vector_for"]
 
 
 async def query_vectors(
@@ -72,30 +72,49 @@ def vector_for(child: MemoryStore, vectors: Mapping[str, QueryVector]) -> QueryV
     return QueryVector(chosen.embedder, np.array(chosen.vector, dtype=np.float32, copy=True))
 
 
+#: what a copy of a record is: the fields a remember writes ([remember.fields]), not when or
+#: where a store stored it, nor how it ranked
+COPY_FIELDS = tuple(
+    name
+    for name in RememberRequest.model_fields
+    if name not in ("agent_id", "id", "approval_required")
+)
+
+
 @dataclass
 class Fused:
-    """The children's lists fused: a score per record id, which children returned it, and the
-    best-ranked child's copy (what the router returns)."""
+    """The children's lists fused: a score per record id, the children vouching for the copy
+    returned (``supporting``), that copy (from the best-ranked of them), and the children whose
+    copy of a returned record differed from it (``disagreed``, child -> ids)."""
 
     scores: dict[str, float]
     supporting: dict[str, list[str]] = field(default_factory=dict)
     #: id -> (child name, that child's hit)
     best: dict[str, tuple[str, RecallHit]] = field(default_factory=dict)
+    #: id -> the demote factor applied (the supporters' upper median)
+    demote: dict[str, float] = field(default_factory=dict)
+    disagreed: dict[str, list[str]] = field(default_factory=dict)
 
     def hits(self, k: int) -> list[RecallHit]:
         """The top ``k`` as the router's hits, best first (ties by id, so the order never
         depends on which child answered first)."""
         ranked = sorted(self.scores.items(), key=lambda item: (-item[1], item[0]))[:k]
-        return [
-            self.best[i][1].model_copy(
-                update={
-                    "score": score,
-                    "supporting": list(self.supporting[i]),
-                    "source_store": self.best[i][0],
-                }
-            )
-            for i, score in ranked
-        ]
+        return [self._hit(i, score) for i, score in ranked]
+
+    def _hit(self, record_id: str, score: float) -> RecallHit:
+        store, hit = self.best[record_id]
+        update: dict[str, Any] = {
+            "score": score,
+            "supporting": list(self.supporting[record_id]),
+            "source_store": store,
+        }
+        factor = self.demote.get(record_id, 1.0)
+        if factor != 1.0:
+            update["demote"] = factor
+        elif hit.demote is not None:  # its own factor was outvoted: the hit carries none
+            wire = {k: v for k, v in hit.model_dump(exclude_unset=True).items() if k != "demote"}
+            return RecallHit.model_validate({**wire, **update})
+        return hit.model_copy(update=update)
 
 
 def fuse(
@@ -106,7 +125,16 @@ def fuse(
     quorum: int | None,
 ) -> Fused:
     """Fuse each child's hits (child name -> hits, best first, in the router's child order) by
-    ``fusion``; with ``quorum``, drop ids fewer than that many children returned."""
+    ``fusion``; with ``quorum``, drop ids fewer than that many children vouch for.
+
+    One child must not replace or suppress what the others returned ([router.copies]): when
+    children's copies of one id differ, the copy most of them hold is returned (a tie goes to
+    the child first in the router's order, never to whichever ranked it best, which a liar
+    can always do), only its holders are ``supporting`` (and count for the quorum), and the
+    others are reported in ``disagreed``. Under rrf the fused score is multiplied by the upper
+    median of the supporters' demote factors, so one child's factor cannot sink a record the
+    others vouch for (under max and weighted the children's scores carry their own factors).
+    """
     if fusion == "max":
         scores = max_fusion([[(h.id, h.score) for h in hits] for hits in lists.values()])
     elif fusion == "weighted":
@@ -117,17 +145,45 @@ def fuse(
     else:
         scores = rrf([[h.id for h in hits] for hits in lists.values()])
     fused = Fused(scores)
-    place: dict[str, tuple[int, int]] = {}
+    copies: dict[str, list[tuple[int, int, str, RecallHit]]] = {}
     for order, (store, hits) in enumerate(lists.items()):
+        seen: set[str] = set()
         for rank, hit in enumerate(hits):
-            stores = fused.supporting.setdefault(hit.id, [])
-            if store not in stores:
-                stores.append(store)
-            if hit.id not in place or (rank, order) < place[hit.id]:
-                place[hit.id] = (rank, order)
-                fused.best[hit.id] = (store, hit)
+            if hit.id not in seen:  # a child's best-ranked copy of an id is its copy
+                seen.add(hit.id)
+                copies.setdefault(hit.id, []).append((order, rank, store, hit))
+    for record_id, held in copies.items():
+        chosen = _agreed(held) if len(held) > 1 else held
+        _, _, store, hit = min(chosen, key=lambda c: (c[1], c[0]))
+        fused.best[record_id] = (store, hit)
+        fused.supporting[record_id] = [c[2] for c in sorted(chosen, key=lambda c: c[0])]
+        fused.demote[record_id] = _upper_median([c[3].demote or 1.0 for c in chosen])
+        agreeing = {c[2] for c in chosen}
+        for other in held:
+            if other[2] not in agreeing:
+                fused.disagreed.setdefault(other[2], []).append(record_id)
     if fusion not in ("max", "weighted"):  # ranks drop the stores' demotion: put it back
-        fused.scores = {i: s * (fused.best[i][1].demote or 1.0) for i, s in fused.scores.items()}
+        fused.scores = {i: s * fused.demote[i] for i, s in fused.scores.items()}
     if quorum is not None:
         fused.scores = {i: s for i, s in fused.scores.items() if len(fused.supporting[i]) >= quorum}
     return fused
+
+
+def _agreed(held: list[tuple[int, int, str, RecallHit]]) -> list[tuple[int, int, str, RecallHit]]:
+    """The copies of one id that most children hold (a tie: the group holding the child first
+    in the router's order)."""
+    groups: list[tuple[tuple[Any, ...], list[tuple[int, int, str, RecallHit]]]] = []
+    for entry in held:
+        key = tuple(getattr(entry[3], name) for name in COPY_FIELDS)
+        for known, members in groups:
+            if known == key:
+                members.append(entry)
+                break
+        else:
+            groups.append((key, [entry]))
+    return max(groups, key=lambda g: (len(g[1]), -min(c[0] for c in g[1])))[1]
+
+
+def _upper_median(factors: list[float]) -> float:
+    ordered = sorted(factors)
+    return ordered[len(ordered) // 2]

@@ -33,6 +33,7 @@ from mnemowire.models import (
     ForgetResponse,
     Health,
     MergeResponse,
+    RecallHit,
     RecallResponse,
     RememberResponse,
     StoreHealth,
@@ -256,11 +257,16 @@ def check_remember(response: RememberResponse, record_id: str) -> None:
 
 
 def check_recall(
-    response: RecallResponse, sent: Mapping[str, Any], *, reports_relevance: bool = False
+    response: RecallResponse,
+    sent: Mapping[str, Any],
+    *,
+    reports_relevance: bool = False,
+    verify: Callable[[RecallHit, Mapping[str, Any]], str | None] | None = None,
 ) -> None:
     """A recall answer may only hold what the request allows: at most k hits, best first, of the
     request's agent, user, types and filter (docs/spec/v0.md#recall.scope); from a store that
-    declares ``relevance``, every hit with its relevance, none below ``min_relevance``."""
+    declares ``relevance``, every hit with its relevance, none below ``min_relevance``; and
+    every hit ``verify`` (the router's, if any) has no reason to refuse."""
     hits = response.results
     floor = sent.get("min_relevance")
     limit = int(sent.get("k", 5))
@@ -290,6 +296,8 @@ def check_recall(
             problem = "has no relevance, though the store declares it"
         elif floor is not None and hit.relevance is not None and hit.relevance < floor:
             problem = f"has relevance {hit.relevance}, below {floor}"
+        elif verify is not None:
+            problem = verify(hit, sent)
         if problem is not None:
             raise InvalidResponse(f"hit {position} ({hit.id}) {problem}")
         previous = hit.score

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -43,12 +44,13 @@ from mnemowire._routing import (
     untracked,
     validated,
 )
-from mnemowire._wire import checked
-from mnemowire.errors import ConfigError
+from mnemowire._wire import checked, to_wire
+from mnemowire.errors import ConfigError, ConflictError
 from mnemowire.fusion import hop_boost, hop_distances
 from mnemowire.models import (
     Capabilities,
     ExpireRequest,
+    RecallHit,
     ExpireResponse,
     ForgetRequest,
     ForgetResponse,
@@ -62,10 +64,12 @@ from mnemowire.models import (
 )
 from mnemowire.protocol import GraphStore, MemoryStore, QueryVector
 
-__all__ = ["MemoryRouter", "WritePolicy"]
+__all__ = ["HitCheck", "MemoryRouter", "WritePolicy"]
 
 R = TypeVar("R")
 WritePolicy = Literal["all", "primary_only"]
+#: ``verify(hit, request)``: why a child's hit is not to be believed, or None (see MemoryRouter)
+HitCheck = Callable[[RecallHit, Mapping[str, Any]], str | None]
 #: a child's place in the plan: the store, and why it is skipped (None: it is asked)
 _Plan = list[tuple[MemoryStore, str | None]]
 
@@ -107,6 +111,16 @@ class MemoryRouter:
     to the hits. The query is embedded once per distinct embedder among the children that expose
     ``embedder``, and passed as a QueryVector.
 
+    **Copies and trust.** When children's copies of one record differ, the copy most of them
+    hold is returned and the others are reported (``disagreed`` on their ``stores[]`` entry);
+    under rrf a record's demote factor is the upper median of its supporters' factors; hits
+    only one child returned are counted as ``uncorroborated`` on its entry. What a v0 hit does
+    not say (whose record it is, that it is a record at all) the router cannot check by
+    itself: ``verify(hit, request)``, when given, is asked about every hit a child returns and
+    a reason it gives makes that child's answer invalid (docs/threat-model.md, adversary 5:
+    an application can keep a keyed digest of agent, id and content in metadata and check it
+    here; spec v0.1 makes such seals part of the record).
+
     **Partial failure.** Children run concurrently, each under ``deadline_s``. A child that
     raises, hangs past the deadline, answers outside the response schema, or lies (a hit of
     another agent or user, a type or filter it was not asked for, too many or unsorted hits, a
@@ -134,6 +148,7 @@ class MemoryRouter:
         deadline_s: float = 5.0,
         write_policy: WritePolicy = "all",
         overfetch: int = 4,
+        verify: HitCheck | None = None,
     ) -> None:
         self._children = tuple(stores)
         self._name = name
@@ -166,6 +181,7 @@ class MemoryRouter:
         self._deadline_s = deadline_s
         self._write_policy: WritePolicy = write_policy
         self._overfetch = overfetch
+        self._verify = verify
         self._declared = {child.name: declared(child) for child in self._children}
         self._capabilities = {name: frozenset(caps) for name, caps in self._declared.items()}
 
@@ -229,6 +245,8 @@ class MemoryRouter:
         outcomes = await self._run(
             "remember", plan, lambda c: c.remember(RememberRequest.model_validate(sent)), answer
         )
+        if any((o.envelope or {}).get("code") == "conflict" for o in outcomes):
+            raise await self._undo_remember(record_id, req.agent_id, outcomes)
         done = responses(outcomes)
         fields: dict[str, Any] = {
             "id": record_id,
@@ -284,7 +302,9 @@ class MemoryRouter:
         def answer(child: MemoryStore, raw: Any) -> RecallResponse:
             response = validated("recall.response", RecallResponse, raw)
             relevance = "relevance" in self._capabilities[child.name]
-            check_recall(response, sent[child.name], reports_relevance=relevance)
+            check_recall(
+                response, sent[child.name], reports_relevance=relevance, verify=self._verify
+            )
             return response
 
         outcomes = await self._run("recall", plan, call, answer)
@@ -293,12 +313,19 @@ class MemoryRouter:
         notes: dict[str, dict[str, Any]] = {}
         if "min_relevance" in payload:  # docs/spec/v0.md#recall.relevance: say who floored
             notes = {n: {"floored": "min_relevance" in sent[n]} for n in sent}
+        for store, differing in fused.disagreed.items():  # [router.copies]
+            notes.setdefault(store, {})["disagreed"] = sorted(differing)
         if hops > 0 and fused.scores:
             fused.scores, graph = await self._boost(req.agent_id, fused.scores, hops, outcomes)
             for store, note in graph.items():
                 notes.setdefault(store, {}).update(note)
+        hits = fused.hits(k)
+        if len(lists) > 1:  # what only one child vouched for: [router.verify]
+            alone = Counter(h.supporting[0] for h in hits if len(h.supporting) == 1)
+            for store, count in alone.items():
+                notes.setdefault(store, {})["uncorroborated"] = count
         return RecallResponse(
-            results=fused.hits(k),
+            results=hits,
             fusion_used=fusion,
             stores_queried=[child.name for child in asked],
             latency_ms=_ms(started),
@@ -475,6 +502,56 @@ class MemoryRouter:
         if not any(o.status == "ok" for o in outcomes):
             raise failure(operation, outcomes, [o.result() for o in outcomes])
         return outcomes
+
+    async def _undo_remember(
+        self, record_id: str, agent_id: str, outcomes: list[Outcome[RememberResponse]]
+    ) -> ConflictError:
+        """A child refused the id as taken ([remember.id]): the remember fails, and the copies
+        other children wrote for it are erased again, so the id has one content everywhere
+        (on those children the id stays spent, as it is on the child that holds it). Children
+        that replayed held the same record already and keep it."""
+        fresh = {
+            child.name: child
+            for child, outcome in zip(self._children, outcomes, strict=True)
+            if outcome.response is not None and not outcome.response.replayed
+        }
+        undo = ForgetRequest(agent_id=agent_id, ids=[record_id], hard_delete=True)
+
+        def erase(child: MemoryStore) -> Callable[[], Awaitable[Any]]:
+            return lambda: child.forget(undo)
+
+        undone = await asyncio.gather(
+            *(
+                call_child(
+                    name,
+                    erase(child),
+                    self._deadline_s,
+                    lambda raw: validated("forget.response", ForgetResponse, raw),
+                )
+                for name, child in fresh.items()
+            )
+        )
+        erased = {o.store for o in undone if o.status == "ok"}
+        stores = [
+            to_wire(o.result(0, **({"undone": o.store in erased} if o.store in fresh else {})))
+            for o in outcomes
+        ]
+        holders = [o.store for o in outcomes if (o.envelope or {}).get("code") == "conflict"]
+        left = sorted(set(fresh) - erased)
+        message = f"id {record_id!r} is taken on {', '.join(holders)}; nothing was written"
+        if left:
+            message += f" (the copies written to {', '.join(left)} could not be erased: forget "
+            message += "the id there with hard_delete)"
+        message += "; choose another id, or resend the original write to retry it"
+        return ConflictError(
+            {
+                "code": "conflict",
+                "message": message,
+                "details": [],
+                "operation": "remember",
+                "stores": stores,
+            }
+        )
 
     async def _boost(
         self,

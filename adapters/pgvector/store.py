@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import numpy as np
+import psycopg
 from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
@@ -554,15 +555,37 @@ class PgVectorStore:
             for statement in grant_statements(self.schema, role):
                 await conn.execute(statement)
 
-    async def vacuum(self) -> None:
+    async def vacuum(self, *, erase: bool = False) -> list[str]:
         """VACUUM (ANALYZE) the store's tables, what autovacuum would do soon anyway: after a
         bulk import, so the visibility map and statistics are current before traffic arrives
         (instead of an autovacuum of the HNSW index competing with it), or after hard deletes,
-        to reclaim the space of erased records at once. Needs the table owner (or MAINTAIN)."""
+        to reclaim the space of erased records at once. Needs the table owner (or MAINTAIN).
+
+        ``erase=True`` also removes what a hard delete leaves in the database files until then
+        (docs/adapters/pgvector.md, "Erasure", has the measurements): the deleted row versions
+        stay in the table's pages until VACUUM; the full-text (GIN) index keeps a deleted
+        record's words as keys even after VACUUM, until it is rebuilt, so it is rebuilt
+        (``REINDEX CONCURRENTLY``: reads and writes go on meanwhile); then a CHECKPOINT writes
+        the cleaned pages to the data files (skipped, and said so, without the privilege).
+        Returns the statements run. The write-ahead log keeps its copies until its segments
+        are recycled and overwritten, and backups and replicas keep theirs: outside the store.
+        """
         self._sizes.expire()
+        done: list[str] = []
         async with self._db.connection("vacuum") as conn:
             for table in ("memories", "recalls"):
-                await conn.execute(sql.SQL("VACUUM (ANALYZE) {}").format(sql.Identifier(table)))
+                statement = sql.SQL("VACUUM (ANALYZE) {}").format(sql.Identifier(table))
+                await conn.execute(statement)
+                done.append(f"VACUUM (ANALYZE) {table}")
+            if erase:
+                await conn.execute("REINDEX INDEX CONCURRENTLY memories_search")
+                done.append("REINDEX INDEX CONCURRENTLY memories_search")
+                try:
+                    await conn.execute("CHECKPOINT")
+                    done.append("CHECKPOINT")
+                except psycopg.errors.InsufficientPrivilege:
+                    done.append("CHECKPOINT skipped: needs the pg_checkpoint role or superuser")
+        return done
 
     async def prewarm(self) -> dict[str, int]:
         """Load the store's table and indexes into PostgreSQL's buffer cache (pg_prewarm), so

@@ -313,8 +313,18 @@ class SqliteVecStore:
     # -- plumbing ----------------------------------------------------------------------------
 
     async def _call(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run a blocking database step in a worker thread, one at a time per store."""
-        return await asyncio.to_thread(self._locked, fn, *args)
+        """Run a blocking database step in a worker thread, one at a time per store.
+
+        Cancelling the caller (a router's deadline, ``asyncio.timeout``) interrupts the step's
+        SQL (``sqlite3_interrupt``: the running statement fails, the transaction rolls back),
+        or keeps it from starting if it still waits for the store: the thread must not run on
+        for seconds after nobody waits for it, holding the store from the next operation."""
+        job = _Job()
+        try:
+            return await asyncio.to_thread(self._locked, fn, *args, job=job)
+        except asyncio.CancelledError:
+            job.cancel(self._db)
+            raise
 
     def _recall_inline(
         self, req: RecallRequest, vector: Any, started: float
@@ -333,7 +343,12 @@ class SqliteVecStore:
         if not self._lock.acquire(blocking=False):
             return None
         try:
-            if self._closed or not self._indexes.holds(req.agent_id, at_most=INLINE_RECALL_ROWS):
+            if (
+                self._closed
+                or req.filter  # a filter's cost grows with the agent: a worker thread can be
+                # cancelled by the caller's deadline, the event loop's own thread cannot
+                or not self._indexes.holds(req.agent_id, at_most=INLINE_RECALL_ROWS)
+            ):
                 return None
             self._db.execute("PRAGMA busy_timeout = 0")
             try:
@@ -346,17 +361,23 @@ class SqliteVecStore:
         finally:
             self._lock.release()
 
-    def _locked(self, fn: Callable[..., T], *args: Any) -> T:
+    def _locked(self, fn: Callable[..., T], *args: Any, job: _Job | None = None) -> T:
         with self._lock:
             if self._closed:
                 raise UnavailableError(f"store {self._name} is closed")
-            with self._errors():
-                result = fn(*args)
-                if self._recalled:  # times a busy file kept from a recall: try again now
-                    self._record_recalls(wait=False)
-                if self._scrub_pending:
-                    self._scrub()
-                return result
+            if job is not None and not job.start():
+                raise UnavailableError(f"{self._name}: the operation was cancelled before it ran")
+            try:
+                with self._errors():
+                    result = fn(*args)
+                    if self._recalled:  # times a busy file kept from a recall: try again now
+                        self._record_recalls(wait=False)
+                    if self._scrub_pending:
+                        self._scrub()
+                    return result
+            finally:
+                if job is not None:
+                    job.finish()
 
     async def _embed(self, texts: list[str]) -> Vectors:
         vectors = await asyncio.to_thread(self.embedder.embed, texts)
@@ -1040,6 +1061,35 @@ class SqliteVecStore:
 
 
 # -- helpers --------------------------------------------------------------------------------
+
+
+class _Job:
+    """One database step on its way through ``_call``: waiting for the store, running, done or
+    cancelled. Its state changes under a lock of its own, so a cancellation interrupts the SQL
+    only of the step that is running, never of the next one."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._state = "waiting"
+
+    def start(self) -> bool:
+        """Called by the worker holding the store: False if the caller gave up meanwhile."""
+        with self._guard:
+            if self._state == "cancelled":
+                return False
+            self._state = "running"
+            return True
+
+    def finish(self) -> None:
+        with self._guard:
+            self._state = "done"
+
+    def cancel(self, connection: Any) -> None:
+        with self._guard:
+            if self._state == "running":
+                connection.interrupt()
+            if self._state != "done":
+                self._state = "cancelled"
 
 
 @dataclass(frozen=True)

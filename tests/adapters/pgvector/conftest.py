@@ -64,18 +64,25 @@ def local_server(folder: Path) -> LocalServer:
 
 
 @pytest.fixture(scope="session")
-def pg_dsn() -> Iterator[str]:
+def pg_server() -> Iterator[tuple[str, Path | None]]:
+    """(DSN, the server's folder): the folder is None for a server given by MNEMOWIRE_PG_DSN,
+    whose files the tests cannot read."""
     configured = os.environ.get("MNEMOWIRE_PG_DSN")
     if configured:
-        yield configured
+        yield configured, None
         return
     folder = Path(tempfile.mkdtemp(prefix="mnemowire-pg-"))
     try:
         server = local_server(folder)
-        yield server.dsn()
+        yield server.dsn(), folder
     finally:
         stop(folder)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_dsn(pg_server: tuple[str, Path | None]) -> str:
+    return pg_server[0]
 
 
 @pytest.fixture

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.adapters.sqlite_vec._driver import connect, find_driver
 from mnemowire.embedders import HashEmbedder
+from mnemowire.errors import ConfigError
 from tests.adapters._support import Clock
 
 
@@ -44,9 +47,5 @@ async def test_a_file_from_a_newer_mnemowire_is_refused(tmp_path: Path) -> None:
     connection = connect(find_driver(), path)
     connection.execute("UPDATE mnemowire_meta SET value = '99' WHERE key = 'schema_version'")
     connection.close()
-    try:
+    with pytest.raises(ConfigError, match="made by a newer mnemowire"):
         SqliteVecStore(path, embedder=HashEmbedder(32))
-    except Exception as exc:  # noqa: BLE001
-        assert "newer mnemowire" in str(exc)
-    else:
-        raise AssertionError("a file of layout 99 was opened")

@@ -1,0 +1,68 @@
+"""What a hard delete leaves in PostgreSQL's files, and what ``vacuum(erase=True)`` removes:
+the bytes of the data files, read as the server wrote them (not a view through SQL).
+
+Measured here (PostgreSQL 18, pgvector 0.8): right after the delete, the row's old version is
+still in the table's pages, its words in the full-text (GIN) index and its vector in the HNSW
+index. VACUUM clears the table and the HNSW index; the GIN index keeps the words as keys until
+it is rebuilt. The write-ahead log keeps copies until its segments are overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import psycopg
+import pytest
+
+from mnemowire.embedders import HashEmbedder
+
+from .conftest import StoreFactory
+
+
+def holding(folder: Path, needle: bytes, dsn: str, schema: str) -> set[str]:
+    """The store's relations (by name) whose data files hold ``needle`` after a checkpoint."""
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        connection.execute("CHECKPOINT")
+        files = dict(
+            connection.execute(
+                "SELECT pg_relation_filepath(c.oid), c.relname FROM pg_class c "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s "
+                "AND pg_relation_filepath(c.oid) IS NOT NULL",
+                (schema,),
+            ).fetchall()
+        )
+    data = folder / "data"
+    found = set()
+    for relative, name in files.items():
+        for segment in sorted(data.glob(relative + "*")):
+            if needle in segment.read_bytes():
+                found.add(name)
+    return found
+
+
+async def test_vacuum_with_erase_leaves_no_byte_of_an_erased_record(
+    make_store: StoreFactory, pg_server: tuple[str, Path | None], schema: str
+) -> None:
+    dsn, folder = pg_server
+    if folder is None:
+        pytest.skip("the server given by MNEMOWIRE_PG_DSN is not this machine's to read")
+    assert os.access(folder / "data", os.R_OK)
+    embedder = HashEmbedder(16)
+    store = make_store(embedder=embedder)
+    text = "qqzpassport jxvnumber 4471"
+    secret = (await store.remember({"agent_id": "a", "type": "semantic", "content": text})).id
+    for i in range(40):
+        await store.remember({"agent_id": "a", "type": "semantic", "content": f"filler {i}"})
+    vector = np.asarray(embedder.embed([text])[0], np.float32).tobytes()
+    word = b"qqzpassport"
+    assert holding(folder, word, dsn, schema) == {"memories", "memories_search"}
+    assert holding(folder, vector, dsn, schema) == {"memories", "memories_embedding"}
+    await store.forget({"agent_id": "a", "ids": [secret], "hard_delete": True})
+    assert holding(folder, word, dsn, schema) == {"memories", "memories_search"}  # dead tuples
+    done = await store.inner.vacuum(erase=True)
+    assert "REINDEX INDEX CONCURRENTLY memories_search" in done
+    assert holding(folder, word, dsn, schema) == set()
+    assert holding(folder, vector, dsn, schema) == set()
+    assert holding(folder, text.encode(), dsn, schema) == set()
