@@ -72,10 +72,26 @@ def _class_table(overall: Mapping[str, Any], classes: Sequence[Mapping[str, Any]
 
 def _quality(results: Mapping[str, Any]) -> str:
     out: list[str] = []
+    moves = results.get("transfer", [])
+    if moves:
+        out += [
+            "A floor tuned on one corpus, judged on the other (recall@5 without and with it):",
+            "",
+            "| store | tuned on | floor | judged on | recall@5 | with floor | lost | no-match empty | holds |",
+            "|---|---|---:|---|---:|---:|---:|---:|---|",
+        ]
+        out += [
+            f"| {m['store']} | {m['tuned_on']} | {m['floor']:.2f} | {m['judged_on']} | "
+            f"{m['recall_at_5']:.3f} | {m['recall_at_5_with_floor']:.3f} | {m['loss']:.3f} | "
+            f"{_f(m['no_match_empty'])} | {'yes' if m['holds'] else 'no'} |"
+            for m in moves
+        ]
+        out.append("")
     for run in results["stores"]:
         out.append(
-            f"**{run['store']}** (loads {_loads(run['load_average'])}; corpus written in "
-            f"{run['ingest_seconds']} s; backdated: {run['backdated']})"
+            f"**{run['store']}**, corpus `{run.get('corpus', 'dev')}` (loads "
+            f"{_loads(run['load_average'])}; corpus written in {run['ingest_seconds']} s; "
+            f"backdated: {run['backdated']})"
         )
         out.append("")
         out += _class_table(run["overall"], run["classes"])

@@ -46,6 +46,11 @@ def plot(report: Mapping[str, Any], out: Path) -> list[Path]:
     return []
 
 
+def _named(run: Mapping[str, Any]) -> str:
+    """A quality run's legend label: the store, and the corpus when it says one."""
+    return f"{run['store']} ({run['corpus']})" if "corpus" in run else str(run["store"])
+
+
 def _figure(width: float, height: float) -> Figure:
     from matplotlib.figure import Figure
 
@@ -77,7 +82,7 @@ def _floor(results: Mapping[str, Any], path: Path) -> Path:
             false_pos,
             marker="o",
             color=colour,
-            label=f"{run['store']}: no-match probes answered (FP)",
+            label=f"{_named(run)}: no-match probes answered (FP)",
         )
         left.plot(
             floors,
@@ -85,9 +90,9 @@ def _floor(results: Mapping[str, Any], path: Path) -> Path:
             marker="s",
             linestyle="--",
             color=colour,
-            label=f"{run['store']}: relevant missed from top 5 (1 - recall@5)",
+            label=f"{_named(run)}: relevant missed from top 5 (1 - recall@5)",
         )
-        right.plot(false_pos, false_neg, marker="o", color=colour, label=run["store"])
+        right.plot(false_pos, false_neg, marker="o", color=colour, label=_named(run))
         for p, fp, fn in zip(curve, false_pos, false_neg, strict=True):
             if round(p["floor"] * 100) % 20 == 0:
                 right.annotate(
@@ -157,7 +162,7 @@ def _classes(results: Mapping[str, Any], path: Path) -> Path:
         ax.set_xticks(range(len(rows)), names, rotation=20, fontsize="small")
         ax.set_ylim(0, 1.2)
         ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
-        ax.set_title(f"{run['store']}: recall per query class (no floor)")
+        ax.set_title(f"{_named(run)}: recall per query class (no floor)")
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize="small", loc="upper center", ncols=3)
     return _save(figure, path)

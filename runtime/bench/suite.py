@@ -18,12 +18,14 @@ from mnemowire.bench._stores import DEFAULT_STORE
 from mnemowire.bench.adversarial import BUDGETS, run_adversarial
 from mnemowire.bench.latency import run_latency
 from mnemowire.bench.quality import (
+    CORPORA,
     DEFAULT_FLOORS,
     MAX_RECALL_LOSS,
     corpus_summary,
     load_corpus,
     load_queries,
     run_quality,
+    transfer,
 )
 from mnemowire.bench.report import make_report, write
 from mnemowire.bench.scale import DEFAULT_SIZES, run_scale
@@ -88,19 +90,21 @@ async def _quality(settings: Settings, progress: Progress | None) -> dict[str, A
         await run_quality(
             url,
             settings.embedder,
+            corpus_name=corpus,
             floors=settings.floors,
             max_recall_loss=settings.max_recall_loss,
             progress=progress,
         )
         for url in settings.stores
+        for corpus in CORPORA
     ]
     config = {
-        "corpus": corpus_summary(load_corpus(), load_queries()),
+        "corpora": {c: corpus_summary(load_corpus(c), load_queries(c)) for c in CORPORA},
         "k": [5, 10],
         "floors": list(settings.floors),
         "max_recall_loss": settings.max_recall_loss,
     }
-    return {"config": config, "stores": runs}
+    return {"config": config, "stores": runs, "transfer": transfer(runs)}
 
 
 async def _latency(settings: Settings, progress: Progress | None) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import pytest
 from mnemowire import spec
 from mnemowire.bench.quality import (
     CLASSES,
+    CORPORA,
     CorpusError,
     load_corpus,
     load_queries,
@@ -19,8 +20,22 @@ from mnemowire.bench.quality import (
 )
 
 
-def test_every_request_is_valid_under_the_spec() -> None:
-    corpus, queries = load_corpus(), load_queries()
+def test_the_holdout_shares_nothing_with_the_corpus_it_checks() -> None:
+    """Other agents, other people, other words: a floor tuned on one says something about the
+    other only if they are independent."""
+    dev, holdout = load_corpus("dev"), load_corpus("holdout")
+    assert len(holdout) >= 300
+    assert not {m.remember["agent_id"] for m in dev} & {m.remember["agent_id"] for m in holdout}
+    dev_users = {m.remember.get("user_id") for m in dev} - {None}
+    assert not dev_users & ({m.remember.get("user_id") for m in holdout} - {None})
+    assert not {m.remember["content"] for m in dev} & {m.remember["content"] for m in holdout}
+    dev_queries = {str(q.recall["query"]) for q in load_queries("dev")}
+    assert not dev_queries & {str(q.recall["query"]) for q in load_queries("holdout")}
+
+
+@pytest.mark.parametrize("name", CORPORA)
+def test_every_request_is_valid_under_the_spec(name: str) -> None:
+    corpus, queries = load_corpus(name), load_queries(name)
     for memory in corpus:
         assert spec.validate("remember.request", dict(memory.remember)) is None, memory.label
     for query in queries:
@@ -46,8 +61,9 @@ def test_the_corpus_has_the_promised_shape() -> None:
             assert spec.validate("remember.request", dict(memory.remember)) is None
 
 
-def test_the_queries_cover_every_class() -> None:
-    queries = load_queries()
+@pytest.mark.parametrize("name", CORPORA)
+def test_the_queries_cover_every_class(name: str) -> None:
+    queries = load_queries(name)
     labelled = [q for q in queries if not q.no_match]
     assert len(labelled) >= 120
     assert sum(q.no_match for q in queries) >= 20

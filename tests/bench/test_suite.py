@@ -44,10 +44,15 @@ def test_all_writes_a_valid_report_per_benchmark(tmp_path: Path) -> None:
     assert "| K | R@5 rrf |" in summary
 
     quality = load_report(tmp_path / "quality.json")["results"]
-    run = quality["stores"][0]
+    run, holdout = quality["stores"]
+    assert (run["corpus"], holdout["corpus"]) == ("dev", "holdout")
     assert run["backdated"] is True
     assert run["skipped"] == []
-    assert quality["config"]["corpus"]["memories"] == 310
+    assert quality["config"]["corpora"]["dev"]["memories"] == 310
+    assert quality["config"]["corpora"]["holdout"]["memories"] == 360
+    assert len(holdout["queries"]) == 163
+    for move in quality["transfer"]:  # every recommended floor judged on the other corpus
+        assert {move["tuned_on"], move["judged_on"]} == {"dev", "holdout"}
     assert [c["class"] for c in run["classes"]][-1] == "no_match"
     assert [p["floor"] for p in run["floor"]["curve"]] == [0.0, 0.5]
     assert len(run["queries"]) == 165

@@ -48,7 +48,7 @@ from mnemowire.embedders import Embedder, Vectors
 from mnemowire.memory import Memory
 from mnemowire.protocol import QueryVector
 
-__all__ = ["DEFAULT_FLOORS", "MAX_RECALL_LOSS", "corpus_summary", "run_quality"]
+__all__ = ["DEFAULT_FLOORS", "MAX_RECALL_LOSS", "corpus_summary", "run_quality", "transfer"]
 
 Progress = Callable[[str, int, int], None]
 #: relevance floors swept (cosine similarity), 0.00 to 0.80 in steps of 0.05
@@ -81,12 +81,13 @@ async def run_quality(
     url: str,
     embedder: Embedder,
     *,
+    corpus_name: str = "dev",
     floors: Sequence[float] = DEFAULT_FLOORS,
     max_recall_loss: float = MAX_RECALL_LOSS,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Measure one store; returns its entry of the report's ``stores`` list."""
-    corpus, queries = load_corpus(), load_queries()
+    """Measure one store on one corpus; returns its entry of the report's ``stores`` list."""
+    corpus, queries = load_corpus(corpus_name), load_queries(corpus_name)
     started = time.perf_counter()
     loads = {"start": load_average()}
     clock = BenchClock()
@@ -132,6 +133,7 @@ async def run_quality(
     loads["end"] = load_average()
     return {
         "store": handle.url,
+        "corpus": corpus_name,
         "backdated": handle.backdates,
         "health": health.details or {},
         "load_average": loads,
@@ -163,7 +165,7 @@ async def _ingest(
             labels[stored.id] = item.label
             handle.written.append((request["agent_id"], stored.id))
             if progress is not None:
-                progress("quality: remember", done, len(corpus))
+                progress(f"quality ({handle.url}): remember", done, len(corpus))
     finally:
         clock.age_days = 0.0
     return labels
@@ -341,3 +343,40 @@ async def _sweep(
             point["no_match_empty"] = round(empty_rate(probe_counts), 4)
         curve.append(point)
     return curve
+
+
+def transfer(runs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each store's floor tuned on one corpus, judged on each other: the recall@5 it costs there
+    (from that corpus's own sweep, which has every floor of the grid) against the rule's allowed
+    loss. A recommendation holds only if it holds where it was not tuned."""
+    out = []
+    for tuned in runs:
+        chosen = (tuned["floor"] or {}).get("recommended")
+        if chosen is None:
+            continue
+        for judged in runs:
+            if judged["store"] != tuned["store"] or judged["corpus"] == tuned["corpus"]:
+                continue
+            if judged["floor"] is None:
+                continue
+            point = next(
+                (p for p in judged["floor"]["curve"] if p["floor"] == chosen["floor"]), None
+            )
+            if point is None:
+                continue
+            baseline = judged["overall"]["recall_at_5"]
+            loss = round(baseline - point["recall_at_5"], 4)
+            out.append(
+                {
+                    "store": tuned["store"],
+                    "tuned_on": tuned["corpus"],
+                    "floor": chosen["floor"],
+                    "judged_on": judged["corpus"],
+                    "recall_at_5": baseline,
+                    "recall_at_5_with_floor": point["recall_at_5"],
+                    "loss": loss,
+                    "no_match_empty": point.get("no_match_empty"),
+                    "holds": loss <= judged["floor"]["max_recall_loss"],
+                }
+            )
+    return out
