@@ -19,7 +19,12 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mnemowire.conformance import _fuzz, _stateful, checks  # noqa: F401  (register the checks)
+from mnemowire.conformance import (  # noqa: F401  (register the checks)
+    _fuzz,
+    _stateful,
+    checks,
+    retention,
+)
 from mnemowire.conformance._harness import (
     CHECKS,
     Check,
@@ -42,6 +47,7 @@ __all__ = [
     "certify",
     "html_matrix",
     "load_report",
+    "spec_href",
     "url_factory",
     "validate_report",
     "write_outputs",
@@ -49,6 +55,19 @@ __all__ = [
 
 #: checks that generate many requests: they may run on a faster store (say, a test embedder)
 GENERATING = ("fuzz.", "model.")
+
+
+def spec_href(out: Path, version: str) -> str | None:
+    """The spec's prose (docs/spec/<version>.md) relative to ``out``, if a folder above it
+    holds one; None otherwise."""
+    import os
+
+    here = out.resolve()
+    for folder in (here, *here.parents):
+        prose = folder / "docs" / "spec" / f"{version}.md"
+        if prose.is_file():
+            return Path(os.path.relpath(prose, here)).as_posix()
+    return None
 
 
 def url_factory(urls: str | Sequence[str], **options: Any) -> StoreFactory:
@@ -115,13 +134,15 @@ async def certify(
 
 
 def write_outputs(report: Report, out: Path) -> list[Path]:
-    """report.json, report.md, matrix.html and badge.json under ``out``."""
+    """report.json, report.md, matrix.html and badge.json under ``out``. The Markdown links
+    each section to the spec's prose when ``out`` is inside a checkout (docs/spec/<v>.md
+    above it), relative to the report, so the links work where the report is read."""
     import json
 
     out.mkdir(parents=True, exist_ok=True)
     report.save(out / "report.json")
     files = {
-        "report.md": markdown(report),
+        "report.md": markdown(report, spec_href(out, report.data["header"]["spec_version"])),
         "matrix.html": html_matrix([report]),
         "badge.json": json.dumps(badge(report), indent=2) + "\n",
     }

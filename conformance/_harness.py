@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import time
 import traceback
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
@@ -135,6 +136,8 @@ class Harness:
         self.examples = options.examples
         self.stateful_runs = options.stateful_runs
         self.capabilities = set(store.capabilities().capabilities)
+        #: every request the check sent, in order: the reproducer of a scenario that fails
+        self.trail: list[tuple[str, dict[str, Any]]] = []
 
     def agent(self, label: str = "agent") -> str:
         """An agent id no other check (or earlier run on a persistent store) uses."""
@@ -147,6 +150,7 @@ class Harness:
 
     async def call(self, operation: str, request: dict[str, Any], **kwargs: Any) -> Any:
         """Send a request (as spec JSON) and hold the response to its schema."""
+        self.trail.append((operation, request))
         response = await getattr(self.store, operation)(request, **kwargs)
         envelope = spec.validate(_RESPONSES[operation], to_wire(response))
         if envelope is not None:
@@ -200,6 +204,7 @@ async def _run_one(factory: StoreFactory, item: Check, options: RunOptions) -> O
         elapsed = round((time.perf_counter() - started) * 1000, 1)
         return Outcome(item, status, reason, reproducer, elapsed)
 
+    harness: Harness | None = None
     try:
         async with _opened(factory) as store:
             harness = Harness(store, item.id, factory=factory, options=options)
@@ -210,13 +215,25 @@ async def _run_one(factory: StoreFactory, item: Check, options: RunOptions) -> O
     except Skip as skip:
         return done("SKIP", str(skip))
     except CheckFailed as failure:
-        return done("FAIL", str(failure), failure.reproducer)
+        return done("FAIL", str(failure), failure.reproducer or _trail(harness))
     except MnemowireError as error:
-        return done("FAIL", f"the store refused a valid request: {error.code}: {error}")
+        reason = f"the store refused a valid request: {error.code}: {error}"
+        return done("FAIL", reason, _trail(harness))
     except Exception as exc:  # a crash is reported, never allowed to stop certification
         where = traceback.format_exception(type(exc), exc, exc.__traceback__)[-3:]
         return done("ERROR", f"{type(exc).__name__}: {exc}", "".join(where))
     return done("PASS")
+
+
+def _trail(harness: Harness | None) -> str | None:
+    """The requests a scenario sent, one JSON line each (``{"operation", "request"}``): replay
+    them in order, e.g. ``mnemowire <operation> --json -`` per line, to see the failure."""
+    if harness is None or not harness.trail:
+        return None
+    return "\n".join(
+        json.dumps({"operation": op, "request": request}, ensure_ascii=False, default=repr)
+        for op, request in harness.trail
+    )
 
 
 @contextlib.asynccontextmanager

@@ -9,7 +9,7 @@ from typing import Any
 
 from mnemowire.conformance.report import Report
 
-__all__ = ["badge", "html_matrix", "markdown"]
+__all__ = ["badge", "html_matrix", "markdown", "ran"]
 
 _COLOR = {"PASS": "#2da44e", "FAIL": "#cf222e", "SKIP": "#9a6700", "ERROR": "#8250df"}
 
@@ -29,8 +29,10 @@ def badge(report: Report) -> dict[str, Any]:
     }
 
 
-def markdown(report: Report) -> str:
-    """One adapter's results: counts, then every check that did not pass, then all checks."""
+def markdown(report: Report, spec_href: str | None = None) -> str:
+    """One adapter's results: counts, then every check that did not pass (with its reason and
+    reproducer), then all checks. ``spec_href`` is where the spec's prose is, relative to the
+    report (``write_outputs`` finds it); without one, sections are named, not linked."""
     header = report.data["header"]
     counts = report.summary
     lines = [
@@ -46,25 +48,45 @@ def markdown(report: Report) -> str:
     lines += [
         "",
         f"**{counts['PASS']} PASS · {counts['FAIL']} FAIL · {counts['SKIP']} SKIP · "
-        f"{counts['ERROR']} ERROR**",
+        f"{counts['ERROR']} ERROR** ({ran(report)} checks ran; a SHOULD or MAY that is not met "
+        "is a warning, not a failure)",
         "",
     ]
     problems = [c for c in report.data["checks"] if c["status"] != "PASS"]
     if problems:
-        lines += ["| check | status | reason |", "|---|---|---|"]
-        lines += [f"| `{c['id']}` | {c['status']} | {_cell(c['reason'])} |" for c in problems]
+        lines += ["| check | strength | status | reason |", "|---|---|---|---|"]
+        lines += [
+            f"| `{c['id']}` | {c['strength']} | {c['status']} | {_cell(c['reason'])} |"
+            for c in problems
+        ]
         lines.append("")
+        for c in problems:
+            if c.get("reproducer"):
+                lines += [f"Reproducer of `{c['id']}`:", "", "```", c["reproducer"], "```", ""]
     lines += ["| check | section | strength | status |", "|---|---|---|---|"]
     lines += [
-        f"| `{c['id']}` | [{c['section']}](spec/v0.md#{c['section']}) | {c['strength']} "
-        f"| {c['status']} |"
+        f"| `{c['id']}` | {_section(c['section'], header['spec_version'], spec_href)} "
+        f"| {c['strength']} | {c['status']} |"
         for c in report.data["checks"]
     ]
     return "\n".join(lines) + "\n"
 
 
+def ran(report: Report) -> int:
+    """How many checks ran (every status but SKIP)."""
+    counts = report.summary
+    return counts["PASS"] + counts["FAIL"] + counts["ERROR"]
+
+
+def _section(section: str, version: str, spec_href: str | None) -> str:
+    if spec_href is None:
+        return f"{version}.md#{section}"
+    return f"[{section}]({spec_href}#{section})"
+
+
 def html_matrix(reports: Sequence[Report]) -> str:
-    """A static page: checks as rows, adapters as columns, a box to filter by text."""
+    """A static page: checks as rows, adapters as columns, each cell its status with the reason
+    and reproducer one click away, a box to filter by text (id, section, status, reason)."""
     checks: dict[str, dict[str, Any]] = {}
     for report in reports:
         for item in report.data["checks"]:
@@ -75,21 +97,44 @@ def html_matrix(reports: Sequence[Report]) -> str:
         cells = []
         for report in reports:
             found = next((c for c in report.data["checks"] if c["id"] == check_id), None)
-            status = found["status"] if found else "—"
-            title = html.escape(found["reason"] if found and found["reason"] else status)
-            color = _COLOR.get(status, "#6e7781")
-            cells.append(f'<td title="{title}" style="color:{color}">{status}</td>')
+            cells.append(_cell_html(found))
         rows.append(
             f"<tr><td><code>{html.escape(check_id)}</code></td>"
             f"<td>{html.escape(item['section'])}</td><td>{item['strength']}</td>"
             f"<td>{html.escape(item['summary'])}</td>{''.join(cells)}</tr>"
         )
-    totals = "".join(f"<td>{r.summary['PASS']} / {len(r.data['checks'])}</td>" for r in reports)
+    totals = "".join(
+        f"<td>{r.summary['PASS']} of {ran(r)} run pass"
+        + (f"; {r.summary['SKIP']} skipped" if r.summary["SKIP"] else "")
+        + (
+            f"; {r.summary['FAIL'] + r.summary['ERROR']} failing"
+            if r.summary["FAIL"] + r.summary["ERROR"]
+            else ""
+        )
+        + "</td>"
+        for r in reports
+    )
     return _PAGE.format(
         head=head,
         rows="\n".join(rows),
         totals=totals,
         data=html.escape(json.dumps([r.adapter for r in reports])),
+    )
+
+
+def _cell_html(found: dict[str, Any] | None) -> str:
+    if found is None:
+        return '<td style="color:#6e7781">—</td>'
+    status = found["status"]
+    color = _COLOR.get(status, "#6e7781")
+    if not found.get("reason") and not found.get("reproducer"):
+        return f'<td style="color:{color}">{status}</td>'
+    body = html.escape(found.get("reason") or "")
+    if found.get("reproducer"):
+        body += f"<pre>{html.escape(found['reproducer'])}</pre>"
+    return (
+        f'<td style="color:{color}"><details><summary>{status}</summary>'
+        f'<div class="why">{body}</div></details></td>'
     )
 
 
@@ -105,9 +150,11 @@ table {{ border-collapse: collapse; }}
 td, th {{ border: 1px solid #d0d7de; padding: 4px 8px; }}
 th {{ background: #f6f8fa; position: sticky; top: 0; }}
 input {{ margin-bottom: 1rem; width: 24rem; }}
+details .why {{ color: #1f2328; max-width: 40rem; white-space: normal; }}
+pre {{ white-space: pre-wrap; font-size: 12px; }}
 </style></head><body data-adapters="{data}">
 <h1>memorywire conformance</h1>
-<input id="filter" placeholder="filter: check id, section, status (e.g. FAIL, forget)">
+<input id="filter" placeholder="filter: check id, section, status, reason (e.g. FAIL, forget)">
 <table><thead><tr>
 <th>check</th><th>section</th><th>strength</th><th>what it verifies</th>{head}</tr>
 </thead><tbody id="rows">

@@ -30,7 +30,7 @@ from mnemowire._wire import now_ms, to_wire
 from mnemowire.conformance._harness import CheckFailed, Harness, StoreFactory, check
 from mnemowire.errors import MnemowireError
 
-__all__ = ["Model", "run_model_check"]
+__all__ = ["BASE_FEATURES", "FEATURES", "Model", "features_of", "run_model_check"]
 
 AGENTS = ("alpha", "beta")
 USERS = (None, "u1", "u2")
@@ -56,6 +56,7 @@ class Record:
     content: str
     confidence: float
     state: str = "active"  # active | pending | deleted | archived | merged
+    merged_into: str | None = None
 
 
 @dataclass
@@ -86,17 +87,24 @@ class Model:
         }
         for rid in hit:
             if hard:
-                del self.records[rid]
+                self._erase(rid)
             else:
                 self.records[rid].state = "deleted"
         return hit
 
-    def expire(self, agent: str, policy: dict[str, Any], action: str) -> set[str]:
+    def _erase(self, rid: str) -> None:
+        """An erasure takes what was merged into the record with it ([forget.soft])."""
+        self.records.pop(rid, None)
+        for absorbed in [i for i, r in self.records.items() if r.merged_into == rid]:
+            self._erase(absorbed)
+
+    def expire(self, agent: str, user: str | None, policy: dict[str, Any], action: str) -> set[str]:
         matched = {
             rid
             for rid, r in self.records.items()
             if r.agent == agent
             and r.state == "active"
+            and (user is None or r.user == user)
             and ("type" not in policy or r.type == policy["type"])
             and ("confidence_below" not in policy or r.confidence < policy["confidence_below"])
         }
@@ -106,11 +114,35 @@ class Model:
         return matched
 
 
-def run_model_check(factory: StoreFactory, *, runs: int, steps: int, seed: int) -> None:
-    """Run the state machine ``runs`` times (blocking: call it from a worker thread)."""
+#: what the full model exercises beyond remember and recall of semantic memories, each named by
+#: the capability it needs (``users``: user_scope; ``pending``: governance)
+FEATURES = (
+    "forget", "merge", "expire", "hard_delete", "archive", "demote", "users", "pending",
+    "episodic", "emotional", "procedural",
+)  # fmt: skip
+#: the base tier: the five operations and the memory types, nothing a small store may lack
+BASE_FEATURES = ("forget", "merge", "expire", "episodic", "emotional", "procedural")
+_NEEDS = {"users": "user_scope", "pending": "governance"}
+
+
+def features_of(capabilities: set[str], tier: tuple[str, ...]) -> frozenset[str]:
+    """The features of ``tier`` a store with ``capabilities`` can be checked on."""
+    return frozenset(f for f in tier if _NEEDS.get(f, f) in capabilities)
+
+
+def run_model_check(
+    factory: StoreFactory,
+    *,
+    runs: int,
+    steps: int,
+    seed: int,
+    features: frozenset[str] = frozenset(FEATURES),
+) -> None:
+    """Run the state machine ``runs`` times (blocking: call it from a worker thread), with the
+    rules ``features`` allow."""
     loop = asyncio.new_event_loop()
     try:
-        _run(_machine(factory, loop), runs, steps, seed)
+        _run(_machine(factory, loop, features), runs, steps, seed)
     finally:
         loop.close()
 
@@ -127,7 +159,9 @@ def _run(machine: type[RuleBasedStateMachine], runs: int, steps: int, random_see
     run_state_machine_as_test(seed(random_seed)(machine), settings=configured)
 
 
-def _machine(factory: StoreFactory, loop: asyncio.AbstractEventLoop) -> type[RuleBasedStateMachine]:
+def _machine(
+    factory: StoreFactory, loop: asyncio.AbstractEventLoop, features: frozenset[str]
+) -> type[RuleBasedStateMachine]:
     """The state machine class: each run opens a fresh store (and uses agents of its own, so
     a persistent store stays isolated too), so a shrunk failing run reproduces on its own."""
 
@@ -177,6 +211,10 @@ def _machine(factory: StoreFactory, loop: asyncio.AbstractEventLoop) -> type[Rul
             confidence: float,
             pending: bool,
         ) -> str:
+            if kind != "semantic" and kind not in features:
+                kind = "semantic"
+            user = user if "users" in features else None
+            pending = pending and "pending" in features
             content = MACHINE if kind == "procedural" else " ".join(words)
             request: dict[str, Any] = {
                 "agent_id": self.agent(agent),
@@ -198,19 +236,25 @@ def _machine(factory: StoreFactory, loop: asyncio.AbstractEventLoop) -> type[Rul
         @rule(
             agent=st.sampled_from(AGENTS),
             user=st.sampled_from(USERS),
-            types=st.lists(
-                st.sampled_from(["semantic", "episodic", "emotional", "procedural"]),
-                max_size=2,
-                unique=True,
+            types=st.one_of(
+                st.none(),
+                st.lists(
+                    st.sampled_from(["semantic", "episodic", "emotional", "procedural"]),
+                    max_size=2,
+                    unique=True,
+                ),
             ),
             query=st.sampled_from(WORDS),
         )
-        def recall(self, agent: str, user: str | None, types: list[str], query: str) -> None:
+        def recall(self, agent: str, user: str | None, types: list[str] | None, query: str) -> None:
             request: dict[str, Any] = {"agent_id": self.agent(agent), "query": query, "k": 1000}
+            user = user if "users" in features else None
             if user is not None:
                 request["user_id"] = user
-            if types:
+            if types is not None:  # [] too: absent or empty, every type ([recall.scope])
+                types = [t for t in types if t == "semantic" or t in features]
                 request["types"] = types
+            types = types or []
             hits = self.call("recall", request).results
             got = {hit.id for hit in hits}
             want = self.model.visible(agent, user, tuple(types))
@@ -221,7 +265,7 @@ def _machine(factory: StoreFactory, loop: asyncio.AbstractEventLoop) -> type[Rul
                 if (hit.type, hit.content) != (record.type, record.content):
                     raise CheckFailed(f"{hit.id} came back as {hit.type} {hit.content!r}")
 
-        @precondition(lambda self: len(self.model.records) >= 1)
+        @precondition(lambda self: "forget" in features and len(self.model.records) >= 1)
         @rule(
             agent=st.sampled_from(AGENTS),
             user=st.sampled_from(USERS),
@@ -229,6 +273,8 @@ def _machine(factory: StoreFactory, loop: asyncio.AbstractEventLoop) -> type[Rul
             hard=st.booleans(),
         )
         def forget(self, agent: str, user: str | None, ids: list[str], hard: bool) -> None:
+            user = user if "users" in features else None
+            hard = hard and "hard_delete" in features
             request: dict[str, Any] = {
                 "agent_id": self.agent(agent),
                 "ids": ids,
@@ -241,7 +287,7 @@ def _machine(factory: StoreFactory, loop: asyncio.AbstractEventLoop) -> type[Rul
             if got != want:
                 raise CheckFailed(f"forget reported {sorted(got)}, the spec says {sorted(want)}")
 
-        @precondition(lambda self: len(self.issued) >= 3)
+        @precondition(lambda self: "merge" in features and len(self.issued) >= 3)
         @rule(
             agent=st.sampled_from(AGENTS),
             ids=st.lists(records, min_size=2, max_size=3, unique=True),
@@ -290,19 +336,33 @@ def _machine(factory: StoreFactory, loop: asyncio.AbstractEventLoop) -> type[Rul
                 records[0].content, records[0].confidence = best.content, best.confidence
             for duplicate in records[1:]:
                 duplicate.state = "merged"
+                duplicate.merged_into = canonical
 
+        @precondition(lambda self: "expire" in features)
         @rule(
             agent=st.sampled_from(AGENTS),
+            user=st.sampled_from(USERS),
             policy=st.one_of(
                 st.fixed_dictionaries({"type": st.sampled_from(["semantic", "episodic"])}),
                 st.fixed_dictionaries({"confidence_below": st.sampled_from([0.3, 0.6, 0.95])}),
             ),
             action=st.sampled_from(["forget", "archive", "demote"]),
         )
-        def expire(self, agent: str, policy: dict[str, Any], action: str) -> None:
-            request = {"agent_id": self.agent(agent), "policy": policy, "action": action}
+        def expire(self, agent: str, user: str | None, policy: dict[str, Any], action: str) -> None:
+            user = user if "users" in features else None
+            if action != "forget" and action not in features:
+                action = "forget"
+            if policy.get("type", "semantic") != "semantic" and policy["type"] not in features:
+                policy = {"type": "semantic"}
+            request: dict[str, Any] = {
+                "agent_id": self.agent(agent),
+                "policy": policy,
+                "action": action,
+            }
+            if user is not None:
+                request["user_id"] = user
             response = self.call("expire", request)
-            want = self.model.expire(agent, policy, action)
+            want = self.model.expire(agent, user, policy, action)
             got = set(response.matched_ids) if response.matched_ids is not None else None
             if response.matched_count != len(want) or got not in (None, want):
                 raise CheckFailed(
@@ -312,21 +372,36 @@ def _machine(factory: StoreFactory, loop: asyncio.AbstractEventLoop) -> type[Rul
     return StoreMachine
 
 
+async def _model_check(h: Harness, tier: tuple[str, ...]) -> None:
+    features = features_of(h.capabilities, tier)
+    try:
+        await asyncio.to_thread(
+            run_model_check,
+            h.factory,
+            runs=h.stateful_runs,
+            steps=20,
+            seed=h.seed,
+            features=features,
+        )
+    except Exception as failure:  # any failure: report it with the shrunk steps
+        message = f"{type(failure).__name__}: {failure}"
+        raise CheckFailed(message, _reproducer(failure)) from failure
+
+
 def _register() -> None:
+    @check("model.base", section="recall.visibility")
+    async def base(h: Harness) -> None:
+        """Random sequences of the five operations (as declared) agree with the model."""
+        await _model_check(h, BASE_FEATURES)
+
     @check(
         "model.stateful",
         section="recall.visibility",
         needs=["forget", "merge", "expire", "governance", "user_scope", "archive"],
     )
     async def stateful(h: Harness) -> None:
-        """Random operation sequences agree with an in-memory model of the spec."""
-        try:
-            await asyncio.to_thread(
-                run_model_check, h.factory, runs=h.stateful_runs, steps=20, seed=h.seed
-            )
-        except Exception as failure:  # any failure: report it with the shrunk steps
-            message = f"{type(failure).__name__}: {failure}"
-            raise CheckFailed(message, _reproducer(failure)) from failure
+        """Random operation sequences, users, staging and every action agree with the model."""
+        await _model_check(h, FEATURES)
 
 
 def _reproducer(failure: BaseException) -> str | None:

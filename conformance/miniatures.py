@@ -14,6 +14,7 @@ from typing import Any
 from mnemowire._wire import to_wire
 from mnemowire.conformance._harness import StoreFactory
 from mnemowire.models import (
+    Capabilities,
     ExpireResponse,
     ForgetResponse,
     RecallHit,
@@ -196,6 +197,35 @@ class NoClientIds(_Broken):
         return await self.inner.remember(body)
 
 
+class ExpireIgnoresUser(_Broken):
+    """expire ignores user_id: one user's retention policy expires every user's records."""
+
+    async def expire(self, request: Any) -> ExpireResponse:
+        body = _wire(request)
+        body.pop("user_id", None)
+        return await self.inner.expire(body)
+
+
+class EmptyTypesMatchNothing(_Broken):
+    """recall reads an empty types list as "none of the types" and returns nothing."""
+
+    async def recall(self, request: Any, **kwargs: Any) -> RecallResponse:
+        body = _wire(request)
+        response = await self.inner.recall(body, **kwargs)
+        if body.get("types") == []:
+            return response.model_copy(update={"results": []})
+        return response
+
+
+class UndeclaredExpiry(_Broken):
+    """Honours expires_at without declaring expiry (the spec wants unsupported instead)."""
+
+    def capabilities(self) -> Capabilities:
+        declared = self.inner.capabilities()
+        kept = [c for c in declared.capabilities if c != "expiry"]
+        return declared.model_copy(update={"capabilities": kept})
+
+
 #: defect name -> wrapper class
 DEFECTS: dict[str, type[_Broken]] = {
     "ignores-user": IgnoresUser,
@@ -212,6 +242,9 @@ DEFECTS: dict[str, type[_Broken]] = {
     "demote-compounds": DemoteCompounds,
     "invalid-responses": InvalidResponses,
     "no-client-ids": NoClientIds,
+    "expire-ignores-user": ExpireIgnoresUser,
+    "empty-types-nothing": EmptyTypesMatchNothing,
+    "undeclared-expiry": UndeclaredExpiry,
 }
 
 

@@ -153,8 +153,8 @@ class SqliteVecStore:
         self._setup = EmbedderSetup(embedder)
         #: an erasure whose WAL checkpoint could not finish yet (see ``_scrub``)
         self._scrub_pending = False
-        #: recall times not written yet, record rowid -> epoch ms (see ``_track_recalls``)
-        self._recalled: dict[int, int] = {}
+        #: recall times not written yet, record id -> epoch ms (see ``_track_recalls``)
+        self._recalled: dict[str, int] = {}
         self._closed = False
         with self._errors():
             self._db = connect(self._driver, path)
@@ -371,7 +371,7 @@ class SqliteVecStore:
                 with self._errors():
                     result = fn(*args)
                     if self._recalled:  # times a busy file kept from a recall: try again now
-                        self._record_recalls(wait=False)
+                        self._record_recalls()
                     if self._scrub_pending:
                         self._scrub()
                     return result
@@ -775,37 +775,36 @@ class SqliteVecStore:
         """Remember when records were last returned, without a write per read and without
         waiting for another writer ([recall.tracking]): a time less than the granularity old is
         not rewritten, and when another connection holds the write lock the times wait in
-        memory until this store's next write (or recall that finds the lock free) records them."""
+        memory until this store's next operation (or its next expire) records them."""
         for record in records:
             if (record["last_recalled_at"] or 0) < now - RECALL_TRACKING_GRANULARITY_MS:
-                self._recalled[record["rowid"]] = now
+                self._recalled[record["id"]] = now
         if self._recalled:
-            self._record_recalls(wait=False)
+            self._record_recalls()
 
-    def _record_recalls(self, *, wait: bool) -> None:
-        """Write the recall times waiting in memory; ``wait=False`` gives up at once if another
-        connection is writing (they stay, bounded by MAX_PENDING_RECALLS: past that the
-        oldest are dropped, which only makes ``no_recall_in_days`` more eager for them)."""
-        if not wait:
-            self._db.execute("PRAGMA busy_timeout = 0")
+    def _record_recalls(self) -> None:
+        """Write the recall times waiting in memory, unless another connection is writing: then
+        they stay (bounded by MAX_PENDING_RECALLS: past that the oldest are dropped, which only
+        makes ``no_recall_in_days`` more eager for them)."""
+        self._db.execute("PRAGMA busy_timeout = 0")
         try:
             with self._transaction() as tx:
                 self._apply_recalls(tx)
         except self._driver.module.OperationalError as exc:
-            if wait or not ("locked" in str(exc) or "busy" in str(exc)):
+            if not ("locked" in str(exc) or "busy" in str(exc)):
                 raise
             while len(self._recalled) > MAX_PENDING_RECALLS:
                 self._recalled.pop(next(iter(self._recalled)))
         finally:
-            if not wait:
-                self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
     def _apply_recalls(self, tx: Any) -> None:
-        """The waiting recall times, written in ``tx`` (a write transaction)."""
+        """The waiting recall times, written in ``tx`` (a write transaction); by record id,
+        which is never reused (a rowid can be)."""
         tx.executemany(
             "UPDATE memories SET last_recalled_at = max(coalesce(last_recalled_at, 0), ?) "
-            "WHERE rowid = ?",
-            [(at, rowid) for rowid, at in sorted(self._recalled.items())],
+            "WHERE id = ?",
+            [(at, record_id) for record_id, at in sorted(self._recalled.items())],
         )
         self._recalled.clear()
 

@@ -77,7 +77,8 @@ def _quality(results: Mapping[str, Any]) -> str:
         out += [
             "A floor tuned on one corpus, judged on the other (recall@5 without and with it):",
             "",
-            "| store | tuned on | floor | judged on | recall@5 | with floor | lost | no-match empty | holds |",
+            "| store | tuned on | floor | judged on | recall@5 | with floor | lost "
+            "| no-match empty | holds |",
             "|---|---|---:|---|---:|---:|---:|---:|---|",
         ]
         out += [

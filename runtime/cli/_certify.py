@@ -102,12 +102,14 @@ def certify_command(
         click.echo(f"wrote {path}", err=True)
     counts = report.summary
     click.echo(json.dumps({"adapter": report.adapter, **counts}))
+    failing = False
     for item in report.data["checks"]:
         if item["status"] in ("FAIL", "ERROR"):
-            click.echo(
-                f"{item['status']} {item['id']} [{item['section']}]: {item['reason']}", err=True
-            )
-    sys.exit(Exit.REJECTED if counts["FAIL"] or counts["ERROR"] else Exit.OK)
+            must = item["strength"] == "MUST"
+            failing |= must
+            label = item["status"] if must else f"WARNING ({item['strength']} not met)"
+            click.echo(f"{label} {item['id']} [{item['section']}]: {item['reason']}", err=True)
+    sys.exit(Exit.REJECTED if failing else Exit.OK)
 
 
 async def _can_open(urls: tuple[str, ...], options: dict[str, Any], hint: str) -> None:

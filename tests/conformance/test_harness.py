@@ -25,6 +25,8 @@ from mnemowire.conformance.miniatures import DEFECTS, broken
 
 STORE = "sqlite-vec://:memory:?embedder=hash:64"
 QUICK = RunOptions(seed=3, examples=15, stateful_runs=10)
+#: the model check as certify runs it by default (50 sequences)
+MODEL = RunOptions(seed=3, examples=15, stateful_runs=50)
 #: the check that exists to catch each defect
 CAUGHT_BY = {
     "ignores-user": "recall.user-scope",
@@ -41,7 +43,12 @@ CAUGHT_BY = {
     "demote-compounds": "expire.demote",
     "invalid-responses": "remember.read-your-writes",
     "no-client-ids": "remember.client-id",
+    "expire-ignores-user": "expire.user-scope",
+    "empty-types-nothing": "recall.empty-types",
+    "undeclared-expiry": "store.undeclared-refused",
 }
+#: defects the stateful model check catches too (it must, not only the scenario written for it)
+MODEL_CATCHES = ["expire-ignores-user", "empty-types-nothing", "forgets-everyone", "leaks-pending"]
 
 
 def test_there_are_at_least_thirty_scenario_checks_each_citing_a_spec_section() -> None:
@@ -70,7 +77,7 @@ async def test_each_broken_store_is_caught(defect: str) -> None:
 
 async def test_the_model_check_shrinks_a_failure_into_a_reproducer() -> None:
     report = await certify(
-        broken(url_factory(STORE), "other-agents"), options=QUICK, only=["model.stateful"]
+        broken(url_factory(STORE), "other-agents"), options=MODEL, only=["model.stateful"]
     )
     [result] = report.data["checks"]
     assert result["status"] == "FAIL"
@@ -127,11 +134,12 @@ async def test_reports_are_written_valid_and_readable(tmp_path: Path) -> None:
         "report.md",
     ]
     again = load_report(tmp_path / "report.json")
-    assert again.summary == {"PASS": 3, "FAIL": 0, "SKIP": 0, "ERROR": 0}
+    # store.undeclared-refused skips: this store declares every capability a request can need
+    assert again.summary == {"PASS": 4, "FAIL": 0, "SKIP": 1, "ERROR": 0}
     header = again.data["header"]
     assert header["spec_digest"].startswith("sha256:")
     assert header["seed"] == 3
-    assert json.loads((tmp_path / "badge.json").read_text())["message"] == "3/3 pass"
+    assert json.loads((tmp_path / "badge.json").read_text())["message"] == "4/4 pass, 1 skipped"
     assert "recall.k" in (tmp_path / "matrix.html").read_text()
 
 
@@ -190,3 +198,140 @@ def test_pytest_plugin_runs_the_checks_in_an_adapters_own_suite(tmp_path: Path) 
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert " passed" in result.stdout
+
+
+@pytest.mark.parametrize("defect", MODEL_CATCHES)
+async def test_the_model_check_reaches_what_its_rules_send(defect: str) -> None:
+    """The model sends user_id on expire and empty types lists, so it catches the toy store's
+    planted bugs too (it passed both, 50 runs out of 50, before it sent them)."""
+    report = await certify(
+        broken(url_factory(STORE), defect), options=MODEL, only=["model.stateful"]
+    )
+    [result] = report.data["checks"]
+    assert result["status"] == "FAIL", result
+
+
+async def test_a_small_store_still_gets_the_base_model_check() -> None:
+    """A store declaring only semantic memories (no forget, merge, expire, users or staging)
+    is model-checked on what it has, instead of skipping the model check altogether."""
+
+    class Small:
+        def __init__(self, inner: object) -> None:
+            self.inner = inner
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.inner, name)
+
+        def capabilities(self) -> object:
+            declared = self.inner.capabilities()  # type: ignore[attr-defined]
+            return declared.model_copy(update={"capabilities": ["semantic", "vector"]})
+
+    import contextlib
+    from collections.abc import AsyncIterator
+
+    @contextlib.asynccontextmanager
+    async def factory() -> AsyncIterator[object]:
+        async with url_factory(STORE)() as store:
+            yield Small(store)
+
+    report = await certify(factory, options=QUICK, only=["model."])  # type: ignore[arg-type]
+    statuses = {c["id"]: c["status"] for c in report.data["checks"]}
+    assert statuses == {"model.base": "PASS", "model.stateful": "SKIP"}
+
+
+async def test_a_failing_scenario_carries_the_requests_that_show_it() -> None:
+    report = await certify(
+        broken(url_factory(STORE), "forget-noop"), options=QUICK, only=["forget.by-ids"]
+    )
+    [result] = report.data["checks"]
+    assert result["status"] == "FAIL"
+    steps = [json.loads(line) for line in result["reproducer"].splitlines()]
+    assert [s["operation"] for s in steps] == [
+        "remember",
+        "remember",
+        "remember",
+        "forget",
+    ]
+    assert steps[3]["request"]["ids"]  # the forget whose answer was wrong is the last step
+
+
+def test_the_report_page_links_the_spec_and_shows_every_reason(tmp_path: Path) -> None:
+    """Links resolve from where the report is written; reasons and reproducers are on the page
+    (not only in a tooltip); skips are not counted as failures."""
+    out = tmp_path / "repo" / "docs" / "conformance" / "toy"
+    spec_prose = tmp_path / "repo" / "docs" / "spec" / "v0.md"
+    spec_prose.parent.mkdir(parents=True)
+    spec_prose.write_text('<a id="forget.scope"></a>', encoding="utf-8")
+    result = CliRunner().invoke(
+        cli,
+        [
+            "certify",
+            STORE,
+            "--only",
+            "forget.by-ids",
+            "--only",
+            "store.undeclared",
+            "--out",
+            str(out),
+        ],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == Exit.OK, result.output
+    page = (out / "report.md").read_text()
+    assert "[forget.scope](../../spec/v0.md#forget.scope)" in page
+    html_page = (out / "matrix.html").read_text()
+    assert "1 of 1 run pass; 1 skipped" in html_page
+    assert "declares every capability" in html_page.split("<details>", 1)[1]
+    elsewhere = tmp_path / "elsewhere"
+    CliRunner().invoke(cli, ["certify", STORE, "--only", "forget.by-ids", "--out", str(elsewhere)])
+    assert "v0.md#forget.scope |" in (elsewhere / "report.md").read_text()  # named, no dead link
+
+
+class UnsortedIds:
+    """Mints ids that do not sort by creation: breaks a SHOULD, not a MUST."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.counter = 10_000
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    async def remember(self, request: dict[str, object]) -> object:
+        self.counter -= 1
+        return await self.inner.remember({**request, "id": f"id{self.counter}"})  # type: ignore[attr-defined]
+
+
+def test_a_should_not_met_is_a_warning_not_a_failure(tmp_path: Path) -> None:
+    import contextlib
+    from collections.abc import AsyncIterator
+
+    from mnemowire import registry
+
+    @contextlib.asynccontextmanager
+    async def opened() -> AsyncIterator[object]:
+        async with url_factory(STORE)() as store:
+            yield UnsortedIds(store)
+
+    def factory(url: str, **options: object) -> object:
+        from mnemowire.adapters.sqlite_vec import SqliteVecStore
+        from mnemowire.embedders import HashEmbedder
+
+        return UnsortedIds(SqliteVecStore(":memory:", embedder=HashEmbedder(32)))
+
+    registry.register("unsorted-ids-test", factory)  # type: ignore[arg-type]
+    result = CliRunner().invoke(
+        cli,
+        [
+            "certify",
+            "unsorted-ids-test://x",
+            "--only",
+            "remember.sortable-ids",
+            "--out",
+            str(tmp_path),
+        ],
+    )
+    assert result.exit_code == Exit.OK, result.output
+    assert "WARNING (SHOULD not met) remember.sortable-ids" in result.stderr
+    [check] = load_report(tmp_path / "report.json").data["checks"]
+    assert (check["status"], check["strength"]) == ("FAIL", "SHOULD")
