@@ -72,19 +72,30 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def _kept(word: str) -> bool:
-    return len(word) > 1 and word not in STOPWORDS and len(word.encode("utf-8")) <= MAX_TERM_BYTES
+#: a word of at most this many characters is surely within MAX_TERM_BYTES (4 bytes a character)
+_SURELY_SHORT = MAX_TERM_BYTES // 4
+
+
+def _kept(words: Iterable[str]) -> list[str]:
+    """The distinct words worth indexing or searching, in order of first appearance."""
+    return [
+        w
+        for w in dict.fromkeys(words)
+        if len(w) > 1
+        and w not in STOPWORDS
+        and (len(w) <= _SURELY_SHORT or len(w.encode("utf-8")) <= MAX_TERM_BYTES)
+    ]
 
 
 def indexed_terms(text: str) -> list[str]:
     """The distinct words of a record's searchable text that the keyword index holds."""
-    return list(dict.fromkeys(w for w in words(text) if _kept(w)))
+    return _kept(words(text))
 
 
 def keyword_terms(text: str) -> list[str]:
     """Distinct words of a query worth looking up, in order of appearance (at most
     ``MAX_QUERY_TERMS``): the same words ``indexed_terms`` would index."""
-    return list(dict.fromkeys(w for w in words(text) if _kept(w)))[:MAX_QUERY_TERMS]
+    return _kept(words(text))[:MAX_QUERY_TERMS]
 
 
 def rarity_limit(documents: int) -> int:

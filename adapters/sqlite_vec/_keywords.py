@@ -1,4 +1,5 @@
-"""The sqlite-vec store's keyword index: a plain table of (agent, word, record), searched as
+"""The sqlite-vec store's keyword index: a plain table of (token, record), a token being an
+agent's word (64 bits of a BLAKE2b hash of agent id and word), searched as
 ``mnemowire.adapters._keywords`` says (rare words of the agent's own records, idf ranking).
 
 A plain table rather than FTS5, for three reasons. Erasure: FTS5 keeps a deleted document's
@@ -6,12 +7,18 @@ words in its segment b-trees until a merge rewrites them (``memories_fts_data`` 
 word of a hard-deleted record after a checkpoint and 100 more writes), where a table row deleted
 under ``secure_delete`` is zeroed in the page. Isolation: FTS5's document counts are the whole
 table's, so one agent's words changed another's rarity; keyed by agent, every count here is the
-agent's own and costs one b-tree range. And the same tokens as the PostgreSQL store, on every
+agent's own and costs one b-tree range. And the same words as the PostgreSQL store, on every
 SQLite (FTS5's secure-delete needs 3.42+; many Pythons ship older).
+
+Tokens instead of (agent, word) pairs keep each row two integers: bulk loads write half as many
+bytes (an agent id is repeated in every row otherwise), and the table never holds a word in
+plain text. Two words of one agent whose tokens collide (1 in 2^64) would share a posting list:
+one would look less rare than it is.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -24,15 +31,47 @@ from mnemowire.adapters._keywords import (
     rarity_limit,
 )
 
-__all__ = ["add_record", "keyword_search", "remove_record"]
+__all__ = [
+    "add_record",
+    "insert",
+    "keyword_search",
+    "remove_record",
+    "rows_of",
+    "token",
+    "tokens",
+]
+
+
+def tokens(agent_id: str, terms: Sequence[str]) -> list[int]:
+    """An agent's words as the index keys them: signed 64-bit integers (the agent's part of the
+    hash is computed once and copied for each word)."""
+    agent = hashlib.blake2b(agent_id.encode() + b"\0", digest_size=8)
+    out = []
+    for term in terms:
+        digest = agent.copy()
+        digest.update(term.encode())
+        out.append(int.from_bytes(digest.digest(), "big", signed=True))
+    return out
+
+
+def token(agent_id: str, term: str) -> int:
+    """One word of an agent as the index keys it."""
+    return tokens(agent_id, [term])[0]
+
+
+def rows_of(agent_id: str, rowid: int, text: str) -> list[tuple[int, int]]:
+    """The index rows of a visible record's searchable text."""
+    return [(key, rowid) for key in tokens(agent_id, indexed_terms(text))]
+
+
+def insert(tx: Any, rows: Sequence[tuple[int, int]]) -> None:
+    """Add index rows (``rows_of``), sorted by key for a bulk write."""
+    tx.executemany("INSERT INTO keywords(token, record) VALUES (?, ?)", rows)
 
 
 def add_record(tx: Any, agent_id: str, rowid: int, text: str) -> None:
     """Index a visible record's searchable text."""
-    tx.executemany(
-        "INSERT OR IGNORE INTO keywords(agent_id, term, record) VALUES (?, ?, ?)",
-        [(agent_id, term, rowid) for term in indexed_terms(text)],
-    )
+    insert(tx, rows_of(agent_id, rowid, text))
 
 
 def remove_record(tx: Any, rowid: int) -> None:
@@ -58,22 +97,26 @@ def keyword_search(
     if not terms or documents == 0:
         return []
     cap = rarity_limit(documents) + 1  # counting past the limit says nothing more
+    asked = dict(zip(tokens(agent_id, terms), terms, strict=True))
     held = {
-        term: int(count)
-        for term, count in tx.execute(
+        asked[int(key)]: int(count)
+        for key, count in tx.execute(
             "SELECT t.value, (SELECT count(*) FROM (SELECT 1 FROM keywords k "
-            "WHERE k.agent_id = ? AND k.term = t.value LIMIT ?)) FROM json_each(?) AS t",
-            (agent_id, cap, json.dumps(terms, ensure_ascii=False)),
+            "WHERE k.token = t.value LIMIT ?)) FROM json_each(?) AS t",
+            (cap, json.dumps(list(asked))),
         )
     }
     kept = rare_terms(held, documents)
     if not kept:
         return []
-    matches = tx.execute(
-        f"SELECT record, term FROM keywords WHERE agent_id = ? "
-        f"AND term IN ({','.join('?' * len(kept))})",
-        [agent_id, *kept],
-    ).fetchall()
+    wanted = dict(zip(tokens(agent_id, kept), kept, strict=True))
+    matches = [
+        (record, wanted[key])
+        for record, key in tx.execute(
+            f"SELECT record, token FROM keywords WHERE token IN ({','.join('?' * len(wanted))})",
+            list(wanted),
+        )
+    ]
     ranked = rank_matches(matches, held, documents)
     scope_sql, scope_args = where
     placeholders = ",".join("?" * len(ranked))

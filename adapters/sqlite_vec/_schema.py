@@ -105,14 +105,13 @@ def _v2(connection: Any, dimension: int) -> None:
 
 
 def _v3(connection: Any, dimension: int) -> None:
-    # The keyword index moves from FTS5 to a table keyed by agent (_keywords.py says why): built
-    # from every visible record, then the FTS5 table goes, its pages zeroed (secure_delete).
+    # The keyword index moves from FTS5 to a table of the agents' word tokens (_keywords.py says
+    # why): built from every visible record, then the FTS5 table goes, its pages zeroed.
     connection.execute(
         """CREATE TABLE keywords(
-            agent_id TEXT NOT NULL,
-            term TEXT NOT NULL,
+            token INTEGER NOT NULL,
             record INTEGER NOT NULL,
-            PRIMARY KEY (agent_id, term, record)
+            PRIMARY KEY (token, record)
         ) WITHOUT ROWID"""
     )
     connection.execute("CREATE INDEX keywords_record ON keywords(record)")

@@ -16,7 +16,9 @@ import pytest
 
 from mnemowire import spec
 from mnemowire._wire import to_wire
+from mnemowire.adapters._common import searchable_text
 from mnemowire.adapters.sqlite_vec import CAPABILITIES, SqliteVecStore
+from mnemowire.adapters.sqlite_vec._keywords import rows_of
 from mnemowire.adapters.sqlite_vec._schema import MIGRATIONS
 from mnemowire.embedders import HashEmbedder
 
@@ -50,16 +52,21 @@ def consistent(path: Path) -> dict[str, int]:
         vec = db.execute("SELECT count(*) FROM memories_vec").fetchone()[0]
         indexed = db.execute("SELECT count(DISTINCT record) FROM keywords").fetchone()[0]
         stats = db.execute("SELECT coalesce(sum(visible), 0) FROM agent_stats").fetchone()[0]
-        orphans = db.execute(
-            "SELECT count(*) FROM keywords k LEFT JOIN memories m ON m.rowid = k.record "
-            "WHERE m.rowid IS NULL OR m.state != 'active' OR m.agent_id != k.agent_id"
-        ).fetchone()[0]
+        # the keyword index holds exactly the active records' words, under their own agent
+        expected = {
+            row
+            for rowid, agent, kind, content in db.execute(
+                "SELECT rowid, agent_id, type, content FROM memories WHERE state = 'active'"
+            )
+            for row in rows_of(agent, rowid, searchable_text(kind, content))
+        }
+        held = set(db.execute("SELECT token, record FROM keywords"))
         audited = db.execute(
             "SELECT count(*) FROM audit_log WHERE operation = 'remember'"
         ).fetchone()[0]
         total = db.execute("SELECT count(*) FROM memories").fetchone()[0]
         assert active == vec == indexed == stats  # every test record has an indexed word
-        assert orphans == 0
+        assert held == expected
         assert audited == total  # every record has its audit row, none without
         return {"active": active, "total": total}
     finally:
