@@ -4,6 +4,7 @@ into one ranked, deduplicated list of hits."""
 from __future__ import annotations
 
 import asyncio
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -81,6 +82,9 @@ COPY_FIELDS = tuple(
 )
 
 
+_copy_key = operator.itemgetter(*COPY_FIELDS)
+
+
 @dataclass
 class Fused:
     """The children's lists fused: a score per record id, the children vouching for the copy
@@ -153,15 +157,30 @@ def fuse(
                 seen.add(hit.id)
                 copies.setdefault(hit.id, []).append((order, rank, store, hit))
     for record_id, held in copies.items():
-        chosen = _agreed(held) if len(held) > 1 else held
+        if len(held) == 1:  # one child: nothing to compare
+            _, _, store, hit = held[0]
+            fused.best[record_id] = (store, hit)
+            fused.supporting[record_id] = [store]
+            fused.demote[record_id] = hit.demote or 1.0
+            continue
+        if len(held) == 2:  # the usual router: two children, the same copy (a fast path)
+            first, second = held
+            if _copy_key(first[3].__dict__) == _copy_key(second[3].__dict__):
+                best = first if first[1] <= second[1] else second
+                fused.best[record_id] = (best[2], best[3])
+                fused.supporting[record_id] = [first[2], second[2]]
+                fused.demote[record_id] = max(first[3].demote or 1.0, second[3].demote or 1.0)
+                continue
+        chosen = _agreed(held)  # in child order, as ``held`` is
         _, _, store, hit = min(chosen, key=lambda c: (c[1], c[0]))
         fused.best[record_id] = (store, hit)
-        fused.supporting[record_id] = [c[2] for c in sorted(chosen, key=lambda c: c[0])]
+        fused.supporting[record_id] = [c[2] for c in chosen]
         fused.demote[record_id] = _upper_median([c[3].demote or 1.0 for c in chosen])
-        agreeing = {c[2] for c in chosen}
-        for other in held:
-            if other[2] not in agreeing:
-                fused.disagreed.setdefault(other[2], []).append(record_id)
+        if len(chosen) < len(held):
+            agreeing = {c[2] for c in chosen}
+            for other in held:
+                if other[2] not in agreeing:
+                    fused.disagreed.setdefault(other[2], []).append(record_id)
     if fusion not in ("max", "weighted"):  # ranks drop the stores' demotion: put it back
         fused.scores = {i: s * fused.demote[i] for i, s in fused.scores.items()}
     if quorum is not None:
@@ -171,17 +190,21 @@ def fuse(
 
 def _agreed(held: list[tuple[int, int, str, RecallHit]]) -> list[tuple[int, int, str, RecallHit]]:
     """The copies of one id that most children hold (a tie: the group holding the child first
-    in the router's order)."""
-    groups: list[tuple[tuple[Any, ...], list[tuple[int, int, str, RecallHit]]]] = []
-    for entry in held:
-        key = tuple(getattr(entry[3], name) for name in COPY_FIELDS)
+    in the router's order), in child order. Copies are compared on their field values as
+    Pydantic keeps them (``__dict__``, read in one C call: this runs for every id several
+    children returned, on every fused recall)."""
+    keys = [_copy_key(entry[3].__dict__) for entry in held]
+    if all(key == keys[0] for key in keys):  # the usual case: every copy the same
+        return held
+    groups: list[tuple[Any, list[tuple[int, int, str, RecallHit]]]] = []
+    for key, entry in zip(keys, held, strict=True):
         for known, members in groups:
             if known == key:
                 members.append(entry)
                 break
         else:
             groups.append((key, [entry]))
-    return max(groups, key=lambda g: (len(g[1]), -min(c[0] for c in g[1])))[1]
+    return max(groups, key=lambda g: (len(g[1]), -g[1][0][0]))[1]
 
 
 def _upper_median(factors: list[float]) -> float:
