@@ -155,10 +155,23 @@ def _v2(dimension: int) -> list[Statement]:
     ]
 
 
+def _v3(dimension: int) -> list[Statement]:
+    """The keyword index as an expression index over visible records' words
+    (``_sql.VISIBLE_WORDS`` says why), replacing the partial index of v1."""
+    return [
+        sql.SQL("DROP INDEX memories_search"),
+        sql.SQL(
+            "CREATE INDEX memories_search ON memories USING gin "
+            "((CASE WHEN state = 'active' THEN search END))"
+        ),
+    ]
+
+
 #: (description, statements for a vector dimension); append only, never edit a published one
 MIGRATIONS: list[tuple[str, Callable[[int], list[Statement]]]] = [
     ("memories, recalls, audit log, HNSW and full-text indexes", _v1),
     ("keyword index keyed by agent; erased ids", _v2),
+    ("keyword index over the visible records' words, usable without statistics", _v3),
 ]
 
 

@@ -1,8 +1,8 @@
-"""The two searches of a recall, as SQL, and the agent sizes that set how rare a searched word
-must be.
+"""The two searches of a recall, as SQL, the count of the query's words that picks the rare
+ones, and the agent sizes that set how rare a searched word must be.
 
-Both searches run in one statement and return whole records (with their last recall time), so
-a recall is one round trip; the store then ranks and fuses in Python (``mnemowire.fusion.rrf``).
+Both searches run in one statement and return whole records (with their last recall time); the
+store then ranks and fuses in Python (``mnemowire.fusion.rrf``).
 
 Vector side: the k' nearest in scope by the HNSW index (``hnsw.iterative_scan = strict_order``
 keeps scanning past rows the filters reject). The index scan can still stop early (at
@@ -10,36 +10,34 @@ keeps scanning past rows the filters reject). The index scan can still stop earl
 the index cannot serve. That branch is gated by a one-time filter on the first branch's row
 count, so PostgreSQL skips it entirely when the index scan was complete.
 
-Keyword side (``mnemowire.adapters._keywords``): the query's words, as the agent's lexemes
-(``_sql.lexemes_of``), are counted in the same statement, each count stopping past the rarity
-limit (one GIN posting list per agent and word, so it never reads another agent's records); the
-rare ones are kept by ``rare_terms``' rule (held by 1 to limit records, rarest first, at most
-``MAX_TERMS``), and every record in scope holding one comes back with the kept words and their
-counts, for ``rank_matches``. The agent's size, which sets the limit, is counted at most once
-a minute per agent (``AgentSizes``).
+Keyword side (``mnemowire.adapters._keywords``): first ``held_counts`` counts how many of the
+agent's visible records hold each of the query's words, as the agent's lexemes
+(``_sql.lexemes_of``: one GIN posting list per agent and word, so it never reads another
+agent's records), each count stopping past the rarity limit; ``rare_terms`` keeps the rare
+ones, and the search statement returns every record in scope holding one, for
+``rank_matches``. Counting in a statement of its own costs a round trip (~0.1 ms on loopback)
+and saves more: folded into the search, it made that statement take ~1.4 ms to plan on every
+recall, where the search alone reuses its plan. The agent's size, which sets the limit, is
+counted at most once a minute per agent (``AgentSizes``).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from mnemowire.adapters._common import searchable_text
-from mnemowire.adapters._keywords import (
-    MAX_TERMS,
-    indexed_terms,
-    keyword_terms,
-    rank_matches,
-    rarity_limit,
-)
-from mnemowire.adapters.pgvector._sql import COLUMNS, Scope, agent_key, lexeme
+from mnemowire.adapters._keywords import indexed_terms, rank_matches, rarity_limit
+from mnemowire.adapters.pgvector._sql import COLUMNS, VISIBLE_WORDS, Scope, agent_key, lexeme
 from mnemowire.fusion import rrf
 
 __all__ = [
+    "COUNT_QUERY",
     "RECALL_TRACKING_GRANULARITY_MS",
     "SIZE_TTL_SECONDS",
     "AgentSizes",
+    "held_counts",
     "keyword_matches",
     "rank",
     "recall_query",
@@ -52,17 +50,40 @@ RECALL_TRACKING_GRANULARITY_MS = 60_000
 SIZE_TTL_SECONDS = 60.0
 #: most agents whose size is remembered
 MAX_SIZES = 10_000
+#: autovacuum's defaults (autovacuum_analyze_threshold, autovacuum_analyze_scale_factor): the
+#: rows that may change before a table is analyzed again
+ANALYZE_THRESHOLD = 50
+ANALYZE_SCALE_FACTOR = 0.1
 _RECORD = f"{COLUMNS}, r.at AS last_recalled_at"
+#: how many visible records hold each lexeme (parameters: the count's limit, the lexemes)
+COUNT_QUERY = (
+    "SELECT x, (SELECT count(*) FROM (SELECT FROM memories m "
+    f"WHERE {VISIBLE_WORDS} @@ quote_literal(x)::tsquery LIMIT %s) AS held) "
+    "FROM unnest(%s::text[]) AS x"
+)
+
+
+async def held_counts(
+    conn: Any, agent_id: str, terms: Sequence[str], documents: int
+) -> dict[str, int]:
+    """How many of the agent's visible records hold each of ``terms``, counted on the keyword
+    index (each count stops one past the rarity limit: counting further says nothing more)."""
+    if not terms or documents == 0:
+        return {}
+    key = agent_key(agent_id)
+    lexemes = {lexeme(key, term): term for term in terms}
+    cursor = await conn.execute(COUNT_QUERY, (rarity_limit(documents) + 1, list(lexemes)))
+    return {lexemes[found]: int(count) for found, count in await cursor.fetchall()}
 
 
 def recall_query(
-    scope: Scope, vector: Any, query: str, documents: int, fetch: int
+    scope: Scope, vector: Any, kept: Sequence[str], fetch: int
 ) -> tuple[str, list[Any]]:
-    """Both searches in one statement (one round trip). Each row is a record found by one side
-    (``side``: vector or keyword; a record both found comes twice) with its ``distance`` to
-    ``vector`` and whether the vector side had to search ``exact``ly; keyword rows also carry
-    ``kept`` (the searched lexemes) and ``held`` (how many of the agent's records hold each).
-    The caller orders the vector side by (distance, id) and ranks the keyword side."""
+    """Both searches in one statement. Each row is a record found by one side (``side``:
+    vector or keyword; a record both found comes twice) with its ``distance`` to ``vector`` and
+    whether the vector side had to search ``exact``ly; the keyword side returns the records in
+    scope holding any of the ``kept`` words. The caller orders the vector side by (distance,
+    id) and ranks the keyword side."""
     ctes = f"""ann AS MATERIALIZED (
             SELECT m.seq, m.embedding <=> %s AS distance FROM memories m WHERE {scope.sql}
             ORDER BY m.embedding <=> %s LIMIT %s
@@ -77,58 +98,43 @@ def recall_query(
         )"""
     args: list[Any] = [vector, *scope.args, vector, fetch, vector, *scope.args, fetch, vector]
     args.append(fetch)
-    nearest = f"""SELECT 'vector' AS side, c.distance, NULL::text[] AS kept, NULL::int[] AS held,
-            EXISTS (SELECT FROM exact) AS exact, {_RECORD}
+    nearest = f"""SELECT 'vector' AS side, c.distance, EXISTS (SELECT FROM exact) AS exact,
+            {_RECORD}
         FROM chosen c JOIN memories m ON m.seq = c.seq LEFT JOIN recalls r ON r.memory = m.seq"""
-    terms = keyword_terms(query)
-    if not terms or documents == 0:
+    if not kept:
         return f"WITH {ctes} {nearest}", args
-    key = agent_key(scope.agent_id)
-    limit = rarity_limit(documents)
-    # the rule of _keywords.rare_terms, in SQL (the key is common to every lexeme, so ordering
-    # lexemes by code point orders their words by code point)
-    ctes += f""", asked AS (
-            SELECT x AS lexeme, quote_literal(x)::tsquery AS query FROM unnest(%s::text[]) AS x
-        ), counted AS MATERIALIZED (
-            SELECT a.lexeme, a.query, (SELECT count(*) FROM (SELECT FROM memories m
-                WHERE m.state = 'active' AND m.search @@ a.query LIMIT %s) AS held) AS n
-            FROM asked a
-        ), kept AS MATERIALIZED (
-            SELECT lexeme, n FROM counted WHERE n BETWEEN 1 AND %s
-            ORDER BY n, lexeme COLLATE "C" LIMIT %s
+    # the records holding a kept word, found on the keyword index alone (each word is held by
+    # at most the rarity limit of them), then scoped
+    ctes += f""", holding AS MATERIALIZED (
+            SELECT m.seq FROM memories m WHERE {VISIBLE_WORDS} @@ %s::tsquery
         ), hits AS MATERIALIZED (
-            SELECT m.seq FROM memories m
-            WHERE m.search @@ (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery FROM kept)
-            AND {scope.sql}
+            SELECT m.seq FROM holding h JOIN memories m ON m.seq = h.seq WHERE {scope.sql}
         )"""
-    args += [[lexeme(key, t) for t in terms], limit + 1, limit, MAX_TERMS, *scope.args, vector]
-    matched = f"""SELECT 'keyword', m.embedding <=> %s,
-            (SELECT array_agg(lexeme ORDER BY lexeme) FROM kept),
-            (SELECT array_agg(n::int ORDER BY lexeme) FROM kept), false, {_RECORD}
+    key = agent_key(scope.agent_id)
+    args += [" | ".join(_quoted(lexeme(key, word)) for word in kept), *scope.args, vector]
+    matched = f"""SELECT 'keyword', m.embedding <=> %s, false, {_RECORD}
         FROM hits h JOIN memories m ON m.seq = h.seq LEFT JOIN recalls r ON r.memory = m.seq"""
     return f"WITH {ctes} {nearest} UNION ALL {matched}", args
 
 
+def _quoted(word: str) -> str:
+    """A lexeme as a tsquery operand (quoted: ``/`` and any other character stay literal)."""
+    return "'" + word.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
 def keyword_matches(
-    rows: Sequence[dict[str, Any]], documents: int, fetch: int
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """The keyword side's records ranked by ``rank_matches`` (best first, at most ``fetch``)
-    and the words searched. Which kept words a record holds is read from its own text, with
-    the same tokens the index was built from."""
-    if not rows:
-        return [], []
-    first = rows[0]
-    held = {
-        lexeme.split("/", 1)[1]: int(n)
-        for lexeme, n in zip(first["kept"], first["held"], strict=True)
-    }
+    rows: Sequence[dict[str, Any]], held: Mapping[str, int], documents: int, fetch: int
+) -> list[dict[str, Any]]:
+    """The keyword side's records ranked by ``rank_matches`` (best first, at most ``fetch``);
+    ``held`` counts the searched words. Which of them a record holds is read from its own
+    text, with the same tokens the index was built from."""
     matches = [
         (row["id"], term)
         for row in rows
         for term in held.keys() & set(indexed_terms(searchable_text(row["type"], row["content"])))
     ]
     by_id = {row["id"]: row for row in rows}
-    return [by_id[i] for i in rank_matches(matches, held, documents)][:fetch], sorted(held)
+    return [by_id[i] for i in rank_matches(matches, held, documents)][:fetch]
 
 
 def rank(
@@ -164,24 +170,46 @@ class AgentSizes:
     """How many visible records each agent has, which sets how rare a searched word must be
     (``rarity_limit``: it only moves past 30,000 records). Counted on the scope index at most
     once every SIZE_TTL_SECONDS per agent: milliseconds for a large agent, not worth paying
-    on every recall. Only the agent's own count is ever used for it."""
+    on every recall. Only the agent's own count is ever used for it.
+
+    Each count also says whether the table's planner statistics are missing or far behind
+    (``stale``): one agent alone holding more visible records than the last ANALYZE saw rows
+    plus what autovacuum's own rule lets change unanalyzed (50 + 10 % of them; none yet, for a
+    new table).
+    Without statistics the planner reads the table for every searched word, and autovacuum
+    can take a minute to get there; the store analyzes at once instead."""
 
     def __init__(self) -> None:
         self._sizes: dict[str, tuple[int, float]] = {}
+        #: set when a count found the statistics stale; the store clears it when it analyzes
+        self.stale = False
 
     def expire(self) -> None:
         """Count again at the next query (after a bulk import)."""
         self._sizes.clear()
+
+    def changed(self, agent_ids: Iterable[str]) -> None:
+        """This store changed these agents' records: count them again at their next query
+        (other processes' writes are seen within SIZE_TTL_SECONDS)."""
+        for agent_id in agent_ids:
+            self._sizes.pop(agent_id, None)
 
     async def of(self, conn: Any, agent_id: str) -> int:
         known = self._sizes.get(agent_id)
         if known is not None and time.monotonic() - known[1] <= SIZE_TTL_SECONDS:
             return known[0]
         cursor = await conn.execute(
-            "SELECT count(*) FROM memories WHERE agent_id = %s AND state = 'active'", (agent_id,)
+            "SELECT (SELECT count(*) FROM memories WHERE agent_id = %s AND state = 'active'), "
+            "(SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass)",
+            (agent_id,),
         )
         row = await cursor.fetchone()
         size = int(row[0]) if row is not None else 0
+        analyzed_rows = max(float(row[1]), 0.0) if row is not None and row[1] is not None else 0.0
+        # the table has grown past autovacuum's trigger when this agent alone outnumbers the
+        # rows the last ANALYZE saw by more than the rule allows
+        if size > analyzed_rows * (1 + ANALYZE_SCALE_FACTOR) + ANALYZE_THRESHOLD:
+            self.stale = True
         if len(self._sizes) >= MAX_SIZES:
             self._sizes.pop(next(iter(self._sizes)))
         self._sizes[agent_id] = (size, time.monotonic())

@@ -9,6 +9,12 @@ index keeps one posting list per agent and word: how many records hold a word is
 the agent's own records (docs/threat-model.md: another agent's words must not move this
 agent's scores), and counting it never walks another agent's postings. Lexemes carry no
 positions: nothing ranks by them.
+
+The index holds the words of visible records only, as the expression ``VISIBLE_WORDS`` (NULL for
+a record that is not active), not as a partial index ``WHERE state = 'active'``: a query on the
+expression can be served by no other index, so the planner takes the GIN index even when the
+table has no statistics yet. With a partial index and a just-written table it chose the scope
+index on ``state`` and read every active record of every agent for each searched word.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from mnemowire.models import RecallRequest
 
 __all__ = [
     "COLUMNS",
+    "VISIBLE_WORDS",
     "Lexemes",
     "LexemesDumper",
     "Scope",
@@ -42,6 +49,9 @@ COLUMNS = (
     "m.created_at, m.updated_at, m.expires_at, m.event_time, m.location, m.participants, "
     "m.sentiment, m.valence, m.arousal, m.emotion, m.target, m.state, m.merged_into, m.demote"
 )
+#: a record's keyword index entry while it is visible (``memories_search`` indexes exactly this
+#: expression; a query must spell it the same way, with ``m`` for ``memories``, to use it)
+VISIBLE_WORDS = "(CASE WHEN m.state = 'active' THEN m.search END)"
 #: bytes of all lexemes of one tsvector together (PostgreSQL's tsvector.h), with room to spare
 MAX_TOTAL_BYTES = (1 << 20) - 1 - 1024
 _TSVECTOR_OID = 3614

@@ -44,6 +44,7 @@ from mnemowire.adapters._common import (
     searchable_text,
     unexpired,
 )
+from mnemowire.adapters._keywords import keyword_terms, rare_terms
 from mnemowire.adapters.pgvector._database import Database
 from mnemowire.adapters.pgvector._filters import compile_filter
 from mnemowire.adapters.pgvector._migrations import (
@@ -53,6 +54,7 @@ from mnemowire.adapters.pgvector._migrations import (
 )
 from mnemowire.adapters.pgvector._search import (
     AgentSizes,
+    held_counts,
     keyword_matches,
     rank,
     recall_query,
@@ -166,6 +168,8 @@ class PgVectorStore:
         )
         self._db = connect(dsn, name=self._name)
         self._sizes = AgentSizes()
+        #: the ANALYZE a recall started because the statistics were stale, while it runs
+        self._analyzing: asyncio.Task[None] | None = None
         self._setup = EmbedderSetup(embedder)
         #: a streaming replica for recall's searches (writes stay on the primary)
         self._replica = (
@@ -241,6 +245,10 @@ class PgVectorStore:
         await self._db.pool()
 
     async def aclose(self) -> None:
+        if self._analyzing is not None:
+            self._analyzing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._analyzing
         await self._db.close()
         if self._replica is not None:
             await self._replica.close()
@@ -266,6 +274,7 @@ class PgVectorStore:
             [response] = await write(
                 conn, [(req, payload)], vectors, now=self._clock(), result=self._results(started)
             )
+        self._sizes.changed([req.agent_id])
         return response
 
     async def recall(
@@ -359,6 +368,7 @@ class PgVectorStore:
             if req.reason is not None:
                 detail["reason"] = req.reason
             await self._audit(conn, "forget", req.agent_id, ids, payload, detail=detail)
+        self._sizes.changed([req.agent_id])
         return ForgetResponse(
             forgotten_ids=ids,
             stores=[self._result(len(ids), started)],
@@ -409,6 +419,7 @@ class PgVectorStore:
             await self._audit(
                 conn, "merge", req.agent_id, wanted, payload, detail={"strategy": plan.strategy}
             )
+        self._sizes.changed([req.agent_id])
         return MergeResponse(
             canonical=req.canonical,
             merged_count=len(req.duplicates),
@@ -442,6 +453,7 @@ class PgVectorStore:
             cursor = await conn.execute(statement, [*args, *change_args])
             ids = [record_id for _, record_id in sorted(await cursor.fetchall())]
             await self._audit(conn, "expire", req.agent_id, ids, payload, detail={"action": action})
+        self._sizes.changed([req.agent_id])
         return ExpireResponse(
             matched_count=len(ids),
             action_taken=action,
@@ -495,6 +507,22 @@ class PgVectorStore:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         await self._setup()
+        try:
+            responses = await self._import(typed, batch_size, vectors, rebuild_index, concurrency)
+        finally:  # batches already committed count, even when a later one failed
+            self._sizes.changed({r.agent_id for r, _ in typed})
+        if len(typed) >= 1000:
+            await self._analyze()
+        return responses
+
+    async def _import(
+        self,
+        typed: list[tuple[RememberRequest, dict[str, Any]]],
+        batch_size: int,
+        vectors: Vectors | None,
+        rebuild_index: bool,
+        concurrency: int,
+    ) -> list[RememberResponse]:
         if rebuild_index:
             if vectors is None:  # embed everything first: never inside the long transaction
                 vectors = await self._embed([searchable_text(r.type, r.content) for r, _ in typed])
@@ -534,8 +562,6 @@ class PgVectorStore:
             except ExceptionGroup as failed:
                 raise failed.exceptions[0] from None
             responses = [response for task in tasks for response in task.result()]
-        if len(typed) >= 1000:
-            await self._analyze()
         return responses
 
     async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
@@ -656,6 +682,13 @@ class PgVectorStore:
             async with self._db.connection("analyze") as conn:
                 await conn.execute("ANALYZE memories")
 
+    def _analyze_soon(self) -> None:
+        """ANALYZE in the background, for a recall that found the statistics stale
+        (``AgentSizes`` says when): that recall and the next do not wait for it."""
+        self._sizes.stale = False
+        if self._analyzing is None or self._analyzing.done():
+            self._analyzing = asyncio.create_task(self._analyze(), name="ANALYZE memories")
+
     # -- remember ----------------------------------------------------------------------------
 
     async def _rebuild_import(
@@ -707,19 +740,22 @@ class PgVectorStore:
     async def _search(
         self, conn: Any, scope: Scope, vector: Any, query: str, fetch: int
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
-        """Both searches in one statement: (vector hits nearest first, keyword hits best
-        first, the words searched)."""
+        """The query's words counted, then both searches in one statement: (vector hits
+        nearest first, keyword hits best first, the words searched)."""
         documents = await self._sizes.of(conn, scope.agent_id)
+        if self._sizes.stale:
+            self._analyze_soon()
+        held = await held_counts(conn, scope.agent_id, keyword_terms(query), documents)
+        kept = rare_terms(held, documents)
         cursor = conn.cursor(row_factory=dict_row)
-        await cursor.execute(*recall_query(scope, vector, query, documents, fetch))
+        await cursor.execute(*recall_query(scope, vector, kept, fetch))
         rows = await cursor.fetchall()
         found = sorted(
             (r for r in rows if r["side"] == "vector"), key=lambda r: (r["distance"], r["id"])
         )
-        matched, terms = keyword_matches(
-            [r for r in rows if r["side"] == "keyword"], documents, fetch
-        )
-        return found, matched, terms
+        searched = {term: held[term] for term in kept}
+        keyword_rows = [r for r in rows if r["side"] == "keyword"]
+        return found, keyword_matches(keyword_rows, searched, documents, fetch), sorted(kept)
 
     async def _search_replica(
         self, scope: Scope, vector: Any, query: str, fetch: int
@@ -784,6 +820,7 @@ class PgVectorStore:
             )
             done = [record_id for _, record_id in sorted(await cursor.fetchall())]
             await self._audit(conn, operation, agent_id, done, {"agent_id": agent_id, "ids": ids})
+        self._sizes.changed([agent_id])
         return done
 
     async def _health_details(self) -> dict[str, Any]:

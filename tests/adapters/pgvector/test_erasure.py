@@ -25,7 +25,7 @@ def holding(folder: Path, needle: bytes, dsn: str, schema: str) -> set[str]:
     """The store's relations (by name) whose data files hold ``needle`` after a checkpoint."""
     with psycopg.connect(dsn, autocommit=True) as connection:
         connection.execute("CHECKPOINT")
-        files = dict(
+        files: dict[str, str] = dict(
             connection.execute(
                 "SELECT pg_relation_filepath(c.oid), c.relname FROM pg_class c "
                 "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s "

@@ -3,16 +3,21 @@ a small tenant beside a large one gets its full k."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 from urllib.parse import quote
 
 import pytest
+from pgvector.psycopg import register_vector
 
+from mnemowire.adapters.pgvector._search import COUNT_QUERY, recall_query
+from mnemowire.adapters.pgvector._sql import Scope, agent_key, lexeme
 from mnemowire.embedders import HashEmbedder
+from mnemowire.models import RecallRequest
 from mnemowire.protocol import QueryVector
 from tests.adapters._semantics import ids, remember
 
-from .conftest import Database, StoreFactory
+from .conftest import Clock, Database, StoreFactory
 
 
 async def test_ties_go_to_the_smaller_id(make_store: StoreFactory) -> None:
@@ -31,6 +36,19 @@ async def test_keyword_side_finds_a_rare_word_the_vectors_miss(make_store: Store
         await remember(store, f"an unrelated remark about the weather, number {i}")
     found = await ids(store, query="what about xk 44817", k=1)
     assert found == [target]
+
+
+async def test_a_rare_word_is_found_right_after_a_recall_of_the_empty_agent(
+    make_store: StoreFactory,
+) -> None:
+    # the first recall counts the agent (empty); the writes that follow must not leave the
+    # keyword side believing it still is, for as long as the count is reused
+    store = make_store(embedder=HashEmbedder(8))  # 8-d hash vectors: nearly meaningless
+    assert await ids(store, query="what about xk 44817", k=1) == []
+    target = await remember(store, "the invoice number is XK-44817")
+    for i in range(40):
+        await remember(store, f"an unrelated remark about the weather, number {i}")
+    assert await ids(store, query="what about xk 44817", k=1) == [target]
 
 
 async def test_query_vector_from_a_router_is_used_when_the_embedder_matches(
@@ -147,3 +165,52 @@ async def test_keyword_only_hits_report_their_relevance_too(make_store: StoreFac
     assert hit.id == target
     vectors = embedder.embed(["xk 44817", "the invoice number is XK-44817"])
     assert hit.relevance == pytest.approx(float(vectors[0] @ vectors[1]), abs=1e-5)
+
+
+def _filters(plan: dict[str, Any]) -> list[str]:
+    """Every row filter of a JSON plan, its subplans included."""
+    found = [plan["Filter"]] if "Filter" in plan else []
+    for child in plan.get("Plans", []):
+        found += _filters(child)
+    return found
+
+
+async def test_a_store_without_statistics_analyzes_and_searches_words_on_the_index(
+    make_store: StoreFactory, db: Database, clock: Clock
+) -> None:
+    # Without planner statistics (a new table, autovacuum not there yet) PostgreSQL read the
+    # table for each searched word, all of it for a rare one. The first recall that finds them
+    # missing starts an ANALYZE; after it, every word is counted and matched on the index.
+    store = make_store(embedder=HashEmbedder(384))  # rows as wide as MiniLM's
+    await store.recall({"agent_id": "a", "query": "creates the tables"})
+    db.execute("ALTER TABLE memories SET (autovacuum_enabled = false)")
+    await store.remember_many(
+        [
+            {
+                "agent_id": f"agent-{i % 3}",
+                "type": "semantic",
+                "content": f"note {i} about the garden shed and invoice {i * 7}",
+            }
+            for i in range(600)  # a bulk import of 1,000 or more runs ANALYZE itself
+        ]
+    )
+    statistics = "SELECT count(*) FROM pg_stats WHERE schemaname = %s AND tablename = 'memories'"
+    assert db.rows(statistics, db.schema) == [(0,)]
+    payload = {"agent_id": "agent-1", "query": "invoice 4123 and the garden shed", "k": 5}
+    found = await store.recall(payload)
+    assert found.results[0].content == "note 589 about the garden shed and invoice 4123"
+    for _ in range(100):  # the ANALYZE runs in the background
+        if db.rows(statistics, db.schema) != [(0,)]:
+            break
+        await asyncio.sleep(0.1)
+    assert db.rows(statistics, db.schema) != [(0,)]
+    vector = HashEmbedder(384).embed([str(payload["query"])])[0]
+    scope = Scope.of(RecallRequest.model_validate(payload), payload, clock())
+    lexemes = [lexeme(agent_key("agent-1"), w) for w in ("invoice", "4123", "garden", "shed")]
+    register_vector(db.connection)
+    for statement, args in (
+        (COUNT_QUERY, [4, lexemes]),
+        recall_query(scope, vector, ["4123"], 20),
+    ):
+        [(plan,)] = db.rows(f"EXPLAIN (FORMAT JSON) {statement}", *args)
+        assert [f for f in _filters(plan[0]["Plan"]) if "@@" in f] == []  # on the index only
