@@ -156,13 +156,14 @@ def _v2(dimension: int) -> list[Statement]:
 
 
 def _v3(dimension: int) -> list[Statement]:
-    """The keyword index as an expression index over visible records' words
-    (``_sql.VISIBLE_WORDS`` says why), replacing the partial index of v1."""
+    """The keyword index as an expression index over visible records' words, written
+    through (``fastupdate = off``), replacing the partial index of v1 (``_sql.VISIBLE_WORDS``
+    says why)."""
     return [
         sql.SQL("DROP INDEX memories_search"),
         sql.SQL(
             "CREATE INDEX memories_search ON memories USING gin "
-            "((CASE WHEN state = 'active' THEN search END))"
+            "((CASE WHEN state = 'active' THEN search END)) WITH (fastupdate = off)"
         ),
     ]
 

@@ -50,7 +50,12 @@ COLUMNS = (
     "m.sentiment, m.valence, m.arousal, m.emotion, m.target, m.state, m.merged_into, m.demote"
 )
 #: a record's keyword index entry while it is visible (``memories_search`` indexes exactly this
-#: expression; a query must spell it the same way, with ``m`` for ``memories``, to use it)
+#: expression; a query must spell it the same way, with ``m`` for ``memories``, to use it). An
+#: expression, not a partial index: a query on it can use no other index, where with a partial
+#: GIN index and no statistics yet PostgreSQL counted words by reading the agent's rows through
+#: the btree. Written through (``fastupdate = off``): GIN's pending list of recent inserts is
+#: read in full by every search until a VACUUM merges it, which made each word's count cost
+#: ~0.3 ms on a 310-record store and led the planner to a sequential scan instead.
 VISIBLE_WORDS = "(CASE WHEN m.state = 'active' THEN m.search END)"
 #: bytes of all lexemes of one tsvector together (PostgreSQL's tsvector.h), with room to spare
 MAX_TOTAL_BYTES = (1 << 20) - 1 - 1024
