@@ -6,7 +6,7 @@ Needs matplotlib (``pip install 'mnemowire[bench]'``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,9 +46,18 @@ def plot(report: Mapping[str, Any], out: Path) -> list[Path]:
     return []
 
 
-def _named(run: Mapping[str, Any]) -> str:
-    """A quality run's legend label: the store, and the corpus when it says one."""
-    return f"{run['store']} ({run['corpus']})" if "corpus" in run else str(run["store"])
+def _labels(runs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Legend labels for a report's runs: the store's scheme (``pgvector``, not the DSN) and the
+    corpus when the run says one; the whole URL wherever the short label would be ambiguous."""
+
+    def label(store: str, run: Mapping[str, Any]) -> str:
+        return f"{store} ({run['corpus']})" if "corpus" in run else store
+
+    short = [label(str(run["store"]).split("://", 1)[0], run) for run in runs]
+    return [
+        name if short.count(name) == 1 else label(str(run["store"]), run)
+        for name, run in zip(short, runs, strict=True)
+    ]
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -68,7 +77,8 @@ def _floor(results: Mapping[str, Any], path: Path) -> Path:
     floor (left) and against each other (right), the recommended floor marked."""
     figure = _figure(11, 4.2)
     left, right = figure.subplots(1, 2)
-    for index, run in enumerate(results["stores"]):
+    runs = results["stores"]
+    for index, (run, name) in enumerate(zip(runs, _labels(runs), strict=True)):
         floor = run["floor"]
         if floor is None:
             continue
@@ -77,22 +87,26 @@ def _floor(results: Mapping[str, Any], path: Path) -> Path:
         false_pos = [1 - p["no_match_empty"] for p in curve]
         false_neg = [1 - p["recall_at_5"] for p in curve]
         colour = f"C{index}"
+        # later runs drawn smaller, so a run lying exactly on an earlier one stays visible
+        size = 8 - 4 * index / max(1, len(runs) - 1)
         left.plot(
             floors,
             false_pos,
             marker="o",
+            markersize=size,
             color=colour,
-            label=f"{_named(run)}: no-match probes answered (FP)",
+            label=f"{name}: no-match probes answered (FP)",
         )
         left.plot(
             floors,
             false_neg,
             marker="s",
+            markersize=size,
             linestyle="--",
             color=colour,
-            label=f"{_named(run)}: relevant missed from top 5 (1 - recall@5)",
+            label=f"{name}: relevant missed from top 5 (1 - recall@5)",
         )
-        right.plot(false_pos, false_neg, marker="o", color=colour, label=_named(run))
+        right.plot(false_pos, false_neg, marker="o", markersize=size, color=colour, label=name)
         for p, fp, fn in zip(curve, false_pos, false_neg, strict=True):
             if round(p["floor"] * 100) % 20 == 0:
                 right.annotate(
@@ -113,7 +127,7 @@ def _floor(results: Mapping[str, Any], path: Path) -> Path:
                 facecolors="none",
                 edgecolors=colour,
                 linewidths=2,
-                label=f"recommended {chosen['floor']:.2f}",
+                label=f"{name}: recommended {chosen['floor']:.2f}",
             )
     right.axvspan(
         0,
@@ -130,12 +144,13 @@ def _floor(results: Mapping[str, Any], path: Path) -> Path:
     left.set_ylim(-0.03, 1.03)
     left.set_title("Error rates against the relevance floor (k = 5)")
     left.grid(True, alpha=0.3)
-    left.legend(fontsize="x-small", loc="center left")
+    # below the panels: inside them, the legends covered the curves
+    left.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.2))
     right.set_xlabel("false positives: share of no-match probes answered")
     right.set_ylabel("false negatives: 1 - recall@5")
     right.set_title("Trade-off (labels: floor)")
     right.grid(True, alpha=0.3)
-    right.legend(fontsize="x-small")
+    right.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return _save(figure, path)
 
 
@@ -144,7 +159,7 @@ def _classes(results: Mapping[str, Any], path: Path) -> Path:
     runs = results["stores"]
     figure = _figure(11, 3.6 * len(runs))
     axes = figure.subplots(len(runs), 1, squeeze=False)
-    for ax_row, run in zip(axes, runs, strict=True):
+    for ax_row, run, name in zip(axes, runs, _labels(runs), strict=True):
         ax: Axes = ax_row[0]
         classes = [c for c in run["classes"] if c["class"] != "no_match"]
         names = [c["class"] for c in classes] + ["all labelled"]
@@ -162,7 +177,7 @@ def _classes(results: Mapping[str, Any], path: Path) -> Path:
         ax.set_xticks(range(len(rows)), names, rotation=20, fontsize="small")
         ax.set_ylim(0, 1.2)
         ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
-        ax.set_title(f"{_named(run)}: recall per query class (no floor)")
+        ax.set_title(f"{name}: recall per query class (no floor)")
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize="small", loc="upper center", ncols=3)
     return _save(figure, path)
@@ -173,7 +188,7 @@ def _latency(results: Mapping[str, Any], path: Path) -> Path:
     runs = results["stores"]
     figure = _figure(11, 3.8 * len(runs))
     axes = figure.subplots(len(runs), 1, squeeze=False)
-    for ax_row, run in zip(axes, runs, strict=True):
+    for ax_row, run, name in zip(axes, runs, _labels(runs), strict=True):
         ax: Axes = ax_row[0]
         groups = [
             (f"{setup}\n{name.replace('_', ' ')}", run[setup][name])
@@ -187,7 +202,7 @@ def _latency(results: Mapping[str, Any], path: Path) -> Path:
         ax.set_xticks(range(len(groups)), [g[0] for g in groups], fontsize="small")
         ax.set_ylabel("ms")
         loads = [f"{values[0]:.2f}" for values in run["load_average"].values() if values]
-        ax.set_title(f"{run['store']}, 1-minute load average {' -> '.join(loads)}")
+        ax.set_title(f"{name}, 1-minute load average {' -> '.join(loads)}")
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize="small")
     return _save(figure, path)
@@ -197,7 +212,8 @@ def _scale(results: Mapping[str, Any], path: Path) -> Path:
     """Recall latency against corpus size on log axes (left) and vector recall@10 (right)."""
     figure = _figure(11, 4.2)
     left, right = figure.subplots(1, 2)
-    for index, run in enumerate(results["stores"]):
+    runs = results["stores"]
+    for index, (run, store_name) in enumerate(zip(runs, _labels(runs), strict=True)):
         single = [row for row in run["layouts"] if row["agents"] == 1]
         if not single:
             continue
@@ -214,14 +230,14 @@ def _scale(results: Mapping[str, Any], path: Path) -> Path:
                     linestyle=style,
                     marker=marker,
                     color=colour,
-                    label=f"{run['store']}: {label} {quantile.removesuffix('_ms')}",
+                    label=f"{store_name}: {label} {quantile.removesuffix('_ms')}",
                 )
         right.plot(
             sizes,
             [row["vector_recall_at_10"] for row in single],
             marker="o",
             color=colour,
-            label=run["store"],
+            label=store_name,
         )
     for ax in (left, right):
         ax.set_xscale("log")
