@@ -15,16 +15,18 @@ agent's visible records hold each of the query's words, as the agent's lexemes
 (``_sql.lexemes_of``: one GIN posting list per agent and word, so it never reads another
 agent's records), each count stopping past the rarity limit; ``rare_terms`` keeps the rare
 ones, and the search statement returns every record in scope holding one, for
-``rank_matches``. Counting in a statement of its own costs a round trip (~0.1 ms on loopback)
-and saves more: folded into the search, it made that statement take ~1.4 ms to plan on every
-recall, where the search alone reuses its plan. The agent's size, which sets the limit, is
-counted at most once a minute per agent (``AgentSizes``).
+``rank_matches``. Counting in a statement of its own costs a round trip and saves more:
+folded into the search, it made that statement take ~1.4 ms to plan on every recall. The
+agent's size, which sets the limit, and each word's count are reused until this store changes
+the agent's records, or for at most SIZE_TTL_SECONDS (``AgentSizes``): another process's
+writes change which words count as rare a minute later at most.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from mnemowire.adapters._common import searchable_text
@@ -50,6 +52,8 @@ RECALL_TRACKING_GRANULARITY_MS = 60_000
 SIZE_TTL_SECONDS = 60.0
 #: most agents whose size is remembered
 MAX_SIZES = 10_000
+#: most word counts remembered, over all agents
+MAX_WORDS = 200_000
 #: autovacuum's defaults (autovacuum_analyze_threshold, autovacuum_analyze_scale_factor): the
 #: rows that may change before a table is analyzed again
 ANALYZE_THRESHOLD = 50
@@ -103,17 +107,13 @@ def recall_query(
         FROM chosen c JOIN memories m ON m.seq = c.seq LEFT JOIN recalls r ON r.memory = m.seq"""
     if not kept:
         return f"WITH {ctes} {nearest}", args
-    # the records holding a kept word, found on the keyword index alone (each word is held by
-    # at most the rarity limit of them), then scoped
-    ctes += f""", holding AS MATERIALIZED (
-            SELECT m.seq FROM memories m WHERE {VISIBLE_WORDS} @@ %s::tsquery
-        ), hits AS MATERIALIZED (
-            SELECT m.seq FROM holding h JOIN memories m ON m.seq = h.seq WHERE {scope.sql}
-        )"""
+    # the records in scope holding a kept word (each word is held by at most the rarity limit
+    # of them)
     key = agent_key(scope.agent_id)
-    args += [" | ".join(_quoted(lexeme(key, word)) for word in kept), *scope.args, vector]
+    args += [vector, " | ".join(_quoted(lexeme(key, word)) for word in kept), *scope.args]
     matched = f"""SELECT 'keyword', m.embedding <=> %s, false, {_RECORD}
-        FROM hits h JOIN memories m ON m.seq = h.seq LEFT JOIN recalls r ON r.memory = m.seq"""
+        FROM memories m LEFT JOIN recalls r ON r.memory = m.seq
+        WHERE {VISIBLE_WORDS} @@ %s::tsquery AND {scope.sql}"""
     return f"WITH {ctes} {nearest} UNION ALL {matched}", args
 
 
@@ -166,13 +166,24 @@ def stale_records(records: list[dict[str, Any]], now: int) -> list[int]:
     )
 
 
+@dataclass
+class AgentCounts:
+    """One agent's visible-record count and the counts of the words recalls searched, valid
+    together until the agent changes (``AgentSizes.changed``) or SIZE_TTL_SECONDS pass."""
+
+    size: int
+    counted_at: float
+    words: dict[str, int] = field(default_factory=dict)
+
+
 class AgentSizes:
     """How many visible records each agent has, which sets how rare a searched word must be
-    (``rarity_limit``: it only moves past 30,000 records). Counted on the scope index at most
-    once every SIZE_TTL_SECONDS per agent: milliseconds for a large agent, not worth paying
-    on every recall. Only the agent's own count is ever used for it.
+    (``rarity_limit``: it only moves past 30,000 records), and how many hold each word its
+    recalls searched. Counted on the indexes, reused until this store changes the agent or
+    SIZE_TTL_SECONDS pass: a word's count costs ~0.1 ms of the server's time and a round trip,
+    and queries repeat their words. Only the agent's own records are ever counted.
 
-    Each count also says whether the table's planner statistics are missing or far behind
+    Each size count also says whether the table's planner statistics are missing or far behind
     (``stale``): one agent alone holding more visible records than the last ANALYZE saw rows
     plus what autovacuum's own rule lets change unanalyzed (50 + 10 % of them; none yet, for a
     new table).
@@ -180,24 +191,29 @@ class AgentSizes:
     can take a minute to get there; the store analyzes at once instead."""
 
     def __init__(self) -> None:
-        self._sizes: dict[str, tuple[int, float]] = {}
+        self._agents: dict[str, AgentCounts] = {}
+        self._words = 0
         #: set when a count found the statistics stale; the store clears it when it analyzes
         self.stale = False
 
     def expire(self) -> None:
         """Count again at the next query (after a bulk import)."""
-        self._sizes.clear()
+        self._agents.clear()
+        self._words = 0
 
     def changed(self, agent_ids: Iterable[str]) -> None:
         """This store changed these agents' records: count them again at their next query
         (other processes' writes are seen within SIZE_TTL_SECONDS)."""
         for agent_id in agent_ids:
-            self._sizes.pop(agent_id, None)
+            dropped = self._agents.pop(agent_id, None)
+            if dropped is not None:
+                self._words -= len(dropped.words)
 
-    async def of(self, conn: Any, agent_id: str) -> int:
-        known = self._sizes.get(agent_id)
-        if known is not None and time.monotonic() - known[1] <= SIZE_TTL_SECONDS:
-            return known[0]
+    async def of(self, conn: Any, agent_id: str) -> AgentCounts:
+        """The agent's counts, its size counted again when unknown or too old."""
+        known = self._agents.get(agent_id)
+        if known is not None and time.monotonic() - known.counted_at <= SIZE_TTL_SECONDS:
+            return known
         cursor = await conn.execute(
             "SELECT (SELECT count(*) FROM memories WHERE agent_id = %s AND state = 'active'), "
             "(SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass)",
@@ -210,7 +226,26 @@ class AgentSizes:
         # rows the last ANALYZE saw by more than the rule allows
         if size > analyzed_rows * (1 + ANALYZE_SCALE_FACTOR) + ANALYZE_THRESHOLD:
             self.stale = True
-        if len(self._sizes) >= MAX_SIZES:
-            self._sizes.pop(next(iter(self._sizes)))
-        self._sizes[agent_id] = (size, time.monotonic())
-        return size
+        self.changed([agent_id])
+        if len(self._agents) >= MAX_SIZES:
+            self.changed([next(iter(self._agents))])
+        counts = self._agents[agent_id] = AgentCounts(size, time.monotonic())
+        return counts
+
+    async def held(self, conn: Any, agent_id: str, terms: Sequence[str]) -> dict[str, int]:
+        """How many of the agent's visible records hold each of ``terms`` (``held_counts``),
+        counting only the words not counted since the agent last changed."""
+        counts = await self.of(conn, agent_id)
+        known = counts.words
+        missing = [term for term in dict.fromkeys(terms) if term not in known]
+        if missing:
+            found = await held_counts(conn, agent_id, missing, counts.size)
+            if self._words + len(found) > MAX_WORDS:  # a bound, not an eviction policy
+                for other in self._agents.values():
+                    other.words.clear()
+                self._words = 0
+            if self._agents.get(agent_id) is counts:  # not changed while counting
+                self._words += len(found.keys() - known.keys())
+                known.update(found)
+            known = {**known, **found}
+        return {term: known[term] for term in terms if term in known}

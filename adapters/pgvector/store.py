@@ -54,7 +54,6 @@ from mnemowire.adapters.pgvector._migrations import (
 )
 from mnemowire.adapters.pgvector._search import (
     AgentSizes,
-    held_counts,
     keyword_matches,
     rank,
     recall_query,
@@ -742,10 +741,10 @@ class PgVectorStore:
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
         """The query's words counted, then both searches in one statement: (vector hits
         nearest first, keyword hits best first, the words searched)."""
-        documents = await self._sizes.of(conn, scope.agent_id)
+        documents = (await self._sizes.of(conn, scope.agent_id)).size
         if self._sizes.stale:
             self._analyze_soon()
-        held = await held_counts(conn, scope.agent_id, keyword_terms(query), documents)
+        held = await self._sizes.held(conn, scope.agent_id, keyword_terms(query))
         kept = rare_terms(held, documents)
         cursor = conn.cursor(row_factory=dict_row)
         await cursor.execute(*recall_query(scope, vector, kept, fetch))

@@ -51,6 +51,31 @@ async def test_a_rare_word_is_found_right_after_a_recall_of_the_empty_agent(
     assert await ids(store, query="what about xk 44817", k=1) == [target]
 
 
+async def test_word_counts_are_counted_again_after_every_change_of_the_agent(
+    make_store: StoreFactory,
+) -> None:
+    """A word's count is reused between recalls, never past a write of the agent's records:
+    held by 3 it is rare (searched), by 4 common, by 3 again rare."""
+    events: list[tuple[str, dict[str, Any]]] = []
+    store = make_store(embedder=HashEmbedder(8), tracer=lambda *e: events.append(e))
+    sightings = [await remember(store, f"zebra sighting number {i}") for i in range(3)]
+    await remember(store, "zebra sighting by another agent", agent_id="b")
+
+    async def searched() -> list[str]:
+        events.clear()
+        await store.recall({"agent_id": "a", "query": "zebra", "k": 3})
+        [terms] = [e[1]["terms"] for e in events if e[0] == "keyword_search"]
+        return list(terms)
+
+    assert await searched() == ["zebra"]
+    await remember(store, "zebra sighting number 3", agent_id="b")  # another agent's words
+    assert await searched() == ["zebra"]
+    await remember(store, "zebra sighting number 3")
+    assert await searched() == []
+    await store.forget({"agent_id": "a", "ids": sightings[:1], "hard_delete": True})
+    assert await searched() == ["zebra"]
+
+
 async def test_query_vector_from_a_router_is_used_when_the_embedder_matches(
     make_store: StoreFactory,
 ) -> None:
