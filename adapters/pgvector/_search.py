@@ -54,6 +54,9 @@ SIZE_TTL_SECONDS = 60.0
 MAX_SIZES = 10_000
 #: most word counts remembered, over all agents
 MAX_WORDS = 200_000
+#: a word the statistics estimate more than this many times the rarity limit of the agent's
+#: records hold is common without being counted
+COMMON_MARGIN = 10
 #: autovacuum's defaults (autovacuum_analyze_threshold, autovacuum_analyze_scale_factor): the
 #: rows that may change before a table is analyzed again
 ANALYZE_THRESHOLD = 50
@@ -180,8 +183,15 @@ class AgentSizes:
     """How many visible records each agent has, which sets how rare a searched word must be
     (``rarity_limit``: it only moves past 30,000 records), and how many hold each word its
     recalls searched. Counted on the indexes, reused until this store changes the agent or
-    SIZE_TTL_SECONDS pass: a word's count costs ~0.1 ms of the server's time and a round trip,
-    and queries repeat their words. Only the agent's own records are ever counted.
+    SIZE_TTL_SECONDS pass: queries repeat their words. Only the agent's own records are ever
+    counted.
+
+    A word the keyword index's statistics list as held by many times the limit of the agent's
+    records (``COMMON_MARGIN``) is common without counting: GIN cannot stop a count early, so
+    counting a word 100,000 records hold reads all of them (~12 ms), where a rare word costs
+    ~0.1 ms. The statistics list agent-keyed lexemes, so they too speak of this agent's
+    records only; sampled, they could call a rare word common only if ANALYZE's sample held
+    it many times more often than the agent holds it.
 
     Each size count also says whether the table's planner statistics are missing or far behind
     (``stale``): one agent alone holding more visible records than the last ANALYZE saw rows
@@ -193,27 +203,41 @@ class AgentSizes:
     def __init__(self) -> None:
         self._agents: dict[str, AgentCounts] = {}
         self._words = 0
+        #: bumped by every change: a count that overlapped one is used once, not kept
+        self._changes = 0
+        #: agent lexeme -> visible records holding it, as the statistics estimate (common
+        #: words only), and when that was read
+        self._common: dict[str, float] = {}
+        self._common_read_at = -SIZE_TTL_SECONDS
         #: set when a count found the statistics stale; the store clears it when it analyzes
         self.stale = False
 
     def expire(self) -> None:
-        """Count again at the next query (after a bulk import)."""
+        """Count again, and read the statistics again, at the next query (after a bulk
+        import or an ANALYZE)."""
+        self._changes += 1
         self._agents.clear()
         self._words = 0
+        self._common_read_at = -SIZE_TTL_SECONDS
 
     def changed(self, agent_ids: Iterable[str]) -> None:
         """This store changed these agents' records: count them again at their next query
         (other processes' writes are seen within SIZE_TTL_SECONDS)."""
+        self._changes += 1
         for agent_id in agent_ids:
-            dropped = self._agents.pop(agent_id, None)
-            if dropped is not None:
-                self._words -= len(dropped.words)
+            self._forget(agent_id)
+
+    def _forget(self, agent_id: str) -> None:
+        dropped = self._agents.pop(agent_id, None)
+        if dropped is not None:
+            self._words -= len(dropped.words)
 
     async def of(self, conn: Any, agent_id: str) -> AgentCounts:
         """The agent's counts, its size counted again when unknown or too old."""
         known = self._agents.get(agent_id)
         if known is not None and time.monotonic() - known.counted_at <= SIZE_TTL_SECONDS:
             return known
+        changes = self._changes
         cursor = await conn.execute(
             "SELECT (SELECT count(*) FROM memories WHERE agent_id = %s AND state = 'active'), "
             "(SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass)",
@@ -226,26 +250,64 @@ class AgentSizes:
         # rows the last ANALYZE saw by more than the rule allows
         if size > analyzed_rows * (1 + ANALYZE_SCALE_FACTOR) + ANALYZE_THRESHOLD:
             self.stale = True
-        self.changed([agent_id])
+        counts = AgentCounts(size, time.monotonic())
+        if self._changes != changes:  # a write ended while counting: the count may predate it
+            return counts
+        self._forget(agent_id)
         if len(self._agents) >= MAX_SIZES:
-            self.changed([next(iter(self._agents))])
-        counts = self._agents[agent_id] = AgentCounts(size, time.monotonic())
+            self._forget(next(iter(self._agents)))
+        self._agents[agent_id] = counts
         return counts
 
     async def held(self, conn: Any, agent_id: str, terms: Sequence[str]) -> dict[str, int]:
         """How many of the agent's visible records hold each of ``terms`` (``held_counts``),
-        counting only the words not counted since the agent last changed."""
+        counting only the words not counted since the agent last changed; a word the
+        statistics call common is given as one past the limit, uncounted."""
         counts = await self.of(conn, agent_id)
         known = counts.words
         missing = [term for term in dict.fromkeys(terms) if term not in known]
-        if missing:
-            found = await held_counts(conn, agent_id, missing, counts.size)
+        if not missing:
+            return {term: known[term] for term in terms if term in known}
+        limit = rarity_limit(counts.size)
+        common = await self._common_words(conn)
+        key = agent_key(agent_id)
+        obvious = {
+            term: limit + 1
+            for term in missing
+            if common.get(lexeme(key, term), 0.0) > COMMON_MARGIN * limit
+        }
+        changes = self._changes
+        found = await held_counts(
+            conn, agent_id, [term for term in missing if term not in obvious], counts.size
+        )
+        if self._changes == changes and self._agents.get(agent_id) is counts:
             if self._words + len(found) > MAX_WORDS:  # a bound, not an eviction policy
                 for other in self._agents.values():
                     other.words.clear()
                 self._words = 0
-            if self._agents.get(agent_id) is counts:  # not changed while counting
-                self._words += len(found.keys() - known.keys())
-                known.update(found)
-            known = {**known, **found}
-        return {term: known[term] for term in terms if term in known}
+            self._words += len(found.keys() - known.keys())
+            known.update(found)
+        every = {**known, **found, **obvious}
+        return {term: every[term] for term in terms if term in every}
+
+    async def _common_words(self, conn: Any) -> dict[str, float]:
+        """The keyword index's most common lexemes with the visible records estimated to hold
+        each (the frequencies are shares of the non-NULL, so visible, rows), read at most
+        once every SIZE_TTL_SECONDS."""
+        if time.monotonic() - self._common_read_at <= SIZE_TTL_SECONDS:
+            return self._common
+        cursor = await conn.execute(
+            "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, s.null_frac, "
+            "(SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass) "
+            "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "JOIN pg_stats s ON s.schemaname = n.nspname AND s.tablename = c.relname "
+            "WHERE c.oid = 'memories_search'::regclass"
+        )
+        row = await cursor.fetchone()
+        self._common = {}
+        if row is not None and row[0] is not None and row[3] is not None and row[3] > 0:
+            visible = float(row[3]) * (1.0 - float(row[2] or 0.0))
+            # zip stops at the elements: the last three frequencies are summary values
+            self._common = {e: float(f) * visible for e, f in zip(row[0], row[1], strict=False)}
+        self._common_read_at = time.monotonic()
+        return self._common

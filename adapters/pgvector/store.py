@@ -680,6 +680,7 @@ class PgVectorStore:
         with contextlib.suppress(MnemowireError):
             async with self._db.connection("analyze") as conn:
                 await conn.execute("ANALYZE memories")
+        self._sizes.expire()  # and read the new statistics
 
     def _analyze_soon(self) -> None:
         """ANALYZE in the background, for a recall that found the statistics stale

@@ -4,12 +4,14 @@ a small tenant beside a large one gets its full k."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 from pgvector.psycopg import register_vector
 
+from mnemowire.adapters.pgvector import _search
 from mnemowire.adapters.pgvector._search import COUNT_QUERY, recall_query
 from mnemowire.adapters.pgvector._sql import Scope, agent_key, lexeme
 from mnemowire.embedders import HashEmbedder
@@ -74,6 +76,30 @@ async def test_word_counts_are_counted_again_after_every_change_of_the_agent(
     assert await searched() == []
     await store.forget({"agent_id": "a", "ids": sightings[:1], "hard_delete": True})
     assert await searched() == ["zebra"]
+
+
+async def test_a_word_the_statistics_call_common_is_not_counted(
+    make_store: StoreFactory, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GIN cannot stop a count early: a word most records hold is known common from the
+    statistics, and only the others are counted."""
+    store = make_store(embedder=HashEmbedder(8))
+    await store.remember_many(
+        [{"agent_id": "a", "type": "semantic", "content": f"alpha remark {i}"} for i in range(300)]
+    )
+    walrus = await remember(store, "alpha remark about the walrus")
+    db.execute("ANALYZE memories")
+    asked: list[list[str]] = []
+    counted = _search.held_counts
+
+    async def spy(conn: Any, agent_id: str, terms: Sequence[str], documents: int) -> Any:
+        asked.append(list(terms))
+        return await counted(conn, agent_id, terms, documents)
+
+    monkeypatch.setattr(_search, "held_counts", spy)
+    store.inner._sizes.expire()  # read the statistics the ANALYZE above wrote
+    assert walrus in await ids(store, query="alpha walrus", k=2)  # keyword rank 1: 1/61
+    assert asked == [["walrus"]]
 
 
 async def test_query_vector_from_a_router_is_used_when_the_embedder_matches(
