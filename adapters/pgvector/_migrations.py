@@ -40,6 +40,7 @@ __all__ = [
     "MIGRATIONS",
     "current_version",
     "grant_statements",
+    "keyword_index",
     "migrate",
     "search_path",
     "vector_index",
@@ -62,6 +63,16 @@ def vector_index() -> sql.Composed:
         "CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops) "
         "WITH (m = {}, ef_construction = {}) WHERE state = 'active'"
     ).format(sql.Literal(HNSW_M), sql.Literal(HNSW_EF_CONSTRUCTION))
+
+
+def keyword_index() -> sql.SQL:
+    """The keyword index as the latest migration defines it (``remember_many`` rebuilds it):
+    the visible records' words, written through (``fastupdate = off``; ``_sql.VISIBLE_WORDS``
+    says why)."""
+    return sql.SQL(
+        "CREATE INDEX memories_search ON memories USING gin "
+        "((CASE WHEN state = 'active' THEN search END)) WITH (fastupdate = off)"
+    )
 
 
 Statement = sql.SQL | sql.Composed
@@ -161,10 +172,7 @@ def _v3(dimension: int) -> list[Statement]:
     says why)."""
     return [
         sql.SQL("DROP INDEX memories_search"),
-        sql.SQL(
-            "CREATE INDEX memories_search ON memories USING gin "
-            "((CASE WHEN state = 'active' THEN search END)) WITH (fastupdate = off)"
-        ),
+        keyword_index(),
     ]
 
 

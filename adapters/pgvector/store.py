@@ -50,6 +50,7 @@ from mnemowire.adapters.pgvector._filters import compile_filter
 from mnemowire.adapters.pgvector._migrations import (
     HNSW_M,
     grant_statements,
+    keyword_index,
     vector_index,
 )
 from mnemowire.adapters.pgvector._search import (
@@ -705,7 +706,10 @@ class PgVectorStore:
             # the graph must fit in maintenance_work_mem, or the build slows down many times
             per_row = self.embedder.dimension * 4 + 16 * HNSW_M * 2 + 256
             memory_mb = max(64, min(4096, rows * per_row * 3 // 2 // 2**20))
+            # both indexes are built once at the end: row by row, the GIN index (written
+            # through) made a 100k COPY ~20 % slower
             await conn.execute("DROP INDEX memories_embedding")
+            await conn.execute("DROP INDEX memories_search")
             for start in range(0, len(typed), batch_size):
                 responses.extend(
                     await write(
@@ -721,6 +725,7 @@ class PgVectorStore:
                 "SELECT set_config('maintenance_work_mem', %s, true)", (f"{memory_mb}MB",)
             )
             await conn.execute(vector_index())
+            await conn.execute(keyword_index())
         return responses
 
     # -- recall ------------------------------------------------------------------------------
