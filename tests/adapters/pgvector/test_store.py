@@ -117,6 +117,20 @@ async def test_closed_store_reports_down_and_refuses_work(make_store: StoreFacto
         await store.recall({"agent_id": "a", "query": "x"})
 
 
+async def test_a_store_opened_by_url_takes_a_clock_like_every_store(
+    pg_dsn: str, schema: str
+) -> None:
+    """open_store(url, clock=...) reaches the constructor (it raised TypeError, so benchmarks
+    could not backdate pgvector's records)."""
+    url = "pgvector://" + pg_dsn.removeprefix("postgresql://")
+    url += ("&" if "?" in url else "?") + f"schema={schema}"
+    store = open_store(url, embedder=HashEmbedder(16), clock=lambda: 1_700_000_000_000)
+    assert isinstance(store, PgVectorStore)
+    async with store:
+        stored = await store.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
+    assert stored.stored_at == 1_700_000_000_000
+
+
 async def test_an_unreachable_server_is_a_clear_error() -> None:
     store = PgVectorStore.from_url(
         "pgvector://nobody@127.0.0.1:1/none?connect_timeout=2", embedder=HashEmbedder(16)
