@@ -19,7 +19,8 @@ ones, and the search statement returns every record in scope holding one, for
 folded into the search, it made that statement take ~1.4 ms to plan on every recall. The
 agent's size, which sets the limit, and each word's count are reused until this store changes
 the agent's records, or for at most SIZE_TTL_SECONDS (``AgentSizes``): another process's
-writes change which words count as rare a minute later at most.
+writes change which words count as rare a minute later at most. A word the keyword index's
+statistics call common is not counted at all (GIN would read its whole posting list).
 """
 
 from __future__ import annotations
