@@ -15,7 +15,7 @@ from pathlib import Path
 from mnemowire.codegen._output import GeneratedFile, header_lines
 from mnemowire.codegen.ir import Spec
 from mnemowire.codegen.load import CodegenError, load
-from mnemowire.spec import LATEST, read_spec
+from mnemowire.spec import LATEST, SpecFiles, read_spec, read_spec_dir
 
 __all__ = [
     "LANGUAGES",
@@ -25,6 +25,7 @@ __all__ = [
     "generate",
     "header_lines",
     "load",
+    "spec_files",
     "write",
 ]
 
@@ -36,14 +37,25 @@ LANGUAGES = {
 }
 
 
-def generate(languages: Iterable[str] = LANGUAGES, version: str = LATEST) -> list[GeneratedFile]:
-    """Every file the given languages' bindings consist of, paths relative to ``generated/``."""
-    spec: Spec = load(read_spec(version))
+def generate(
+    languages: Iterable[str] = LANGUAGES, version: str = LATEST, *, spec_root: Path | None = None
+) -> list[GeneratedFile]:
+    """Every file the given languages' bindings consist of, paths relative to ``generated/``.
+    ``spec_root`` is a ``spec/`` folder (one subfolder per version), e.g. a checkout's; without
+    it, the spec this mnemowire was installed with."""
+    spec: Spec = load(spec_files(version, spec_root))
     files: list[GeneratedFile] = []
     for language in languages:
         module = importlib.import_module(LANGUAGES[language])
         files.extend(module.emit(spec))
     return sorted(files, key=lambda f: f.path)
+
+
+def spec_files(version: str = LATEST, spec_root: Path | None = None) -> SpecFiles:
+    """One version's schema files, from ``spec_root`` or from the installed package."""
+    if spec_root is None:
+        return read_spec(version)
+    return read_spec_dir(spec_root / version, version)
 
 
 def write(files: Sequence[GeneratedFile], out: Path) -> list[str]:

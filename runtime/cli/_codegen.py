@@ -28,15 +28,35 @@ from mnemowire.cli._app import Exit, cli
     show_default=True,
     help="The generated/ folder of a mnemowire checkout.",
 )
-def codegen_command(check: bool, languages: str, out: Path) -> None:
-    """Generate the Python, TypeScript and Go bindings from the spec."""
+@click.option(
+    "--spec",
+    "spec_root",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="The spec/ folder to generate from (one subfolder per version)  "
+    "[default: the spec/ beside --out, else the spec mnemowire was installed with]",
+)
+def codegen_command(check: bool, languages: str, out: Path, spec_root: Path | None) -> None:
+    """Generate the Python, TypeScript and Go bindings from the spec.
+
+    In a checkout, the checkout's own spec/ is read, so --check in a fork checks the fork."""
     from mnemowire import codegen
+    from mnemowire.spec import LATEST
 
     chosen = [lang.strip() for lang in languages.split(",") if lang.strip()]
     unknown = sorted(set(chosen) - set(codegen.LANGUAGES))
     if unknown:
         raise click.UsageError(f"unknown language(s) {unknown}; known: {sorted(codegen.LANGUAGES)}")
-    files = codegen.generate(chosen)
+    if spec_root is not None and not (spec_root / LATEST).is_dir():
+        raise click.UsageError(
+            f"--spec {spec_root} has no {LATEST}/ folder; give the spec/ folder of a checkout"
+        )
+    if spec_root is None and (out.parent / "spec" / LATEST).is_dir():
+        spec_root = out.parent / "spec"
+    used = codegen.spec_files(LATEST, spec_root)
+    where = spec_root / LATEST if spec_root is not None else "the installed mnemowire"
+    click.echo(f"spec {LATEST} from {where} ({used.digest})", err=True)
+    files = codegen.generate(chosen, spec_root=spec_root)
     if check:
         stale = codegen.diff(files, out)
         if stale:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +28,28 @@ def test_check_passes_on_the_committed_tree() -> None:
         cli, ["codegen", "--check", "--lang", "python", "--out", str(GENERATED)]
     )
     assert result.exit_code == Exit.OK, result.output
+
+
+def test_check_reads_the_spec_of_the_checkout_it_checks(tmp_path: Path) -> None:
+    """A fork whose spec changed is stale, though the installed spec did not change; --spec
+    names another spec folder, and one without a version folder is a usage error."""
+    fork = tmp_path / "fork"
+    shutil.copytree(ROOT / "spec", fork / "spec")
+    shutil.copytree(GENERATED / "python", fork / "generated" / "python")
+    schema = fork / "spec" / spec.LATEST / "recall.request.json"
+    document = json.loads(schema.read_text())
+    document["properties"]["k"]["maximum"] = 500
+    schema.write_text(json.dumps(document, indent=2) + "\n")
+    check = ["codegen", "--check", "--lang", "python", "--out", str(fork / "generated")]
+    stale = CliRunner().invoke(cli, check)
+    assert stale.exit_code == Exit.REJECTED, stale.output
+    assert "le=500" in stale.output
+    assert f"spec {spec.LATEST} from {fork / 'spec' / spec.LATEST}" in stale.output
+    installed = CliRunner().invoke(cli, [*check, "--spec", str(ROOT / "spec")])
+    assert installed.exit_code == Exit.OK, installed.output
+    empty = CliRunner().invoke(cli, [*check, "--spec", str(tmp_path)])
+    assert empty.exit_code == Exit.USAGE
+    assert "--spec" in empty.output
 
 
 def test_generation_is_byte_identical_across_hash_seeds() -> None:
@@ -67,7 +91,7 @@ def test_a_changed_description_makes_check_fail_with_a_readable_diff(tmp_path: P
     assert rerun.exit_code == Exit.OK
     assert "wrote generated/python/v0.py" in rerun.output
     again = CliRunner().invoke(cli, ["codegen", "--lang", "python", "--out", str(out)])
-    assert again.output == ""  # a second regeneration changes no byte
+    assert again.stdout == ""  # a second regeneration changes no byte
 
 
 def test_unknown_language_is_a_usage_error() -> None:
