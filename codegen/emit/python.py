@@ -45,9 +45,15 @@ def emit(spec: Spec) -> list[GeneratedFile]:
     for step in (_drop_root_placeholder, _annotate_constrained, _replace_header):
         source = step(source, spec)
     return [
-        GeneratedFile(f"python/{spec.version}.py", source),
+        GeneratedFile(f"python/{module_name(spec.version)}.py", source),
         GeneratedFile("python/__init__.py", _package_init(spec, source)),
     ]
+
+
+def module_name(version: str) -> str:
+    """The importable module of a spec version: ``v0`` -> ``v0``, ``v0.1`` -> ``v0_1``
+    (``mnemowire.models.v0.1`` would name a package ``v0`` with a module ``1``)."""
+    return version.replace(".", "_")
 
 
 def bundle(spec: Spec) -> dict[str, Any]:
@@ -209,7 +215,7 @@ def _package_init(spec: Spec, source: str) -> str:
     docstring = f"Pydantic models for every memorywire {spec.version} message and definition."
     return (
         f'{header}"""{docstring}"""\n'
-        f"\nfrom mnemowire.models.{spec.version} import (\n{imports})\n"
+        f"\nfrom mnemowire.models.{module_name(spec.version)} import (\n{imports})\n"
         f"\nSPEC_VERSION = {spec.version!r}\nSPEC_DIGEST = {spec.digest!r}\n"
         f'\n__all__ = [\n    "SPEC_DIGEST",\n    "SPEC_VERSION",\n{exports}]\n'
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -50,6 +51,25 @@ def test_check_reads_the_spec_of_the_checkout_it_checks(tmp_path: Path) -> None:
     empty = CliRunner().invoke(cli, [*check, "--spec", str(tmp_path)])
     assert empty.exit_code == Exit.USAGE
     assert "--spec" in empty.output
+
+
+def test_a_dotted_spec_version_generates_an_importable_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Spec v0.1 becomes mnemowire.models.v0_1: a file v0.1.py could not be imported."""
+    shutil.copytree(ROOT / "spec" / spec.LATEST, tmp_path / "v0.1")
+    files = {f.path: f for f in codegen.generate(["python"], "v0.1", spec_root=tmp_path)}
+    assert set(files) == {"python/__init__.py", "python/v0_1.py"}
+    assert "from mnemowire.models.v0_1 import (" in files["python/__init__.py"].content
+    codegen.write(list(files.values()), tmp_path / "generated")
+    location = tmp_path / "generated" / "python" / "v0_1.py"
+    found = importlib.util.spec_from_file_location("mnemowire.models.v0_1", location)
+    assert found is not None
+    assert found.loader is not None
+    module = importlib.util.module_from_spec(found)
+    monkeypatch.setitem(sys.modules, "mnemowire.models.v0_1", module)  # as an import does
+    found.loader.exec_module(module)
+    assert module.RecallRequest.model_validate({"agent_id": "a", "query": "q"}).query == "q"
 
 
 def test_generation_is_byte_identical_across_hash_seeds() -> None:
