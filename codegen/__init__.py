@@ -38,12 +38,12 @@ LANGUAGES = {
 
 
 def generate(
-    languages: Iterable[str] = LANGUAGES, version: str = LATEST, *, spec_root: Path | None = None
+    languages: Iterable[str] = LANGUAGES, source: SpecFiles | None = None
 ) -> list[GeneratedFile]:
-    """Every file the given languages' bindings consist of, paths relative to ``generated/``.
-    ``spec_root`` is a ``spec/`` folder (one subfolder per version), e.g. a checkout's; without
-    it, the spec this mnemowire was installed with."""
-    spec: Spec = load(spec_files(version, spec_root))
+    """Every file the given languages' bindings consist of, paths relative to ``generated/``,
+    from ``source`` (``spec_files``; by default the latest version this mnemowire was
+    installed with)."""
+    spec: Spec = load(source if source is not None else read_spec(LATEST))
     files: list[GeneratedFile] = []
     for language in languages:
         module = importlib.import_module(LANGUAGES[language])
@@ -52,7 +52,8 @@ def generate(
 
 
 def spec_files(version: str = LATEST, spec_root: Path | None = None) -> SpecFiles:
-    """One version's schema files, from ``spec_root`` or from the installed package."""
+    """One version's schema files, from ``spec_root`` (a ``spec/`` folder with one subfolder
+    per version, e.g. a checkout's) or from the installed package."""
     if spec_root is None:
         return read_spec(version)
     return read_spec_dir(spec_root / version, version)

@@ -163,14 +163,6 @@ def fuse(
             fused.supporting[record_id] = [store]
             fused.demote[record_id] = hit.demote or 1.0
             continue
-        if len(held) == 2:  # the usual router: two children, the same copy (a fast path)
-            first, second = held
-            if _copy_key(first[3].__dict__) == _copy_key(second[3].__dict__):
-                best = first if first[1] <= second[1] else second
-                fused.best[record_id] = (best[2], best[3])
-                fused.supporting[record_id] = [first[2], second[2]]
-                fused.demote[record_id] = max(first[3].demote or 1.0, second[3].demote or 1.0)
-                continue
         chosen = _agreed(held)  # in child order, as ``held`` is
         _, _, store, hit = min(chosen, key=lambda c: (c[1], c[0]))
         fused.best[record_id] = (store, hit)

@@ -677,11 +677,10 @@ class PgVectorStore:
     async def _analyze(self) -> None:
         """Refresh planner and word statistics after a bulk import (skipped without the
         privilege: autovacuum will get there)."""
-        self._sizes.expire()
         with contextlib.suppress(MnemowireError):
             async with self._db.connection("analyze") as conn:
                 await conn.execute("ANALYZE memories")
-        self._sizes.expire()  # and read the new statistics
+        self._sizes.expire()  # count again, and read the new statistics
 
     def _analyze_soon(self) -> None:
         """ANALYZE in the background, for a recall that found the statistics stale

@@ -56,7 +56,7 @@ def codegen_command(check: bool, languages: str, out: Path, spec_root: Path | No
     used = codegen.spec_files(LATEST, spec_root)
     where = spec_root / LATEST if spec_root is not None else "the installed mnemowire"
     click.echo(f"spec {LATEST} from {where} ({used.digest})", err=True)
-    files = codegen.generate(chosen, spec_root=spec_root)
+    files = codegen.generate(chosen, used)
     if check:
         stale = codegen.diff(files, out)
         if stale:

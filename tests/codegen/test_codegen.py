@@ -58,7 +58,7 @@ def test_a_dotted_spec_version_generates_an_importable_module(
 ) -> None:
     """Spec v0.1 becomes mnemowire.models.v0_1: a file v0.1.py could not be imported."""
     shutil.copytree(ROOT / "spec" / spec.LATEST, tmp_path / "v0.1")
-    files = {f.path: f for f in codegen.generate(["python"], "v0.1", spec_root=tmp_path)}
+    files = {f.path: f for f in codegen.generate(["python"], codegen.spec_files("v0.1", tmp_path))}
     assert set(files) == {"python/__init__.py", "python/v0_1.py"}
     assert "from mnemowire.models.v0_1 import (" in files["python/__init__.py"].content
     codegen.write(list(files.values()), tmp_path / "generated")

@@ -3,11 +3,14 @@ check that exists for it, failures come with reproducers, and the reports are we
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
 import textwrap
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -97,28 +100,35 @@ async def test_fuzzing_reports_the_offending_request() -> None:
     assert json.loads(result["reproducer"])["metadata"]
 
 
-async def test_a_store_without_a_capability_is_skipped_with_the_reason() -> None:
-    class WithoutMerge:
-        def __init__(self, inner: object) -> None:
-            self.inner = inner
+class _Declaring:
+    """A store that declares only some of what ``inner`` declares (``keep`` picks them)."""
 
-        def __getattr__(self, name: str) -> object:
-            return getattr(self.inner, name)
+    def __init__(self, inner: object, keep: Callable[[list[str]], list[str]]) -> None:
+        self.inner = inner
+        self.keep = keep
 
-        def capabilities(self) -> object:
-            declared = self.inner.capabilities()  # type: ignore[attr-defined]
-            kept = [c for c in declared.capabilities if c != "merge"]
-            return declared.model_copy(update={"capabilities": kept})
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
 
-    import contextlib
-    from collections.abc import AsyncIterator
+    def capabilities(self) -> object:
+        declared = self.inner.capabilities()  # type: ignore[attr-defined]
+        return declared.model_copy(update={"capabilities": self.keep(declared.capabilities)})
+
+
+def declaring(keep: Callable[[list[str]], list[str]]) -> Callable[[], Any]:
+    """A store factory: the reference store, declaring only ``keep(its capabilities)``."""
 
     @contextlib.asynccontextmanager
     async def factory() -> AsyncIterator[object]:
         async with url_factory(STORE)() as store:
-            yield WithoutMerge(store)
+            yield _Declaring(store, keep)
 
-    report = await certify(factory, options=QUICK, only=["merge."])  # type: ignore[arg-type]
+    return factory
+
+
+async def test_a_store_without_a_capability_is_skipped_with_the_reason() -> None:
+    factory = declaring(lambda declared: [c for c in declared if c != "merge"])
+    report = await certify(factory, options=QUICK, only=["merge."])
     assert {c["status"] for c in report.data["checks"]} == {"SKIP"}
     assert "merge" in report.data["checks"][0]["reason"]
     assert report.summary["SKIP"] == len(report.data["checks"])
@@ -215,26 +225,8 @@ async def test_a_small_store_still_gets_the_base_model_check() -> None:
     """A store declaring only semantic memories (no forget, merge, expire, users or staging)
     is model-checked on what it has, instead of skipping the model check altogether."""
 
-    class Small:
-        def __init__(self, inner: object) -> None:
-            self.inner = inner
-
-        def __getattr__(self, name: str) -> object:
-            return getattr(self.inner, name)
-
-        def capabilities(self) -> object:
-            declared = self.inner.capabilities()  # type: ignore[attr-defined]
-            return declared.model_copy(update={"capabilities": ["semantic", "vector"]})
-
-    import contextlib
-    from collections.abc import AsyncIterator
-
-    @contextlib.asynccontextmanager
-    async def factory() -> AsyncIterator[object]:
-        async with url_factory(STORE)() as store:
-            yield Small(store)
-
-    report = await certify(factory, options=QUICK, only=["model."])  # type: ignore[arg-type]
+    factory = declaring(lambda declared: ["semantic", "vector"])
+    report = await certify(factory, options=QUICK, only=["model."])
     statuses = {c["id"]: c["status"] for c in report.data["checks"]}
     assert statuses == {"model.base": "PASS", "model.stateful": "SKIP"}
 
@@ -303,9 +295,6 @@ class UnsortedIds:
 
 
 def test_a_should_not_met_is_a_warning_not_a_failure(tmp_path: Path) -> None:
-    import contextlib
-    from collections.abc import AsyncIterator
-
     from mnemowire import registry
 
     @contextlib.asynccontextmanager
