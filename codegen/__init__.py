@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from mnemowire.codegen._output import GeneratedFile, header_lines
-from mnemowire.codegen.ir import Spec
+from mnemowire.codegen.emit import python
 from mnemowire.codegen.load import CodegenError, load
-from mnemowire.spec import LATEST, SpecFiles, read_spec, read_spec_dir
+from mnemowire.spec import LATEST, SpecFiles, available_versions, read_spec, read_spec_dir
 
 __all__ = [
     "LANGUAGES",
@@ -26,6 +26,7 @@ __all__ = [
     "header_lines",
     "load",
     "spec_files",
+    "spec_versions",
     "write",
 ]
 
@@ -38,16 +39,25 @@ LANGUAGES = {
 
 
 def generate(
-    languages: Iterable[str] = LANGUAGES, source: SpecFiles | None = None
+    languages: Iterable[str] = LANGUAGES, source: SpecFiles | Sequence[SpecFiles] | None = None
 ) -> list[GeneratedFile]:
     """Every file the given languages' bindings consist of, paths relative to ``generated/``,
-    from ``source`` (``spec_files``; by default the latest version this mnemowire was
-    installed with)."""
-    spec: Spec = load(source if source is not None else read_spec(LATEST))
+    from ``source``: one version's files or every version's, oldest first (``spec_versions``;
+    by default every version this mnemowire was installed with).
+
+    Python gets a module per version (the runtime serves each one) and ``mnemowire.models`` is
+    the newest; TypeScript and Go bind the newest version."""
+    sources = spec_versions() if source is None else source
+    versions = [sources] if isinstance(sources, SpecFiles) else list(sources)
+    if not versions:
+        raise CodegenError("no spec version to generate from")
+    specs = [load(files) for files in versions]
     files: list[GeneratedFile] = []
     for language in languages:
         module = importlib.import_module(LANGUAGES[language])
-        files.extend(module.emit(spec))
+        if language == "python":
+            files.extend(python.emit_module(spec) for spec in specs[:-1])
+        files.extend(module.emit(specs[-1]))
     return sorted(files, key=lambda f: f.path)
 
 
@@ -57,6 +67,12 @@ def spec_files(version: str = LATEST, spec_root: Path | None = None) -> SpecFile
     if spec_root is None:
         return read_spec(version)
     return read_spec_dir(spec_root / version, version)
+
+
+def spec_versions(spec_root: Path | None = None) -> list[SpecFiles]:
+    """Every version's schema files under ``spec_root`` (or the installed package), oldest
+    first."""
+    return [spec_files(v, spec_root) for v in available_versions(spec_root)]
 
 
 def write(files: Sequence[GeneratedFile], out: Path) -> list[str]:

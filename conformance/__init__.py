@@ -70,22 +70,25 @@ def spec_href(out: Path, version: str) -> str | None:
     return None
 
 
-def url_factory(urls: str | Sequence[str], **options: Any) -> StoreFactory:
+def url_factory(
+    urls: str | Sequence[str],
+    *,
+    combine: Callable[[list[MemoryStore]], MemoryStore] | None = None,
+    **options: Any,
+) -> StoreFactory:
     """A factory opening ``urls`` afresh for every check (``:memory:`` stores start empty);
-    several URLs open a MemoryRouter over them, which is then what gets certified."""
+    several URLs are combined into one store by ``combine`` (``mnemowire certify`` passes a
+    MemoryRouter), which is then what gets certified."""
     from mnemowire.registry import open_store
 
     chosen = [urls] if isinstance(urls, str) else list(urls)
+    if len(chosen) > 1 and combine is None:
+        raise ValueError("several store URLs need combine= (e.g. MemoryRouter) to be one store")
 
     @contextlib.asynccontextmanager
     async def opened() -> AsyncIterator[MemoryStore]:
         stores = [open_store(url, **options) for url in chosen]
-        if len(stores) == 1:
-            store = stores[0]
-        else:
-            from mnemowire.router import MemoryRouter
-
-            store = MemoryRouter(stores)
+        store = stores[0] if combine is None else combine(stores)
         try:
             yield store
         finally:

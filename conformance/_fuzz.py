@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from mnemowire import spec
-from mnemowire._wire import to_wire
 from mnemowire.conformance._harness import CheckFailed, Harness, check
 from mnemowire.conformance.strategies import REQUESTS, Mutation, invalid_requests, requests
 from mnemowire.errors import MnemowireError
+from mnemowire.kit import to_wire
 
 __all__ = ["sample"]
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mnemowire import spec
-from mnemowire._wire import now_ms, to_wire
 from mnemowire.errors import MnemowireError
+from mnemowire.kit import now_ms, to_wire
 from mnemowire.protocol import MemoryStore
 
 __all__ = [

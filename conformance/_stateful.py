@@ -26,9 +26,10 @@ from hypothesis.stateful import (
 )
 
 from mnemowire import spec
-from mnemowire._wire import now_ms, to_wire
 from mnemowire.conformance._harness import CheckFailed, Harness, StoreFactory, check
 from mnemowire.errors import MnemowireError
+from mnemowire.kit import now_ms, to_wire
+from mnemowire.models import ExpireAction, MemoryType, MergeStrategy
 
 __all__ = ["BASE_FEATURES", "FEATURES", "Model", "features_of", "run_model_check"]
 
@@ -197,7 +198,7 @@ def _machine(
             target=records,
             agent=st.sampled_from(AGENTS),
             user=st.sampled_from(USERS),
-            kind=st.sampled_from(["semantic", "episodic", "emotional", "procedural"]),
+            kind=st.sampled_from([t.value for t in MemoryType]),
             words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
             confidence=st.sampled_from([0.1, 0.5, 0.9, 1.0]),
             pending=st.booleans(),
@@ -239,7 +240,7 @@ def _machine(
             types=st.one_of(
                 st.none(),
                 st.lists(
-                    st.sampled_from(["semantic", "episodic", "emotional", "procedural"]),
+                    st.sampled_from([t.value for t in MemoryType]),
                     max_size=2,
                     unique=True,
                 ),
@@ -291,9 +292,7 @@ def _machine(
         @rule(
             agent=st.sampled_from(AGENTS),
             ids=st.lists(records, min_size=2, max_size=3, unique=True),
-            strategy=st.sampled_from(
-                ["keep_canonical", "merge_content", "keep_highest_confidence"]
-            ),
+            strategy=st.sampled_from([s.value for s in MergeStrategy]),
         )
         def merge(self, agent: str, ids: list[str], strategy: str) -> None:
             canonical, *duplicates = ids
@@ -346,7 +345,7 @@ def _machine(
                 st.fixed_dictionaries({"type": st.sampled_from(["semantic", "episodic"])}),
                 st.fixed_dictionaries({"confidence_below": st.sampled_from([0.3, 0.6, 0.95])}),
             ),
-            action=st.sampled_from(["forget", "archive", "demote"]),
+            action=st.sampled_from([a.value for a in ExpireAction]),
         )
         def expire(self, agent: str, user: str | None, policy: dict[str, Any], action: str) -> None:
             user = user if "users" in features else None

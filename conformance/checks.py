@@ -13,9 +13,9 @@ import asyncio
 import json
 from typing import Any
 
-from mnemowire._wire import now_ms
 from mnemowire.conformance._harness import CheckFailed, Harness, Skip, check, expect
 from mnemowire.errors import MnemowireError
+from mnemowire.kit import now_ms
 
 __all__ = ["MACHINE", "NEEDS", "rules"]
 
@@ -455,7 +455,7 @@ async def capabilities(h: Harness) -> None:
 async def health(h: Harness) -> None:
     """health answers with a valid message saying the store is ok."""
     from mnemowire import spec
-    from mnemowire._wire import to_wire
+    from mnemowire.kit import to_wire
 
     report = await h.store.health()
     envelope = spec.validate("health", to_wire(report))

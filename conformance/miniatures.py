@@ -11,8 +11,8 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from mnemowire._wire import to_wire
 from mnemowire.conformance._harness import StoreFactory
+from mnemowire.kit import to_wire
 from mnemowire.models import (
     Capabilities,
     ExpireResponse,

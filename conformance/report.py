@@ -15,8 +15,7 @@ from typing import Any
 
 import jsonschema
 
-from mnemowire import spec
-from mnemowire._version import __version__
+from mnemowire import __version__, spec
 from mnemowire.conformance._harness import Outcome, RunOptions, Tally
 
 __all__ = ["Report", "load_report", "validate_report"]

@@ -11,14 +11,13 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from mnemowire import spec
-from mnemowire._wire import to_wire
 from mnemowire.errors import (
     ConfigError,
     MnemowireError,
@@ -27,11 +26,16 @@ from mnemowire.errors import (
     error_for,
 )
 from mnemowire.filters import matches
+from mnemowire.kit import to_wire
 from mnemowire.models import (
+    EXPIRE_REQUEST_DEFAULTS,
+    RECALL_REQUEST_DEFAULTS,
     Capabilities,
+    ErrorCode,
     ExpireResponse,
     ForgetResponse,
     Health,
+    MemoryType,
     MergeResponse,
     RecallHit,
     RecallResponse,
@@ -54,13 +58,9 @@ __all__ = [
     "check_remember",
     "child_health",
     "declared",
-    "expire_needs",
     "failure",
-    "forget_needs",
-    "missing_reason",
+    "neighbour_answers",
     "overall",
-    "recall_needs",
-    "remember_needs",
     "responses",
     "results",
     "served_types",
@@ -71,74 +71,15 @@ __all__ = [
 
 R = TypeVar("R")
 M = TypeVar("M", bound=BaseModel)
-MEMORY_TYPES = ("semantic", "episodic", "procedural", "emotional")
+MEMORY_TYPES: tuple[str, ...] = tuple(MemoryType)
 #: failures that are about the request, not the store: when every failed child agrees on one,
 #: the caller gets that code (a conflicting id is a conflict, not a store outage)
-_REQUEST_CODES = frozenset({"invalid_request", "not_found", "conflict", "unsupported"})
+_REQUEST_CODES = frozenset(
+    {ErrorCode.INVALID_REQUEST, ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, ErrorCode.UNSUPPORTED}
+)
 
 
 # -- capability routing --------------------------------------------------------------------
-
-
-def remember_needs(payload: Mapping[str, Any]) -> list[str]:
-    """Capabilities a child needs to hold this write. ``client_ids`` is always needed: a child
-    that cannot keep the router's id would hold a copy that forget and merge never reach."""
-    needs = [str(payload["type"]), "client_ids"]
-    if payload.get("user_id") is not None:
-        needs.append("user_scope")
-    if payload.get("approval_required"):
-        needs.append("governance")
-    if payload.get("expires_at") is not None:
-        needs.append("expiry")
-    return needs
-
-
-def recall_needs(payload: Mapping[str, Any]) -> list[str]:
-    """Capabilities a child needs to honour every recall option (types are routed separately)."""
-    needs = []
-    if payload.get("user_id") is not None:
-        needs.append("user_scope")
-    if payload.get("filter"):
-        needs.append("metadata_filter")
-    if payload.get("fresher_than_days") is not None:
-        needs.append("freshness")
-    return needs
-
-
-def forget_needs(payload: Mapping[str, Any]) -> list[str]:
-    needs = ["forget"]
-    if payload.get("hard_delete"):
-        needs.append("hard_delete")
-    if payload.get("filter"):
-        needs.append("metadata_filter")
-    if payload.get("user_id") is not None:
-        needs.append("user_scope")
-    return needs
-
-
-def expire_needs(payload: Mapping[str, Any]) -> list[str]:
-    """An expire whose policy names a type only concerns children holding that type."""
-    needs = ["expire"]
-    policy = payload["policy"]
-    if policy.get("type") is not None:
-        needs.append(str(policy["type"]))
-    if policy.get("no_recall_in_days") is not None:
-        needs.append("recall_tracking")
-    action = payload.get("action", "forget")
-    if action in ("demote", "archive"):
-        needs.append(str(action))
-    if payload.get("user_id") is not None:
-        needs.append("user_scope")
-    return needs
-
-
-def missing_reason(capabilities: frozenset[str], needs: Iterable[str]) -> str | None:
-    """Why a child cannot serve (the capabilities it lacks), or None when it can."""
-    lacking = sorted({need for need in needs if need not in capabilities})
-    if not lacking:
-        return None
-    noun = "capability" if len(lacking) == 1 else "capabilities"
-    return f"lacks {noun}: {', '.join(lacking)}"
 
 
 def served_types(capabilities: frozenset[str], requested: Sequence[str]) -> list[str]:
@@ -269,7 +210,7 @@ def check_recall(
     every hit ``verify`` (the router's, if any) has no reason to refuse."""
     hits = response.results
     floor = sent.get("min_relevance")
-    limit = int(sent.get("k", 5))
+    limit = int(sent.get("k", RECALL_REQUEST_DEFAULTS["k"]))
     if len(hits) > limit:
         raise InvalidResponse(f"returned {len(hits)} hits, asked for at most {limit}")
     agent, user, types, spec_filter = (
@@ -323,7 +264,7 @@ def check_merge(response: MergeResponse, sent: Mapping[str, Any]) -> None:
 
 
 def check_expire(response: ExpireResponse, sent: Mapping[str, Any]) -> None:
-    action = sent.get("action", "forget")
+    action = sent.get("action", EXPIRE_REQUEST_DEFAULTS["action"])
     if response.action_taken != action:
         raise InvalidResponse(f"applied {response.action_taken!r}, asked for {action!r}")
     if response.matched_ids is not None and len(set(response.matched_ids)) > response.matched_count:
@@ -416,13 +357,12 @@ def failure(
 # -- what the router reports ---------------------------------------------------------------
 
 
-def declared(child: Any) -> tuple[str, ...]:
-    """A child's declared capabilities, checked against the spec when the router is built."""
+def declared(child: Any) -> Capabilities:
+    """A child's declaration, checked against the spec when the router is built."""
     try:
-        answer = validated("capabilities", Capabilities, child.capabilities())
+        return validated("capabilities", Capabilities, child.capabilities())
     except Exception as exc:  # a store that cannot say what it does cannot be routed to
         raise ConfigError(f"store {child.name} has no valid capabilities: {exc}") from exc
-    return tuple(str(c) for c in answer.capabilities)
 
 
 def responses(outcomes: Sequence[Outcome[R]]) -> list[R]:
@@ -472,3 +412,24 @@ def overall(statuses: Sequence[str]) -> str:
     if all(status == "down" for status in statuses):
         return "down"
     return "degraded"
+
+
+async def neighbour_answers(
+    graph: Sequence[Any], agent_id: str, ids: list[str], hops: int, deadline_s: float
+) -> list[Outcome[dict[str, dict[str, int]]]]:
+    """Each graph child's neighbours of ``ids`` (the router's hop boost; ``graph``: stores that
+    are GraphStores), each answer checked (``check_neighbours``) and under the deadline."""
+
+    def ask(child: Any) -> Callable[[], Awaitable[Any]]:
+        return lambda: child.neighbours(agent_id, list(ids), hops=hops)
+
+    return list(
+        await asyncio.gather(
+            *(
+                call_child(
+                    child.name, ask(child), deadline_s, lambda raw: check_neighbours(raw, ids, hops)
+                )
+                for child in graph
+            )
+        )
+    )

@@ -11,9 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mnemowire.models import FILTER_OPERATORS_FIELDS
+
 __all__ = ["OPERATORS", "matches", "operators_of"]
 
-OPERATORS = ("$eq", "$ne", "$in", "$nin", "$gt", "$gte", "$lt", "$lte", "$exists")
+#: every comparison operator of a filter condition, in spec order
+OPERATORS = FILTER_OPERATORS_FIELDS
 _MISSING = object()
 
 

@@ -22,8 +22,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from mnemowire import spec
-from mnemowire._wire import checked, to_wire
 from mnemowire.errors import MnemowireError, StoreError
+from mnemowire.kit import checked, to_wire
 from mnemowire.models import (
     Capabilities,
     ExpireRequest,

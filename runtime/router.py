@@ -14,8 +14,6 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
-from mnemowire import spec
-from mnemowire._ids import new_id
 from mnemowire._recall import fuse, query_vectors, vector_for
 from mnemowire._routing import (
     MEMORY_TYPES,
@@ -25,18 +23,13 @@ from mnemowire._routing import (
     check_expire,
     check_forget,
     check_merge,
-    check_neighbours,
     check_recall,
     check_remember,
     child_health,
     declared,
-    expire_needs,
     failure,
-    forget_needs,
-    missing_reason,
+    neighbour_answers,
     overall,
-    recall_needs,
-    remember_needs,
     responses,
     results,
     served_types,
@@ -44,9 +37,19 @@ from mnemowire._routing import (
     untracked,
     validated,
 )
-from mnemowire._wire import checked, to_wire
 from mnemowire.errors import ConfigError, ConflictError
 from mnemowire.fusion import hop_boost, hop_distances
+from mnemowire.kit import (
+    checked,
+    elapsed_ms,
+    expire_needs,
+    forget_needs,
+    missing_reason,
+    new_id,
+    recall_needs,
+    remember_needs,
+    to_wire,
+)
 from mnemowire.models import (
     Capabilities,
     ExpireRequest,
@@ -63,6 +66,7 @@ from mnemowire.models import (
     RememberResponse,
 )
 from mnemowire.protocol import GraphStore, MemoryStore, QueryVector
+from mnemowire.spec import version_key
 
 __all__ = ["HitCheck", "MemoryRouter", "WritePolicy"]
 
@@ -182,7 +186,10 @@ class MemoryRouter:
         self._write_policy: WritePolicy = write_policy
         self._overfetch = overfetch
         self._verify = verify
-        self._declared = {child.name: declared(child) for child in self._children}
+        answers = {child.name: declared(child) for child in self._children}
+        self._declared = {n: tuple(str(c) for c in a.capabilities) for n, a in answers.items()}
+        #: the spec version every child speaks: the oldest any of them declares
+        self._spec_version = min((a.spec_version for a in answers.values()), key=version_key)
         self._capabilities = {name: frozenset(caps) for name, caps in self._declared.items()}
 
     @property
@@ -229,7 +236,9 @@ class MemoryRouter:
         holders = [c for c in self._capabilities.values() if c & set(MEMORY_TYPES)]
         if not all("relevance" in c for c in holders):
             union.pop("relevance", None)
-        return Capabilities(store=self._name, spec_version=spec.LATEST, capabilities=list(union))
+        return Capabilities(
+            store=self._name, spec_version=self._spec_version, capabilities=list(union)
+        )
 
     # -- the five operations ---------------------------------------------------------------
 
@@ -268,9 +277,7 @@ class MemoryRouter:
         embedder has the same name."""
         req, payload = checked("recall.request", request, RecallRequest)
         started = time.perf_counter()
-        k = int(payload.get("k", 5))
-        fusion = str(payload.get("fusion", "rrf"))
-        hops = int(payload.get("hops", 0))
+        k, fusion, hops = req.k, req.fusion, req.hops
         # the hop boost is applied once, here; children (nested routers too) only recall
         base = {key: value for key, value in payload.items() if key != "hops"}
         base["k"] = min(1000, k * self._overfetch)
@@ -328,7 +335,7 @@ class MemoryRouter:
             results=hits,
             fusion_used=fusion,
             stores_queried=[child.name for child in asked],
-            latency_ms=_ms(started),
+            latency_ms=elapsed_ms(started),
             stores=results(outcomes, lambda r: len(r.results), notes),
         )
 
@@ -346,7 +353,7 @@ class MemoryRouter:
         return ForgetResponse(
             forgotten_ids=list(forgotten),
             stores=results(outcomes, lambda r: len(r.forgotten_ids)),
-            hard_delete=bool(req.hard_delete),
+            hard_delete=req.hard_delete,
             pending_approval=any(r.pending_approval for r in done),
         )
 
@@ -367,7 +374,7 @@ class MemoryRouter:
         )
 
     async def expire(self, request: ExpireRequest | dict[str, Any]) -> ExpireResponse:
-        _, payload = checked("expire.request", request, ExpireRequest)
+        req, payload = checked("expire.request", request, ExpireRequest)
         if "no_recall_in_days" in payload["policy"] and not self._tracks_exactly:
             raise untracked(self._name)
         plan = self._plan(expire_needs(payload), primary_only=self._primary_only)
@@ -378,7 +385,7 @@ class MemoryRouter:
         )
         done = responses(outcomes)
         fields: dict[str, Any] = {
-            "action_taken": payload.get("action", "forget"),
+            "action_taken": req.action,
             "stores": results(outcomes, lambda r: r.matched_count),
         }
         if all(r.matched_ids is not None for r in done):
@@ -410,7 +417,7 @@ class MemoryRouter:
         return Health(
             store=self._name,
             status=status,
-            latency_ms=_ms(started),
+            latency_ms=elapsed_ms(started),
             details={
                 "write_policy": self._write_policy,
                 "deadline_s": self._deadline_s,
@@ -425,7 +432,9 @@ class MemoryRouter:
     ) -> dict[str, dict[str, int]]:
         """The graph-capable children's neighbours of ``ids``, nearest distance first wins; a
         router is a GraphStore so that an outer router can boost with an inner one's graph."""
-        answers = await self._neighbour_answers(agent_id, list(ids), hops, skip=set())
+        answers = await neighbour_answers(
+            self._graph(skip=set()), agent_id, list(ids), hops, self._deadline_s
+        )
         ok = [a.response for a in answers if a.response is not None]
         if answers and not ok:
             raise failure("neighbours", answers, [a.result() for a in answers])
@@ -562,7 +571,9 @@ class MemoryRouter:
     ) -> tuple[dict[str, float], dict[str, dict[str, str]]]:
         """The hop boost over ``fused``, and what each graph child did (StoreResult extras)."""
         failed = {o.store for o in outcomes if o.status not in ("ok", "skipped")}
-        answers = await self._neighbour_answers(agent_id, sorted(fused), hops, skip=failed)
+        answers = await neighbour_answers(
+            self._graph(skip=failed), agent_id, sorted(fused), hops, self._deadline_s
+        )
         notes = {
             a.store: {"graph_status": a.status, **({"graph_error": a.error} if a.error else {})}
             for a in answers
@@ -570,34 +581,13 @@ class MemoryRouter:
         known = [a.response for a in answers if a.response is not None]
         return hop_boost(fused, hop_distances(fused, known, hops)), notes
 
-    async def _neighbour_answers(
-        self, agent_id: str, ids: list[str], hops: int, *, skip: set[str]
-    ) -> list[Outcome[dict[str, dict[str, int]]]]:
-        graph = [
+    def _graph(self, *, skip: set[str]) -> list[Any]:
+        """The children declaring ``graph`` that answer ``neighbours`` (those in ``skip``
+        left out)."""
+        return [
             child
             for child in self._children
             if "graph" in self._capabilities[child.name]
             and isinstance(child, GraphStore)
             and child.name not in skip
         ]
-
-        def ask(child: GraphStore) -> Callable[[], Awaitable[Any]]:
-            return lambda: child.neighbours(agent_id, list(ids), hops=hops)
-
-        return list(
-            await asyncio.gather(
-                *(
-                    call_child(
-                        child.name,
-                        ask(child),
-                        self._deadline_s,
-                        lambda raw: check_neighbours(raw, ids, hops),
-                    )
-                    for child in graph
-                )
-            )
-        )
-
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)

@@ -1,68 +1,301 @@
-"""The layout's promises, checked on the source: spec types are only ever generated, and
-imports flow one way (spec -> generated -> runtime <- adapters; codegen is build-time only)."""
+"""The layout's promises, checked on the source: spec types and vocabulary are only ever
+generated, and imports flow one way between the tiers (docs/architecture.md, "Tiers").
+
+The import graph is read from every first-party module's source, lazy imports inside functions
+included; each rule is also shown to fail on a planted violation, so a rule that cannot fail
+is caught too."""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from mnemowire import codegen, spec
+from mnemowire.codegen.ir import NO_DEFAULT
 
 ROOT = Path(__file__).parents[1]
+#: the folders of the import root, and the module names they hold
+FOLDERS = {
+    "runtime": "mnemowire",
+    "adapters": "mnemowire.adapters",
+    "conformance": "mnemowire.conformance",
+    "codegen": "mnemowire.codegen",
+    "generated/python": "mnemowire.models",
+}
 HAND_WRITTEN = ("runtime", "adapters", "conformance")
-SPEC_TYPE_NAMES = {t.name for t in codegen.load(spec.read_spec()).types}
-#: the `mnemowire codegen` command is the one runtime module that reaches the build-time codegen
-ALLOWED = {"runtime/cli/_codegen.py"}
+#: every first-party module belongs to one tier (longest prefix wins; the root package alone
+#: is the kernel's: it only says the version)
+TIERS = {
+    "kernel": (
+        "mnemowire",
+        "mnemowire._version",
+        "mnemowire.protocol",
+        "mnemowire.errors",
+        "mnemowire.kit",
+        "mnemowire.fusion",
+        "mnemowire.filters",
+        "mnemowire.embedders",
+        "mnemowire.spec",
+        "mnemowire.models",
+        "mnemowire.registry",
+    ),
+    "layers": ("mnemowire.router", "mnemowire._routing", "mnemowire._recall", "mnemowire.memory"),
+    "applications": ("mnemowire.cli", "mnemowire.bench", "mnemowire.demo", "mnemowire.tools"),
+    "adapters": ("mnemowire.adapters",),
+    "conformance": ("mnemowire.conformance",),
+    "codegen": ("mnemowire.codegen",),
+}
+#: what an adapter may import besides its own package
+ADAPTER_MAY_IMPORT = (
+    "mnemowire",
+    "mnemowire.kit",
+    "mnemowire.protocol",
+    "mnemowire.models",
+    "mnemowire.errors",
+    "mnemowire.embedders",
+)
+#: what the conformance harness may import besides itself: it certifies any store through the
+#: protocol, validates what it gets against the spec, and opens a store by URL
+CONFORMANCE_MAY_IMPORT = (
+    "mnemowire",
+    "mnemowire.kit",
+    "mnemowire.protocol",
+    "mnemowire.models",
+    "mnemowire.errors",
+    "mnemowire.spec",
+    "mnemowire.registry",
+)
+#: the one run-time module that reaches the build-time codegen: `mnemowire codegen`
+CODEGEN_COMMAND = "mnemowire.cli._codegen"
 
 
-def _sources(*folders: str) -> Iterator[tuple[Path, ast.Module]]:
-    for folder in folders:
+def _within(module: str, prefixes: Iterable[str]) -> bool:
+    return any(module == p or (p != "mnemowire" and module.startswith(p + ".")) for p in prefixes)
+
+
+def tier(module: str) -> str | None:
+    found = [
+        (len(p), name) for name, prefixes in TIERS.items() for p in prefixes if _within(module, [p])
+    ]
+    return max(found)[1] if found else None
+
+
+def _adapter(module: str) -> str:
+    return ".".join(module.split(".")[:3])  # mnemowire.adapters.<name>
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    planted: tuple[str, str]  # (module, source) that breaks the rule
+
+    def broken_by(self, source: str, target: str) -> bool:
+        src, dst = tier(source), tier(target)
+        first_party = target == "mnemowire" or target.startswith("mnemowire.")
+        if self.name == "adapters import only the kit, protocol, models, errors and embedders":
+            return (
+                src == "adapters"
+                and first_party
+                and not _within(target, [_adapter(source)])
+                and not _within(target, ADAPTER_MAY_IMPORT[1:])
+                and target != "mnemowire"
+            )
+        if self.name == "the kernel imports no layer, adapter, application or harness":
+            return src == "kernel" and dst in {"layers", "adapters", "applications", "conformance"}
+        if self.name == "layers never import adapters, applications or the harness":
+            return src == "layers" and dst in {"adapters", "applications", "conformance"}
+        if self.name == "nothing imports the applications":
+            return src != "applications" and dst == "applications"
+        if self.name == "conformance imports only protocol, kit, models, errors, spec, registry":
+            return (
+                src == "conformance"
+                and first_party
+                and dst != "conformance"
+                and target != "mnemowire"
+                and not _within(target, CONFORMANCE_MAY_IMPORT[1:])
+            )
+        if self.name == "codegen is build-time: only `mnemowire codegen` imports it":
+            return src != "codegen" and dst == "codegen" and source != CODEGEN_COMMAND
+        if self.name == "nothing imports tests":
+            return target == "tests" or target.startswith("tests.")
+        raise AssertionError(self.name)
+
+
+RULES = [
+    Rule(
+        "adapters import only the kit, protocol, models, errors and embedders",
+        ("mnemowire.adapters.sqlite_vec._planted", "from mnemowire._routing import call_child"),
+    ),
+    Rule(
+        "the kernel imports no layer, adapter, application or harness",
+        ("mnemowire.kit._planted", "def f():\n    from mnemowire.router import MemoryRouter\n"),
+    ),
+    Rule(
+        "layers never import adapters, applications or the harness",
+        ("mnemowire._planted_layer", "import mnemowire.adapters.pgvector.store"),
+    ),
+    Rule(
+        "nothing imports the applications",
+        ("mnemowire.adapters.pgvector._planted", "from mnemowire.tools import postgres"),
+    ),
+    Rule(
+        "conformance imports only protocol, kit, models, errors, spec, registry",
+        ("mnemowire.conformance._planted", "from mnemowire.router import MemoryRouter"),
+    ),
+    Rule(
+        "codegen is build-time: only `mnemowire codegen` imports it",
+        ("mnemowire.memory_planted", "from mnemowire.codegen import generate"),
+    ),
+    Rule(
+        "nothing imports tests", ("mnemowire.kit._planted", "from tests.adapters import _support")
+    ),
+]
+TIERS["layers"] += ("mnemowire._planted_layer", "mnemowire.memory_planted")  # planted modules
+
+
+def _modules() -> Iterator[tuple[str, str]]:
+    """(module name, source) of every first-party module."""
+    for folder, prefix in FOLDERS.items():
         for path in sorted((ROOT / folder).rglob("*.py")):
-            yield path, ast.parse(path.read_text(), filename=str(path))
+            parts = path.relative_to(ROOT / folder).with_suffix("").parts
+            parts = parts[:-1] if parts[-1] == "__init__" else parts
+            yield ".".join((prefix, *parts)), path.read_text(encoding="utf-8")
 
 
-def _imports(tree: ast.Module) -> Iterator[str]:
-    for node in ast.walk(tree):
+def imports_of(module: str, source: str) -> Iterator[str]:
+    """Every module ``source`` imports, at its top or inside a function; for ``from X import
+    Y`` X, and X.Y too when that is a module of ours."""
+    package = module if module in PACKAGES else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            yield node.module
-            yield from (f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            yield base
+            yield from (f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in MODULES)
+
+
+PACKAGES = {
+    ".".join((prefix, *p.relative_to(ROOT / folder).parent.parts))
+    for folder, prefix in FOLDERS.items()
+    for p in (ROOT / folder).rglob("__init__.py")
+}
+MODULES = dict(_modules())
+GRAPH = {(m, target) for m, source in MODULES.items() for target in imports_of(m, source)}
+
+
+def violations(rule: Rule, graph: Iterable[tuple[str, str]]) -> list[str]:
+    return sorted(f"{s} imports {t}" for s, t in graph if rule.broken_by(s, t))
+
+
+def test_every_module_belongs_to_a_tier() -> None:
+    assert [m for m in MODULES if tier(m) is None] == []
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.name)
+def test_imports_flow_one_way(rule: Rule) -> None:
+    assert violations(rule, GRAPH) == []
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.name)
+def test_each_rule_fails_on_a_planted_violation(rule: Rule) -> None:
+    module, source = rule.planted
+    planted = {(module, target) for target in imports_of(module, source)}
+    assert violations(rule, GRAPH | planted) != []
+    assert all(line.startswith(module) for line in violations(rule, GRAPH | planted))
+
+
+# -- the spec's types and vocabulary come from generated/ -------------------------------------
+
+IR = codegen.load(spec.read_spec())
+SPEC_TYPE_NAMES = {t.name for t in IR.types}
+
+
+def vocabulary() -> dict[frozenset[str], str]:
+    """Every string set the spec defines: its enumerations' values, each object type's
+    property names, and the fields reserved to a memory type."""
+    sets: dict[frozenset[str], str] = {}
+    specific: set[str] = set()
+    for named in IR.types:
+        schema = named.schema
+        if schema.kind == "primitive" and schema.enum is not None:
+            sets[frozenset(map(str, schema.enum))] = f"the values of {named.name}"
+        if schema.kind == "object" and len(schema.fields) > 1:
+            sets[frozenset(f.name for f in schema.fields)] = f"the properties of {named.name}"
+        for rule in schema.conditionals:
+            if rule.present and any(
+                p == "type" and s.const is not NO_DEFAULT for p, s in rule.then
+            ):
+                sets[frozenset(rule.present)] = f"the fields {named.name} reserves to one type"
+                specific |= set(rule.present)
+    sets[frozenset(specific)] = "the type-specific fields"
+    return sets
+
+
+def string_collections(tree: ast.AST) -> Iterator[tuple[int, frozenset[str]]]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Tuple | ast.List | ast.Set) and len(node.elts) >= 2:
+            values = [
+                e.value
+                for e in node.elts
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            ]
+            if len(values) == len(node.elts):
+                yield node.lineno, frozenset(values)
+
+
+def hand_copies(sources: Iterable[tuple[str, str]]) -> list[str]:
+    known = vocabulary()
+    return [
+        f"{name}:{line} restates {known[values]}"
+        for name, source in sources
+        for line, values in string_collections(ast.parse(source))
+        if values in known
+    ]
+
+
+def _hand_written() -> Iterator[tuple[str, str]]:
+    for folder in HAND_WRITTEN:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            yield path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8")
+
+
+def test_no_hand_written_copy_of_the_spec_vocabulary() -> None:
+    """A string tuple equal to a spec enumeration or property set is a copy that a new spec
+    version would leave behind: name the generated enum or constant instead."""
+    assert hand_copies(_hand_written()) == []
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [
+        'TYPES = ("semantic", "episodic", "procedural", "emotional")',
+        'choices = ["rrf", "max", "weighted"]',
+        'FIELDS = {"event_time", "location", "participants", "sentiment", "valence", "arousal",'
+        ' "emotion", "target"}',
+        'keys = ("store", "spec_version", "capabilities")',
+    ],
+)
+def test_a_planted_copy_of_the_vocabulary_is_found(planted: str) -> None:
+    assert len(hand_copies([("planted.py", planted)])) == 1
 
 
 def test_no_hand_written_copy_of_a_spec_type() -> None:
     offenders = []
-    for path, tree in _sources(*HAND_WRITTEN):
-        for node in ast.walk(tree):
+    for name, source in _hand_written():
+        for node in ast.walk(ast.parse(source)):
             if not isinstance(node, ast.ClassDef):
                 continue
             bases = {ast.unparse(base) for base in node.bases}
             if node.name in SPEC_TYPE_NAMES or bases & {"BaseModel", "pydantic.BaseModel"}:
-                offenders.append(f"{path.relative_to(ROOT)}: class {node.name}")
+                offenders.append(f"{name}: class {node.name}")
             if "TypedDict" in bases and node.name.removesuffix("Dict") in SPEC_TYPE_NAMES:
-                offenders.append(f"{path.relative_to(ROOT)}: class {node.name}")
+                offenders.append(f"{name}: class {node.name}")
     assert offenders == [], "spec types must come from mnemowire.models (generated/)"
-
-
-@pytest.mark.parametrize(
-    ("folders", "forbidden"),
-    [
-        (("runtime", "adapters", "conformance"), "mnemowire.codegen"),
-        (("runtime", "adapters", "conformance", "codegen"), "tests"),
-        (("runtime",), "mnemowire.adapters."),
-        (("adapters",), "mnemowire.cli"),
-        (("conformance",), "mnemowire.adapters."),
-    ],
-)
-def test_imports_flow_one_way(folders: tuple[str, ...], forbidden: str) -> None:
-    offenders = [
-        f"{path.relative_to(ROOT)} imports {name}"
-        for path, tree in _sources(*folders)
-        for name in _imports(tree)
-        if (name == forbidden.rstrip(".") or name.startswith(forbidden))
-        and path.relative_to(ROOT).as_posix() not in ALLOWED
-    ]
-    assert offenders == []

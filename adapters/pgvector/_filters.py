@@ -14,31 +14,15 @@ generated metadata and filters:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from mnemowire.filters import operators_of
+from mnemowire.kit.sql import Dialect
 
-__all__ = ["compile_filter"]
+__all__ = ["DIALECT"]
 
 _COMPARE = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
-
-
-def compile_filter(
-    spec_filter: Mapping[str, Any], column: str = "m.metadata"
-) -> tuple[str, list[Any]]:
-    """``(sql, params)``: a boolean SQL expression true exactly when the filter matches.
-    ``column`` is trusted SQL (a column reference); everything else is a ``%s`` parameter."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    for key, condition in spec_filter.items():
-        for op, arg in operators_of(condition).items():
-            clause, args = _operator(column, key, op, arg)
-            clauses.append(clause)
-            params.extend(args)
-    return (" AND ".join(clauses) or "true"), params
 
 
 def _scalar(value: Any) -> bool:
@@ -73,3 +57,8 @@ def _operator(column: str, key: str, op: str, arg: Any) -> tuple[str, list[Any]]
             f"coalesce(jsonb_typeof({value}) = 'number' AND {value} {sign} %s::jsonb, false)"
         ), [key, key, Jsonb(arg)]
     raise ValueError(f"unknown filter operator {op!r}")
+
+
+#: PostgreSQL's spelling of the kit's scopes: ``%s`` parameters, ``= ANY(%s)`` arrays, and
+#: the metadata filter over JSONB
+DIALECT = Dialect(param="%s", operator=_operator, membership="any", true="true")

@@ -10,7 +10,7 @@ keeps scanning past rows the filters reject). The index scan can still stop earl
 the index cannot serve. That branch is gated by a one-time filter on the first branch's row
 count, so PostgreSQL skips it entirely when the index scan was complete.
 
-Keyword side (``mnemowire.adapters._keywords``): first ``held_counts`` counts how many of the
+Keyword side (``mnemowire.kit.keywords``): first ``held_counts`` counts how many of the
 agent's visible records hold each of the query's words, as the agent's lexemes
 (``_sql.lexemes_of``: one GIN posting list per agent and word, so it never reads another
 agent's records), each count stopping past the rarity limit; ``rare_terms`` keeps the rare
@@ -30,10 +30,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemowire.adapters._common import searchable_text
-from mnemowire.adapters._keywords import indexed_terms, rank_matches, rarity_limit
 from mnemowire.adapters.pgvector._sql import COLUMNS, VISIBLE_WORDS, Scope, agent_key, lexeme
-from mnemowire.fusion import rrf
+from mnemowire.kit import rrf, searchable_text
+from mnemowire.kit.keywords import indexed_terms, rank_matches, rarity_limit
 
 __all__ = [
     "COUNT_QUERY",

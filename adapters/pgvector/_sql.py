@@ -1,7 +1,7 @@
 """SQL building blocks of the pgvector store: the recall scope, the record columns, and the
 keyword side (a tsvector built in Python and sent in PostgreSQL's binary format).
 
-The keyword index holds the same words as the sqlite-vec store (``mnemowire.adapters._keywords``
+The keyword index holds the same words as the sqlite-vec store (``mnemowire.kit.keywords``
 decides which), not PostgreSQL's text-search parser's: a query word matches a stored word
 exactly when the two are the same string, on every server and locale. Each lexeme is the word
 behind its agent's key (``agent_key``: 16 hex digits of a SHA-256 of the agent id), so the GIN
@@ -27,9 +27,9 @@ from typing import Any
 from psycopg.adapt import Dumper
 from psycopg.pq import Format
 
-from mnemowire.adapters._common import cutoff
-from mnemowire.adapters._keywords import indexed_terms
-from mnemowire.adapters.pgvector._filters import compile_filter
+from mnemowire.adapters.pgvector._filters import DIALECT
+from mnemowire.kit.keywords import indexed_terms
+from mnemowire.kit.sql import recall_scope
 from mnemowire.models import RecallRequest
 
 __all__ = [
@@ -120,24 +120,5 @@ class Scope:
     def of(cls, req: RecallRequest, payload: dict[str, Any], now: int) -> Scope:
         """``payload`` is the request as wire JSON: the filter is read from it so numbers keep
         the JSON type the client sent."""
-        sql = (
-            "m.agent_id = %s AND m.state = 'active' AND (m.expires_at IS NULL OR m.expires_at > %s)"
-        )
-        args: list[Any] = [req.agent_id, now]
-        if req.user_id is not None:
-            sql += " AND m.user_id = %s"
-            args.append(req.user_id)
-        types = list(payload.get("types") or ())
-        if types:
-            sql += " AND m.type = ANY(%s)"
-            args.append(types)
-        created_min = cutoff(now, req.fresher_than_days)
-        if created_min is not None:
-            sql += " AND m.created_at >= %s"
-            args.append(created_min)
-        spec_filter = payload.get("filter")
-        if spec_filter:
-            filter_sql, filter_args = compile_filter(spec_filter)
-            sql += f" AND {filter_sql}"
-            args.extend(filter_args)
-        return cls(req.agent_id, now, sql, tuple(args))
+        clause = recall_scope(DIALECT, req, payload.get("filter"), now)
+        return cls(req.agent_id, now, clause.sql, tuple(clause.args))

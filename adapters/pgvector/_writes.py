@@ -9,17 +9,10 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from mnemowire._wire import digest
-from mnemowire.adapters._common import (
-    TYPE_FIELDS,
-    id_taken,
-    new_id,
-    same_writer,
-    searchable_text,
-)
 from mnemowire.adapters.pgvector._sql import lexemes_of
 from mnemowire.embedders import Vectors
-from mnemowire.errors import ConflictError, StoreError
+from mnemowire.errors import StoreError
+from mnemowire.kit import TYPE_FIELDS, StoredWrite, digest, new_id, replay, searchable_text
 from mnemowire.models import RememberRequest, RememberResponse, StoreResult
 
 __all__ = ["audit_row", "existing", "insert_audit", "write"]
@@ -44,11 +37,10 @@ _AUDIT_TYPES = ("int8", "text", "text", "jsonb", "text", "jsonb")
 async def existing(
     conn: Any, reqs: Sequence[RememberRequest], result: Result
 ) -> list[RememberResponse | None]:
-    """Per request: the first write's response when its id exists as the same writer's record
-    (``same_writer``); None when the id was never used (or the request has no id). Raises
-    ConflictError when an id exists otherwise or was erased, saying nothing about that record."""
+    """Per request, the kit's ``replay`` of its id: the first write's response for the same
+    writer's record, None for an id never used (or no id), ConflictError otherwise."""
     wanted = [r.id for r in reqs if r.id is not None]
-    found: dict[str, tuple[Any, ...]] = {}
+    found: dict[str, StoredWrite] = {}
     erased: set[str] = set()
     if wanted:
         cursor = await conn.execute(
@@ -56,32 +48,23 @@ async def existing(
             "WHERE id = ANY(%s)",
             (wanted,),
         )
-        found = {row[0]: row[1:] for row in await cursor.fetchall()}
+        for record_id, agent, user, kind, content, created_at, state in await cursor.fetchall():
+            found[record_id] = StoredWrite(
+                agent, user, kind, content, created_at, state == "pending"
+            )
         missing = [i for i in wanted if i not in found]
         if missing:
             cursor = await conn.execute("SELECT id FROM erased WHERE id = ANY(%s)", (missing,))
             erased = {row[0] for row in await cursor.fetchall()}
-    out: list[RememberResponse | None] = []
-    for req in reqs:
-        if req.id is not None and req.id in erased:
-            raise id_taken(req.id)
-        row = found.get(req.id) if req.id is not None else None
-        if row is None or req.id is None:
-            out.append(None)
-            continue
-        *stored, created_at, state = row
-        if not same_writer(tuple(stored), req):
-            raise id_taken(req.id)
-        out.append(
-            RememberResponse(
-                id=req.id,
-                stored_at=created_at,
-                stores=[result(0)],
-                pending_approval=state == "pending",
-                replayed=True,
-            )
+    return [
+        replay(
+            req,
+            None if req.id is None else found.get(req.id),
+            erased=req.id in erased,
+            result=result(0),
         )
-    return out
+        for req in reqs
+    ]
 
 
 async def write(
@@ -100,20 +83,20 @@ async def write(
     audits: list[tuple[Any, ...]] = []
     out: list[RememberResponse] = []
     fresh: dict[str, tuple[RememberRequest, RememberResponse]] = {}
-    for (req, payload), vector, replay in zip(batch, vectors, replays, strict=True):
-        if replay is not None:
-            out.append(replay)
+    for (req, payload), vector, earlier in zip(batch, vectors, replays, strict=True):
+        if earlier is not None:
+            out.append(earlier)
             continue
-        if req.id is not None and req.id in fresh:
+        if req.id is not None and req.id in fresh:  # the id's first write is in this batch
             first, response = fresh[req.id]
-            if (first.agent_id, first.type, first.content) != (req.agent_id, req.type, req.content):
-                raise ConflictError(
-                    f"id {req.id!r} is used twice in this import with different content"
-                )
+            stored = StoredWrite(
+                first.agent_id, first.user_id, first.type, first.content, now, pending=False
+            )
+            replay(req, stored, erased=False, result=result(0))  # or the id's conflict
             out.append(response.model_copy(update={"replayed": True}))
             continue
         record_id = req.id or new_id()
-        pending = bool(req.approval_required)
+        pending = req.approval_required
         rows.append(_row(record_id, req, payload, vector, now=now, pending=pending))
         detail = {"pending": True} if pending else None
         audits.append(audit_row(now, "remember", req.agent_id, [record_id], payload, detail))
@@ -189,7 +172,7 @@ def _row(
         req.type,
         req.content,
         Jsonb(payload.get("metadata", {})),
-        req.confidence if req.confidence is not None else 1.0,
+        req.confidence,
         req.source,
         now,
         now,

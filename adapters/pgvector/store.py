@@ -25,28 +25,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-import numpy as np
 import psycopg
 from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from mnemowire import spec
-from mnemowire._version import __version__
-from mnemowire._wire import checked, now_ms
-from mnemowire.adapters._common import (
-    EmbedderSetup,
-    MergePlan,
-    expire_action,
-    expire_conditions,
-    forget_states,
-    recall_answer,
-    searchable_text,
-    unexpired,
-)
-from mnemowire.adapters._keywords import keyword_terms, rare_terms
+from mnemowire import __version__
 from mnemowire.adapters.pgvector._database import Database
-from mnemowire.adapters.pgvector._filters import compile_filter
+from mnemowire.adapters.pgvector._filters import DIALECT
 from mnemowire.adapters.pgvector._migrations import (
     HNSW_M,
     grant_statements,
@@ -63,15 +49,33 @@ from mnemowire.adapters.pgvector._search import (
 from mnemowire.adapters.pgvector._sql import COLUMNS, Scope, lexemes_of
 from mnemowire.adapters.pgvector._writes import audit_row, existing, insert_audit, write
 from mnemowire.embedders import Embedder, Vectors
-from mnemowire.errors import (
-    ConfigError,
-    MnemowireError,
-    NotFoundError,
-    StoreError,
-    UnavailableError,
+from mnemowire.errors import ConfigError, MnemowireError, StoreError, UnavailableError
+from mnemowire.kit import (
+    EmbedderSetup,
+    MergePlan,
+    bulk_requests,
+    checked,
+    declare,
+    elapsed_ms,
+    embed,
+    forget_states,
+    integer,
+    now_ms,
+    number,
+    query_embedding,
+    recall_answer,
+    require_visible,
+    search_depth,
+    searchable_text,
+    store_result,
+    text,
+    url_options,
 )
+from mnemowire.kit.keywords import keyword_terms, rare_terms
+from mnemowire.kit.sql import expire_scope, forget_scope, merge_scope
 from mnemowire.models import (
     Capabilities,
+    Capability,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
@@ -84,17 +88,16 @@ from mnemowire.models import (
     RememberRequest,
     RememberResponse,
     StoreResult,
+    v0,
 )
 from mnemowire.protocol import QueryVector
-from mnemowire.registry import integer, number, text, url_options
 
-__all__ = ["CAPABILITIES", "PgVectorStore"]
+__all__ = ["CAPABILITIES", "SPEC_VERSIONS", "PgVectorStore"]
 
-CAPABILITIES = (
-    "semantic", "episodic", "procedural", "emotional", "vector", "fts", "user_scope",
-    "metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete",
-    "governance", "recall_tracking", "demote", "archive", "relevance", "client_ids",
-)  # fmt: skip
+#: the spec versions this store speaks, oldest first (``capabilities`` reports the newest)
+SPEC_VERSIONS = (v0.SPEC_VERSION,)
+#: everything the spec defines but ``graph``: the store knows no neighbours
+CAPABILITIES = tuple(c.value for c in Capability if c != Capability.GRAPH)
 #: the options of a pgvector:// URL that belong to the store, each with its parser; the others
 #: must be libpq connection parameters (``_libpq_keywords``)
 URL_OPTIONS = {
@@ -254,9 +257,7 @@ class PgVectorStore:
             await self._replica.close()
 
     def capabilities(self) -> Capabilities:
-        return Capabilities(
-            store=self._name, spec_version=spec.LATEST, capabilities=list(CAPABILITIES)
-        )
+        return declare(self._name, SPEC_VERSIONS[-1], CAPABILITIES)
 
     # -- the five operations -----------------------------------------------------------------
 
@@ -286,14 +287,11 @@ class PgVectorStore:
         req, payload = checked("recall.request", request, RecallRequest)
         await self._setup()
         started = time.perf_counter()
-        if query_vector is not None and query_vector.embedder == self.embedder.name:
-            vector = np.asarray(query_vector.vector, np.float32).reshape(-1)
-        else:
-            vector = (await self._embed([req.query]))[0]
+        vector = await query_embedding(self.embedder, req.query, query_vector)
         now = self._clock()
         scope = Scope.of(req, payload, now)
-        k = req.k if req.k is not None else 5
-        fetch = max(4 * k, 20)  # each search over-fetches so fusion and demotion can reorder
+        k = req.k
+        fetch = search_depth(k)
         # Both searches are one statement, so one snapshot, without BEGIN/COMMIT round trips;
         # the only write, recall tracking, is a statement of its own, always on the primary.
         if self._replica is None:
@@ -318,20 +316,10 @@ class PgVectorStore:
     async def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
         req, payload = checked("forget.request", request, ForgetRequest)
         started = time.perf_counter()
-        hard = bool(req.hard_delete)
-        states = list(forget_states(hard, named=req.ids is not None))
-        where = "m.agent_id = %s AND m.state = ANY(%s)"
-        args: list[Any] = [req.agent_id, states]
-        if req.user_id is not None:
-            where += " AND m.user_id = %s"
-            args.append(req.user_id)
-        if req.ids:
-            where += " AND m.id = ANY(%s)"
-            args.append(list(req.ids))
-        if payload.get("filter"):
-            filter_sql, filter_args = compile_filter(payload["filter"])
-            where += f" AND {filter_sql}"
-            args.extend(filter_args)
+        hard = req.hard_delete
+        states = forget_states(hard, named=req.ids is not None)
+        scope = forget_scope(DIALECT, req, payload.get("filter"), states)
+        where, args = scope.sql, scope.args
         if hard:
             # the targets, and every record merged into one of them (directly or through
             # earlier merges: their content lives on in the canonical's history), are erased
@@ -431,12 +419,9 @@ class PgVectorStore:
         req, payload = checked("expire.request", request, ExpireRequest)
         started = time.perf_counter()
         now = self._clock()
-        where = "m.agent_id = %s AND m.state = 'active'"
-        args: list[Any] = [req.agent_id]
-        for condition, value in expire_conditions(req, now, column="m.", last_recalled="r.at"):
-            where += f" AND {condition} %s"
-            args.append(value)
-        action, factor = expire_action(req)
+        scope = expire_scope(DIALECT, req, now, last_recalled="r.at")
+        where, args = scope.sql, scope.args
+        action, factor = req.action, req.demote_factor
         change_args: list[Any]
         if action == "demote":
             change, change_args = "demote = %s", [factor]  # sets the factor: never compounds
@@ -472,7 +457,9 @@ class PgVectorStore:
             details["replica"] = replica = await self._replica_health()
             if "error" in replica:  # recall falls back to the primary: slower, not down
                 status = "degraded"
-        return Health(store=self._name, status=status, latency_ms=_ms(started), details=details)
+        return Health(
+            store=self._name, status=status, latency_ms=elapsed_ms(started), details=details
+        )
 
     # -- extras beyond the protocol ----------------------------------------------------------
 
@@ -498,12 +485,7 @@ class PgVectorStore:
         build is several times faster than growing the graph row by row), all in a single
         transaction that blocks other readers and writers of the store until it commits.
         """
-        typed = [checked("remember.request", r, RememberRequest) for r in requests]
-        if vectors is not None and vectors.shape != (len(typed), self.embedder.dimension):
-            raise ValueError(
-                f"vectors must have shape ({len(typed)}, {self.embedder.dimension}), "
-                f"not {vectors.shape}"
-            )
+        typed = bulk_requests(requests, vectors, self.embedder.dimension)
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         await self._setup()
@@ -650,11 +632,10 @@ class PgVectorStore:
     # -- plumbing ----------------------------------------------------------------------------
 
     async def _embed(self, texts: list[str]) -> Vectors:
-        vectors = await asyncio.to_thread(self.embedder.embed, texts)
-        return np.ascontiguousarray(vectors, dtype=np.float32)
+        return await embed(self.embedder, texts)
 
     def _result(self, count: int, started: float) -> StoreResult:
-        return StoreResult(store=self._name, status="ok", count=count, latency_ms=_ms(started))
+        return store_result(self._name, count, started)
 
     def _results(self, started: float) -> Callable[[int], StoreResult]:
         """``_result`` for one operation's start time, for the write helpers."""
@@ -796,19 +777,15 @@ class PgVectorStore:
     async def _visible(
         self, conn: Any, agent_id: str, ids: list[str], *, lock: bool = False
     ) -> dict[str, dict[str, Any]]:
+        scope = merge_scope(DIALECT, agent_id, ids, self._clock())
         async with conn.cursor(row_factory=dict_row) as cursor:
             await cursor.execute(
-                f"SELECT {COLUMNS} FROM memories m WHERE m.agent_id = %s AND m.state = 'active' "
-                f"AND {unexpired('m.')} %s AND m.id = ANY(%s) ORDER BY m.seq"
+                f"SELECT {COLUMNS} FROM memories m WHERE {scope.sql} ORDER BY m.seq"
                 + (" FOR NO KEY UPDATE" if lock else ""),
-                (agent_id, self._clock(), ids),
+                scope.args,
             )
             found = {row["id"]: row for row in await cursor.fetchall()}
-        if len(found) != len(set(ids)):
-            raise NotFoundError(
-                "merge needs the canonical record and every duplicate to be "
-                f"visible records of agent {agent_id!r}; at least one is not"
-            )
+        require_visible(agent_id, found, ids)
         return found
 
     async def _set_visible(
@@ -875,7 +852,3 @@ def _public_name(dsn: str, schema: str) -> str:
     where = parts.netloc.rpartition("@")[2]
     name = f"pgvector://{where}{parts.path}"
     return name if schema == "public" else f"{name}?schema={schema}"
-
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)

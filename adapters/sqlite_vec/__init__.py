@@ -1,6 +1,6 @@
-"""The embedded default store: sqlite-vec (vectors) and FTS5 (keywords) in one SQLite file."""
+"""The embedded default store: sqlite-vec (vectors) and a rare-word table (keywords) in one
+SQLite file."""
 
-from mnemowire.adapters._common import searchable_text
-from mnemowire.adapters.sqlite_vec.store import CAPABILITIES, SqliteVecStore
+from mnemowire.adapters.sqlite_vec.store import CAPABILITIES, SPEC_VERSIONS, SqliteVecStore
 
-__all__ = ["CAPABILITIES", "SqliteVecStore", "searchable_text"]
+__all__ = ["CAPABILITIES", "SPEC_VERSIONS", "SqliteVecStore"]

@@ -15,12 +15,11 @@ The result must agree with :func:`mnemowire.filters.matches` (tested property by
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
-from mnemowire.filters import operators_of
+from mnemowire.kit.sql import Dialect
 
-__all__ = ["compile_filter"]
+__all__ = ["DIALECT"]
 
 _COMPARE = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 _NUMBER = " IN ('integer', 'real')"
@@ -43,20 +42,6 @@ def _cat(*parts: str | Sql) -> Sql:
 
 def _arg(value: Any) -> Sql:
     return "?", [value]
-
-
-def compile_filter(
-    spec_filter: Mapping[str, Any], column: str = "m.metadata"
-) -> tuple[str, list[Any]]:
-    """``(sql, params)``: a boolean SQL expression true exactly when the filter matches."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    for key, condition in spec_filter.items():
-        for op, arg in operators_of(condition).items():
-            sql, args = _clause(column, key, op, arg)
-            clauses.append(sql)
-            params.extend(args)
-    return (" AND ".join(clauses) or "1"), params
 
 
 def _clause(column: str, key: str, op: str, arg: Any) -> Sql:
@@ -152,3 +137,8 @@ def _member_of(kind: Sql, value: Sql, values: list[Any]) -> Sql:
     for part in parts:
         joined += [" OR ", part] if joined else [part]
     return _cat("(", *joined, ")")
+
+
+#: SQLite's spelling of the kit's scopes: ``?`` parameters, ``IN (?, ...)`` lists, and the
+#: metadata filter over ``json_type``/``json_extract``
+DIALECT = Dialect(param="?", operator=_clause, membership="in", true="1")

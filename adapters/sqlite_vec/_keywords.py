@@ -1,6 +1,6 @@
 """The sqlite-vec store's keyword index: a plain table of (token, record), a token being an
 agent's word (64 bits of a BLAKE2b hash of agent id and word), searched as
-``mnemowire.adapters._keywords`` says (rare words of the agent's own records, idf ranking).
+``mnemowire.kit.keywords`` says (rare words of the agent's own records, idf ranking).
 
 A plain table rather than FTS5, for three reasons. Erasure: FTS5 keeps a deleted document's
 words in its segment b-trees until a merge rewrites them (``memories_fts_data`` still held every
@@ -23,7 +23,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from mnemowire.adapters._keywords import (
+from mnemowire.kit.keywords import (
     indexed_terms,
     keyword_terms,
     rank_matches,

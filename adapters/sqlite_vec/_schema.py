@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mnemowire.adapters._common import searchable_text
 from mnemowire.adapters.sqlite_vec._keywords import add_record
+from mnemowire.kit import searchable_text
 
 __all__ = ["MIGRATIONS", "NEVER", "NO_USER", "migrate", "user_key"]
 

@@ -21,7 +21,7 @@ from typing import Any
 from mnemowire.codegen._output import GeneratedFile, header_lines
 from mnemowire.codegen.ir import NO_DEFAULT, Constraints, Schema, Spec
 
-__all__ = ["emit"]
+__all__ = ["constant_name", "emit", "emit_module", "module_name", "vocabulary"]
 
 _CONSTRAINT_KEYS = {
     "min_length": "minLength",
@@ -40,14 +40,20 @@ _CONSTRAINT_KEYS = {
 
 
 def emit(spec: Spec) -> list[GeneratedFile]:
-    """``python/<version>.py`` with every model, and ``python/__init__.py`` re-exporting it."""
+    """``python/<version>.py`` with every model, and ``python/__init__.py`` re-exporting it:
+    the version given is what ``mnemowire.models`` means (codegen passes the latest)."""
+    module = emit_module(spec)
+    return [module, GeneratedFile("python/__init__.py", _package_init(spec, module.content))]
+
+
+def emit_module(spec: Spec) -> GeneratedFile:
+    """``python/<version>.py``: every model of one spec version, then its vocabulary (the
+    enumerations, property sets and defaults as constants), so hand-written code names them
+    instead of copying the spec's strings."""
     source = _run_generator(bundle(spec))
     for step in (_drop_root_placeholder, _annotate_constrained, _replace_header):
         source = step(source, spec)
-    return [
-        GeneratedFile(f"python/{module_name(spec.version)}.py", source),
-        GeneratedFile("python/__init__.py", _package_init(spec, source)),
-    ]
+    return GeneratedFile(f"python/{module_name(spec.version)}.py", _with_vocabulary(source, spec))
 
 
 def module_name(version: str) -> str:
@@ -173,6 +179,7 @@ def _run_generator(schema: dict[str, Any]) -> str:
         use_schema_description=True,
         use_field_description=True,
         collapse_root_models=True,
+        strict_nullable=True,
         disable_timestamp=True,
         formatters=[Formatter.BUILTIN],
     )
@@ -207,15 +214,100 @@ def _replace_header(source: str, spec: Spec) -> str:
     return f"{header}\n{body}"
 
 
+def constant_name(name: str) -> str:
+    """``MemoryRecord`` -> ``MEMORY_RECORD``; ``recall.request`` -> ``RECALL_REQUEST``."""
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+    return re.sub(r"[^A-Za-z0-9]+", "_", snake).upper()
+
+
+def _member_name(value: str) -> str:
+    name = constant_name(value)
+    return name if name[:1].isalpha() else f"V_{name}"
+
+
+def vocabulary(spec: Spec) -> list[str]:
+    """The Python lines of a version's vocabulary: a ``StrEnum`` per named enumeration,
+    ``<TYPE>_FIELDS`` (every property, in spec order) and ``<TYPE>_REQUIRED`` per object type,
+    ``<MESSAGE>_DEFAULTS`` per message with defaults, and ``TYPE_SPECIFIC_FIELDS`` (the fields
+    the spec's "episodic only" / "emotional only" rules reserve to one memory type)."""
+    lines = [
+        "",
+        "",
+        "# -- vocabulary: the spec's enumerations, property sets and defaults --",
+        "",
+        "#: the spec version these models are generated from, and its schema files' digest",
+        f"SPEC_VERSION: Final = {json.dumps(spec.version)}",
+        f"SPEC_DIGEST: Final = {json.dumps(spec.digest)}",
+    ]
+    for named in spec.types:
+        schema = named.schema
+        if schema.kind != "primitive" or schema.enum is None:
+            continue
+        doc = " ".join((schema.description or f"The values of {named.name}.").split())
+        lines += ["", "", f"class {named.name}(StrEnum):", f"    {json.dumps(doc)}", ""]
+        lines += [f"    {_member_name(str(v))} = {json.dumps(v)}" for v in schema.enum]
+    lines.append("")
+    messages = {m.type_name: m.name for m in spec.messages}
+    for named in spec.types:
+        schema = named.schema
+        if schema.kind != "object" or not schema.fields:
+            continue
+        const = constant_name(named.name)
+        fields = tuple(f.name for f in schema.fields)
+        required = tuple(f.name for f in schema.fields if f.required)
+        lines += ["", f"{const}_FIELDS: Final[tuple[str, ...]] = {fields!r}"]
+        lines.append(f"{const}_REQUIRED: Final[tuple[str, ...]] = {required!r}")
+        defaults = {f.name: f.default for f in schema.fields if f.default is not NO_DEFAULT}
+        if named.name in messages and defaults:
+            lines.append(
+                f"{constant_name(messages[named.name])}_DEFAULTS: Final[Mapping[str, Any]] = "
+                f"MappingProxyType({defaults!r})"
+            )
+    specific: dict[str, tuple[str, ...]] = {}
+    for named in spec.types:
+        for rule in named.schema.conditionals:
+            for prop, then in rule.then:
+                if rule.present and prop == "type" and then.const is not NO_DEFAULT:
+                    specific[str(then.const)] = specific.get(str(then.const), ()) + rule.present
+    lines += [
+        "",
+        "#: the fields the spec reserves to one memory type (its conditionals on `type`)",
+        "TYPE_SPECIFIC_FIELDS: Final[Mapping[str, tuple[str, ...]]] = "
+        f"MappingProxyType({specific!r})",
+    ]
+    return lines
+
+
+def _with_vocabulary(source: str, spec: Spec) -> str:
+    def typing_import(match: re.Match[str]) -> str:
+        names = sorted({*match.group(1).split(", "), "Final"})
+        return (
+            "from collections.abc import Mapping\nfrom enum import StrEnum\n"
+            f"from types import MappingProxyType\nfrom typing import {', '.join(names)}\n"
+        )
+
+    source = re.sub(r"^from typing import (.*)\n", typing_import, source, count=1, flags=re.M)
+    return source.rstrip("\n") + "\n" + "\n".join(vocabulary(spec)) + "\n"
+
+
+def _exported(source: str) -> list[str]:
+    """Every class and constant a version module defines, for the package to re-export."""
+    classes = re.findall(r"^class (\w+)\(", source, flags=re.MULTILINE)
+    constants = re.findall(r"^([A-Z][A-Z0-9_]*): Final", source, flags=re.MULTILINE)
+    return sorted({*classes, *constants})
+
+
 def _package_init(spec: Spec, source: str) -> str:
-    classes = sorted(re.findall(r"^class (\w+)\(", source, flags=re.MULTILINE))
+    classes = _exported(source)
     header = "".join(f"# {line}\n" for line in header_lines(spec))
     imports = "".join(f"    {name},\n" for name in classes)
     exports = "".join(f'    "{name}",\n' for name in classes)
-    docstring = f"Pydantic models for every memorywire {spec.version} message and definition."
+    docstring = (
+        f"Pydantic models and vocabulary of memorywire {spec.version}, the newest spec version;\n"
+        "each version, this one included, is also its own module (``mnemowire.models.v0``)."
+    )
     return (
         f'{header}"""{docstring}"""\n'
         f"\nfrom mnemowire.models.{module_name(spec.version)} import (\n{imports})\n"
-        f"\nSPEC_VERSION = {spec.version!r}\nSPEC_DIGEST = {spec.digest!r}\n"
-        f'\n__all__ = [\n    "SPEC_DIGEST",\n    "SPEC_VERSION",\n{exports}]\n'
+        f"\n__all__ = [\n{exports}]\n"
     )

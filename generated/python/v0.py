@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
@@ -277,11 +280,11 @@ class ExpireRequest(BaseModel):
     Only apply the policy to memories stored under this user.
     """
     policy: ExpirePolicy
-    action: Literal["forget", "archive", "demote"] | None = "forget"
+    action: Literal["forget", "archive", "demote"] = "forget"
     """
     forget: soft-delete the matches. archive: hide them, restorable. demote: keep them but multiply their recall score by demote_factor (setting, never compounding).
     """
-    demote_factor: Annotated[float | None, Field(gt=0.0, le=1.0)] = 0.5
+    demote_factor: Annotated[float, Field(gt=0.0, le=1.0)] = 0.5
     """
     Score multiplier applied by the demote action.
     """
@@ -425,7 +428,7 @@ class MergeRequest(BaseModel):
     """
     Ids of the records merged into the canonical one and then hidden. Must not contain the canonical id.
     """
-    strategy: Literal["keep_canonical", "merge_content", "keep_highest_confidence"] | None = (
+    strategy: Literal["keep_canonical", "merge_content", "keep_highest_confidence"] = (
         "keep_canonical"
     )
     """
@@ -585,7 +588,7 @@ class RememberRequest(BaseModel):
     """
     Free-form JSON object stored with the memory and returned unchanged. Keys are application-defined; recall and forget filters match against them.
     """
-    confidence: Annotated[float | None, Field(ge=0.0, le=1.0)] = 1.0
+    confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0
     """
     How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
     """
@@ -597,7 +600,7 @@ class RememberRequest(BaseModel):
     """
     When the memory stops being recalled. A time in the past stores a record that is already expired.
     """
-    approval_required: bool | None = False
+    approval_required: bool = False
     """
     Stage the write for human review: the record stays invisible to recall until a reviewer approves it.
     """
@@ -827,7 +830,7 @@ class ForgetRequest(BaseModel):
     """
     Forget records whose metadata satisfies this filter.
     """
-    hard_delete: bool | None = False
+    hard_delete: bool = False
     """
     Erase content and embeddings for good (for erasure requests). Default: soft delete, which hides the record but keeps it for audit.
     """
@@ -911,7 +914,7 @@ class RecallRequest(BaseModel):
     """
     What to look for, in natural language.
     """
-    k: Annotated[int | None, Field(ge=1, le=1000)] = 5
+    k: Annotated[int, Field(ge=1, le=1000)] = 5
     """
     Maximum number of results.
     """
@@ -921,11 +924,11 @@ class RecallRequest(BaseModel):
     """
     Only recall memories of these types. Absent or empty: every type.
     """
-    hops: Annotated[int | None, Field(ge=0, le=3)] = 0
+    hops: Annotated[int, Field(ge=0, le=3)] = 0
     """
     Graph hops for the router's neighbour boost (0 = off). Only graph-capable stores use it.
     """
-    fusion: Literal["rrf", "max", "weighted"] | None = "rrf"
+    fusion: Literal["rrf", "max", "weighted"] = "rrf"
     """
     How a router fuses the stores' ranked lists.
     """
@@ -1042,3 +1045,204 @@ class ReviewRequest(BaseModel):
     """
     When the write was staged.
     """
+
+
+# -- vocabulary: the spec's enumerations, property sets and defaults --
+
+#: the spec version these models are generated from, and its schema files' digest
+SPEC_VERSION: Final = "v0"
+SPEC_DIGEST: Final = "sha256:5eadd56e53275cdf7c8298d422fa53646c6f9092507adb1323b3dd693133e5b8"
+
+
+class Capability(StrEnum):
+    "semantic / episodic / procedural / emotional: stores and recalls that memory type. vector: semantic (embedding) recall. fts: keyword recall. graph: exposes neighbours for the router's hop boost. user_scope: honours user_id. metadata_filter: honours filter. freshness: honours fresher_than_days. expiry: honours expires_at. forget / merge / expire: implements the operation. hard_delete: can erase for good. governance: stages approval_required writes. recall_tracking: records when each memory was last recalled (needed by no_recall_in_days). demote: implements expire's demote action. archive: implements expire's archive action. relevance: reports relevance and honours min_relevance. client_ids: keeps a client- or router-chosen id."
+
+    SEMANTIC = "semantic"
+    EPISODIC = "episodic"
+    PROCEDURAL = "procedural"
+    EMOTIONAL = "emotional"
+    VECTOR = "vector"
+    FTS = "fts"
+    GRAPH = "graph"
+    USER_SCOPE = "user_scope"
+    METADATA_FILTER = "metadata_filter"
+    FRESHNESS = "freshness"
+    EXPIRY = "expiry"
+    FORGET = "forget"
+    MERGE = "merge"
+    EXPIRE = "expire"
+    HARD_DELETE = "hard_delete"
+    GOVERNANCE = "governance"
+    RECALL_TRACKING = "recall_tracking"
+    DEMOTE = "demote"
+    ARCHIVE = "archive"
+    RELEVANCE = "relevance"
+    CLIENT_IDS = "client_ids"
+
+
+class ErrorCode(StrEnum):
+    "invalid_request: the request breaks the spec (details say where). not_found: a named record does not exist for this agent. conflict: the request contradicts stored state (an id reused with different content, a merge of a record into itself). unsupported: no store can serve the operation. store_error: every capable store failed. timeout: no store answered in time. unavailable: the store cannot be reached. internal: a bug; please report it."
+
+    INVALID_REQUEST = "invalid_request"
+    NOT_FOUND = "not_found"
+    CONFLICT = "conflict"
+    UNSUPPORTED = "unsupported"
+    STORE_ERROR = "store_error"
+    TIMEOUT = "timeout"
+    UNAVAILABLE = "unavailable"
+    INTERNAL = "internal"
+
+
+class ExpireAction(StrEnum):
+    "What happens to the memories a policy matches."
+
+    FORGET = "forget"
+    ARCHIVE = "archive"
+    DEMOTE = "demote"
+
+
+class FusionMethod(StrEnum):
+    "How a router fuses ranked lists from several stores: rrf (Reciprocal Rank Fusion, k=60, score-independent), max (highest raw score) or weighted (sum of raw scores times per-store weights)."
+
+    RRF = "rrf"
+    MAX = "max"
+    WEIGHTED = "weighted"
+
+
+class HealthStatus(StrEnum):
+    "Health of a store."
+
+    OK = "ok"
+    DEGRADED = "degraded"
+    DOWN = "down"
+
+
+class MemoryType(StrEnum):
+    "The four memory types of memorywire v0: semantic (facts), episodic (events with time and place), procedural (how-to, as a state machine) and emotional (affective associations)."
+
+    SEMANTIC = "semantic"
+    EPISODIC = "episodic"
+    PROCEDURAL = "procedural"
+    EMOTIONAL = "emotional"
+
+
+class MergeStrategy(StrEnum):
+    "How merged records combine."
+
+    KEEP_CANONICAL = "keep_canonical"
+    MERGE_CONTENT = "merge_content"
+    KEEP_HIGHEST_CONFIDENCE = "keep_highest_confidence"
+
+
+class ReviewedOperation(StrEnum):
+    "The operations that can be staged for review."
+
+    REMEMBER = "remember"
+    FORGET = "forget"
+    MERGE = "merge"
+
+
+class Sentiment(StrEnum):
+    "Overall polarity of an emotional memory."
+
+    POSITIVE = "positive"
+    NEGATIVE = "negative"
+    NEUTRAL = "neutral"
+    MIXED = "mixed"
+
+
+class StoreStatus(StrEnum):
+    "Outcome of an operation on one store: ok, error (the store raised or refused), timeout (no answer before the deadline), invalid_response (the answer broke the response schema) or skipped (the store lacks a capability the operation needs)."
+
+    OK = "ok"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    INVALID_RESPONSE = "invalid_response"
+    SKIPPED = "skipped"
+
+
+CAPABILITIES_FIELDS: Final[tuple[str, ...]] = ('store', 'spec_version', 'capabilities')
+CAPABILITIES_REQUIRED: Final[tuple[str, ...]] = ('store', 'spec_version', 'capabilities')
+
+DIFF_FIELDS: Final[tuple[str, ...]] = ('added', 'removed', 'modified')
+DIFF_REQUIRED: Final[tuple[str, ...]] = ('added', 'removed', 'modified')
+
+ERROR_DETAIL_FIELDS: Final[tuple[str, ...]] = ('path', 'rule', 'message')
+ERROR_DETAIL_REQUIRED: Final[tuple[str, ...]] = ('path', 'rule', 'message')
+
+ERROR_ENVELOPE_FIELDS: Final[tuple[str, ...]] = ('code', 'message', 'details', 'operation', 'stores')
+ERROR_ENVELOPE_REQUIRED: Final[tuple[str, ...]] = ('code', 'message', 'details')
+
+EXPIRE_POLICY_FIELDS: Final[tuple[str, ...]] = ('older_than_days', 'type', 'confidence_below', 'no_recall_in_days')
+EXPIRE_POLICY_REQUIRED: Final[tuple[str, ...]] = ()
+
+EXPIRE_REQUEST_FIELDS: Final[tuple[str, ...]] = ('agent_id', 'user_id', 'policy', 'action', 'demote_factor')
+EXPIRE_REQUEST_REQUIRED: Final[tuple[str, ...]] = ('agent_id', 'policy')
+EXPIRE_REQUEST_DEFAULTS: Final[Mapping[str, Any]] = MappingProxyType({'action': 'forget', 'demote_factor': 0.5})
+
+EXPIRE_RESPONSE_FIELDS: Final[tuple[str, ...]] = ('matched_count', 'action_taken', 'matched_ids', 'stores')
+EXPIRE_RESPONSE_REQUIRED: Final[tuple[str, ...]] = ('matched_count', 'action_taken', 'stores')
+
+FILTER_OPERATORS_FIELDS: Final[tuple[str, ...]] = ('$eq', '$ne', '$in', '$nin', '$gt', '$gte', '$lt', '$lte', '$exists')
+FILTER_OPERATORS_REQUIRED: Final[tuple[str, ...]] = ()
+
+FORGET_REQUEST_FIELDS: Final[tuple[str, ...]] = ('agent_id', 'user_id', 'ids', 'filter', 'hard_delete', 'reason')
+FORGET_REQUEST_REQUIRED: Final[tuple[str, ...]] = ('agent_id',)
+FORGET_REQUEST_DEFAULTS: Final[Mapping[str, Any]] = MappingProxyType({'hard_delete': False})
+
+FORGET_RESPONSE_FIELDS: Final[tuple[str, ...]] = ('forgotten_ids', 'stores', 'hard_delete', 'pending_approval')
+FORGET_RESPONSE_REQUIRED: Final[tuple[str, ...]] = ('forgotten_ids', 'stores', 'hard_delete')
+
+HEALTH_FIELDS: Final[tuple[str, ...]] = ('store', 'status', 'latency_ms', 'details', 'stores')
+HEALTH_REQUIRED: Final[tuple[str, ...]] = ('store', 'status')
+
+MEMORY_RECORD_FIELDS: Final[tuple[str, ...]] = ('id', 'agent_id', 'user_id', 'type', 'content', 'metadata', 'confidence', 'source', 'created_at', 'updated_at', 'expires_at', 'event_time', 'location', 'participants', 'sentiment', 'valence', 'arousal', 'emotion', 'target')
+MEMORY_RECORD_REQUIRED: Final[tuple[str, ...]] = ('id', 'agent_id', 'type', 'content', 'created_at')
+
+MERGE_REQUEST_FIELDS: Final[tuple[str, ...]] = ('agent_id', 'canonical', 'duplicates', 'strategy')
+MERGE_REQUEST_REQUIRED: Final[tuple[str, ...]] = ('agent_id', 'canonical', 'duplicates')
+MERGE_REQUEST_DEFAULTS: Final[Mapping[str, Any]] = MappingProxyType({'strategy': 'keep_canonical'})
+
+MERGE_RESPONSE_FIELDS: Final[tuple[str, ...]] = ('canonical', 'merged_count', 'strategy_used', 'stores')
+MERGE_RESPONSE_REQUIRED: Final[tuple[str, ...]] = ('canonical', 'merged_count', 'strategy_used', 'stores')
+
+MODIFIED_RECORD_FIELDS: Final[tuple[str, ...]] = ('id', 'before', 'after')
+MODIFIED_RECORD_REQUIRED: Final[tuple[str, ...]] = ('id', 'before', 'after')
+
+RECALL_HIT_FIELDS: Final[tuple[str, ...]] = ('id', 'type', 'content', 'score', 'relevance', 'demote', 'metadata', 'created_at', 'supporting', 'source_store', 'user_id', 'confidence', 'source', 'updated_at', 'expires_at', 'event_time', 'location', 'participants', 'sentiment', 'valence', 'arousal', 'emotion', 'target')
+RECALL_HIT_REQUIRED: Final[tuple[str, ...]] = ('id', 'type', 'content', 'score', 'metadata', 'created_at', 'supporting', 'source_store')
+
+RECALL_REQUEST_FIELDS: Final[tuple[str, ...]] = ('agent_id', 'user_id', 'query', 'k', 'types', 'hops', 'fusion', 'filter', 'fresher_than_days', 'min_relevance')
+RECALL_REQUEST_REQUIRED: Final[tuple[str, ...]] = ('agent_id', 'query')
+RECALL_REQUEST_DEFAULTS: Final[Mapping[str, Any]] = MappingProxyType({'k': 5, 'hops': 0, 'fusion': 'rrf'})
+
+RECALL_RESPONSE_FIELDS: Final[tuple[str, ...]] = ('results', 'fusion_used', 'stores_queried', 'latency_ms', 'stores')
+RECALL_RESPONSE_REQUIRED: Final[tuple[str, ...]] = ('results', 'fusion_used', 'stores_queried', 'latency_ms')
+
+REMEMBER_REQUEST_FIELDS: Final[tuple[str, ...]] = ('agent_id', 'user_id', 'id', 'type', 'content', 'metadata', 'confidence', 'source', 'expires_at', 'approval_required', 'event_time', 'location', 'participants', 'sentiment', 'valence', 'arousal', 'emotion', 'target')
+REMEMBER_REQUEST_REQUIRED: Final[tuple[str, ...]] = ('agent_id', 'type', 'content')
+REMEMBER_REQUEST_DEFAULTS: Final[Mapping[str, Any]] = MappingProxyType({'confidence': 1.0, 'approval_required': False})
+
+REMEMBER_RESPONSE_FIELDS: Final[tuple[str, ...]] = ('id', 'stored_at', 'stores', 'pending_approval', 'approval_url', 'replayed')
+REMEMBER_RESPONSE_REQUIRED: Final[tuple[str, ...]] = ('id', 'stored_at', 'stores', 'pending_approval')
+
+REVIEW_DECISION_FIELDS: Final[tuple[str, ...]] = ('review_id', 'approved', 'reviewer', 'reviewed_at', 'reason')
+REVIEW_DECISION_REQUIRED: Final[tuple[str, ...]] = ('approved', 'reviewer', 'reviewed_at')
+
+REVIEW_REQUEST_FIELDS: Final[tuple[str, ...]] = ('review_id', 'operation', 'agent_id', 'request', 'diff', 'reasoning', 'requested_at')
+REVIEW_REQUEST_REQUIRED: Final[tuple[str, ...]] = ('operation', 'agent_id', 'request', 'diff')
+
+STATE_MACHINE_FIELDS: Final[tuple[str, ...]] = ('name', 'initial', 'states', 'transitions', 'current', 'metadata')
+STATE_MACHINE_REQUIRED: Final[tuple[str, ...]] = ('name', 'initial', 'states', 'transitions')
+
+STORE_HEALTH_FIELDS: Final[tuple[str, ...]] = ('store', 'status', 'latency_ms', 'details')
+STORE_HEALTH_REQUIRED: Final[tuple[str, ...]] = ('store', 'status')
+
+STORE_RESULT_FIELDS: Final[tuple[str, ...]] = ('store', 'status', 'count', 'latency_ms', 'error')
+STORE_RESULT_REQUIRED: Final[tuple[str, ...]] = ('store', 'status', 'count')
+
+TRANSITION_FIELDS: Final[tuple[str, ...]] = ('trigger', 'source', 'dest', 'conditions', 'unless')
+TRANSITION_REQUIRED: Final[tuple[str, ...]] = ('trigger', 'source', 'dest')
+
+#: the fields the spec reserves to one memory type (its conditionals on `type`)
+TYPE_SPECIFIC_FIELDS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType({'episodic': ('event_time', 'location', 'participants'), 'emotional': ('sentiment', 'valence', 'arousal', 'emotion', 'target')})

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from mnemowire._ids import new_id
-from mnemowire._wire import now_ms
 from mnemowire.embedders import Embedder
+from mnemowire.kit import new_id, now_ms
 from mnemowire.protocol import MemoryStore
 from mnemowire.registry import open_store
 

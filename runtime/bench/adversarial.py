@@ -28,15 +28,16 @@ from pathlib import Path
 from typing import Any
 
 from mnemowire import spec
-from mnemowire._wire import checked
 from mnemowire.bench._stores import opened
 from mnemowire.embedders import Embedder, HashEmbedder
+from mnemowire.kit import checked
 from mnemowire.models import (
     Capabilities,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
     ForgetResponse,
+    FusionMethod,
     Health,
     MergeRequest,
     MergeResponse,
@@ -62,7 +63,7 @@ __all__ = [
 ]
 
 BUDGETS = tuple(range(0, 55, 5))
-FUSIONS = ("rrf", "max", "weighted")
+FUSIONS: tuple[str, ...] = tuple(FusionMethod)
 AGENT = "bench-agent"
 #: the honest stores when none are given: in-memory sqlite-vec, as in docs/benchmarks.md
 HONEST_STORE = "sqlite-vec://:memory:"
@@ -179,15 +180,13 @@ class InjectingStore:
         return MergeResponse(
             canonical=req.canonical,
             merged_count=0,
-            strategy_used=req.strategy or "keep_canonical",
+            strategy_used=req.strategy,
             stores=self._result(0),
         )
 
     async def expire(self, request: ExpireRequest | dict[str, Any]) -> ExpireResponse:
         req, _ = checked("expire.request", request, ExpireRequest)
-        return ExpireResponse(
-            matched_count=0, action_taken=req.action or "forget", stores=self._result(0)
-        )
+        return ExpireResponse(matched_count=0, action_taken=req.action, stores=self._result(0))
 
     async def health(self) -> Health:
         return Health(store=self._name, status="ok")

@@ -50,7 +50,7 @@ SERVER_SETTINGS = {
     "maintenance_work_mem": "1GB",
     "max_wal_size": "4GB",
 }
-_SCRIPT = [sys.executable, "-m", "mnemowire.adapters.pgvector.server"]
+_SCRIPT = [sys.executable, "-m", "mnemowire.tools.postgres"]
 
 
 async def run_pgvector_bench(

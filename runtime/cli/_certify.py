@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +65,15 @@ def certify_command(
     Exit 1 if a MUST check fails or errors (SHOULD and MAY results are reported, not fatal);
     2 when the command line is wrong (a store URL that cannot be opened, --only selecting no
     check)."""
-    from mnemowire.conformance import RunOptions, certify, url_factory, write_outputs
+    from mnemowire.conformance import (
+        RunOptions,
+        StoreFactory,
+        certify,
+        url_factory,
+        write_outputs,
+    )
     from mnemowire.embedders import load_embedder
+    from mnemowire.router import MemoryRouter
 
     try:
         options: dict[str, Any] = {} if embedder is None else {"embedder": load_embedder(embedder)}
@@ -88,11 +96,15 @@ def certify_command(
         def progress(check: Any) -> None:
             bar.update(1, check.id)
 
+        def opened(urls: Sequence[str]) -> StoreFactory:
+            """Several URLs are certified as the router over them."""
+            return url_factory(urls, combine=MemoryRouter if len(urls) > 1 else None, **options)
+
         report = asyncio.run(
             certify(
-                url_factory(store_urls, **options),
+                opened(store_urls),
                 options=RunOptions(seed=seed, examples=examples, stateful_runs=stateful_runs),
-                fuzz_factory=url_factory(fuzz_store, **options) if fuzz_store else None,
+                fuzz_factory=opened(fuzz_store) if fuzz_store else None,
                 fuzz_store=" + ".join(fuzz_store) or None,
                 only=only or None,
                 progress=progress,

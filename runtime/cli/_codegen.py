@@ -41,21 +41,24 @@ def codegen_command(check: bool, languages: str, out: Path, spec_root: Path | No
 
     In a checkout, the checkout's own spec/ is read, so --check in a fork checks the fork."""
     from mnemowire import codegen
-    from mnemowire.spec import LATEST
+    from mnemowire.spec import available_versions
 
     chosen = [lang.strip() for lang in languages.split(",") if lang.strip()]
     unknown = sorted(set(chosen) - set(codegen.LANGUAGES))
     if unknown:
         raise click.UsageError(f"unknown language(s) {unknown}; known: {sorted(codegen.LANGUAGES)}")
-    if spec_root is not None and not (spec_root / LATEST).is_dir():
+    if spec_root is not None and not available_versions(spec_root):
         raise click.UsageError(
-            f"--spec {spec_root} has no {LATEST}/ folder; give the spec/ folder of a checkout"
+            f"--spec {spec_root} has no version folder (v0/, ...); give the spec/ folder of a "
+            "checkout"
         )
-    if spec_root is None and (out.parent / "spec" / LATEST).is_dir():
+    beside = out.parent / "spec"
+    if spec_root is None and beside.is_dir() and available_versions(beside):
         spec_root = out.parent / "spec"
-    used = codegen.spec_files(LATEST, spec_root)
-    where = spec_root / LATEST if spec_root is not None else "the installed mnemowire"
-    click.echo(f"spec {LATEST} from {where} ({used.digest})", err=True)
+    used = codegen.spec_versions(spec_root)
+    for version in used:
+        where = spec_root / version.version if spec_root is not None else "the installed mnemowire"
+        click.echo(f"spec {version.version} from {where} ({version.digest})", err=True)
     files = codegen.generate(chosen, used)
     if check:
         stale = codegen.diff(files, out)

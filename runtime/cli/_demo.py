@@ -20,7 +20,7 @@ from mnemowire.cli._app import cli
     "--store",
     default=None,
     help="Run it against this store URL (an empty one; e.g. the pgvector:// URL that "
-    "python -m mnemowire.adapters.pgvector.server start prints) instead of a temporary "
+    "python -m mnemowire.tools.postgres start prints) instead of a temporary "
     "sqlite-vec file.",
 )
 def demo_command(embedder: str | None, store: str | None) -> None:

@@ -18,19 +18,35 @@ import itertools
 import json
 import sys
 from collections.abc import Callable, Iterator
+from enum import StrEnum
 from typing import IO, Any, TypeVar
 
 import click
 from pydantic import BaseModel
 
-from mnemowire._wire import to_wire
 from mnemowire.cli._app import Exit, cli
 from mnemowire.cli._progress import show_progress
 from mnemowire.cli._render import render_pretty
 from mnemowire.errors import ConfigError, MnemowireError, RequestError
+from mnemowire.kit import to_wire
+from mnemowire.models import (
+    EXPIRE_REQUEST_DEFAULTS,
+    MERGE_REQUEST_DEFAULTS,
+    RECALL_REQUEST_DEFAULTS,
+    REMEMBER_REQUEST_DEFAULTS,
+    ExpireAction,
+    FusionMethod,
+    MemoryType,
+    MergeStrategy,
+)
 from mnemowire.spec import loads_strict
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _choice(values: type[StrEnum]) -> click.Choice[str]:
+    """The spec's enumeration as a flag's choices."""
+    return click.Choice([member.value for member in values])
 
 
 def store_options(command: F) -> F:
@@ -284,11 +300,13 @@ def _operation(name: str, help_text: str, names: dict[str, str]) -> Callable[[F]
 @click.option(
     "--type",
     "type_",
-    type=click.Choice(["semantic", "episodic", "procedural", "emotional"]),
+    type=_choice(MemoryType),
     help="Memory type.",
 )
 @click.option("--metadata", help="Metadata as a JSON object.")
-@click.option("--confidence", type=float, help="0..1 (default 1.0).")
+@click.option(
+    "--confidence", type=float, help=f"0..1 (default {REMEMBER_REQUEST_DEFAULTS['confidence']})."
+)
 @click.option("--source", help="Where the memory came from.")
 @click.option("--expires-at", type=int, help="Epoch milliseconds after which it is not recalled.")
 @click.option("--approval-required", is_flag=True, help="Stage the write for human review.")
@@ -342,18 +360,22 @@ def remember_command(
 
 @click.option("--agent", "agent_id", help="Agent whose memory to search (agent_id).")
 @click.option("--user", "user_id", help="Only memories of this end user.")
-@click.option("-k", "k", type=int, help="Maximum number of results (default 5).")
+@click.option(
+    "-k", "k", type=int, help=f"Maximum number of results (default {RECALL_REQUEST_DEFAULTS['k']})."
+)
 @click.option(
     "--type",
     "types",
     multiple=True,
-    type=click.Choice(["semantic", "episodic", "procedural", "emotional"]),
+    type=_choice(MemoryType),
     help="Only these types (repeatable).",
 )
 @click.option("--filter", "filter_", help='Metadata filter as JSON, e.g. \'{"topic": "travel"}\'.')
 @click.option("--fresher-than-days", type=float, help="Only memories created this recently.")
 @click.option(
-    "--fusion", type=click.Choice(["rrf", "max", "weighted"]), help="Router fusion (default rrf)."
+    "--fusion",
+    type=_choice(FusionMethod),
+    help=f"Router fusion (default {RECALL_REQUEST_DEFAULTS['fusion']}).",
 )
 @click.option("--hops", type=int, help="Graph hops for the router's neighbour boost (0-3).")
 @click.argument("query", required=False)
@@ -437,8 +459,8 @@ def forget_command(
 @click.option("--agent", "agent_id", help="Agent whose memory to change (agent_id).")
 @click.option(
     "--strategy",
-    type=click.Choice(["keep_canonical", "merge_content", "keep_highest_confidence"]),
-    help="How the records combine (default keep_canonical).",
+    type=_choice(MergeStrategy),
+    help=f"How the records combine (default {MERGE_REQUEST_DEFAULTS['strategy']}).",
 )
 @click.argument("ids", nargs=-1)
 @_operation(
@@ -469,17 +491,21 @@ def merge_command(
 @click.option("--older-than-days", type=float, help="Policy: created more than N days ago.")
 @click.option(
     "--policy-type",
-    type=click.Choice(["semantic", "episodic", "procedural", "emotional"]),
+    type=_choice(MemoryType),
     help="Policy: of this type.",
 )
 @click.option("--confidence-below", type=float, help="Policy: confidence below X.")
 @click.option("--no-recall-in-days", type=float, help="Policy: not recalled for N days.")
 @click.option(
     "--action",
-    type=click.Choice(["forget", "archive", "demote"]),
-    help="What to do with matches (default forget).",
+    type=_choice(ExpireAction),
+    help=f"What to do with matches (default {EXPIRE_REQUEST_DEFAULTS['action']}).",
 )
-@click.option("--demote-factor", type=float, help="Score multiplier for demote (default 0.5).")
+@click.option(
+    "--demote-factor",
+    type=float,
+    help=f"Score multiplier for demote (default {EXPIRE_REQUEST_DEFAULTS['demote_factor']}).",
+)
 @_operation(
     "expire",
     "Apply a retention policy (predicates are ANDed; at least one).",

@@ -13,6 +13,7 @@ from mnemowire.spec._loader import (
     available_versions,
     read_spec,
     read_spec_dir,
+    version_key,
 )
 from mnemowire.spec._validate import (
     Validator,
@@ -42,4 +43,5 @@ __all__ = [
     "read_spec_dir",
     "validate",
     "validator",
+    "version_key",
 ]

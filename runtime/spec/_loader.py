@@ -13,7 +13,15 @@ from typing import Any
 
 from mnemowire.errors import SpecError
 
-__all__ = ["LATEST", "Example", "SpecFiles", "available_versions", "read_spec", "read_spec_dir"]
+__all__ = [
+    "LATEST",
+    "Example",
+    "SpecFiles",
+    "available_versions",
+    "read_spec",
+    "read_spec_dir",
+    "version_key",
+]
 
 SPEC_PACKAGE = "mnemowire.schemas"
 COMMON = "common"
@@ -72,11 +80,17 @@ def _example(message: str, valid: bool, entry: Traversable) -> Example:
     return Example(message, stem, False, data["instance"], errors, str(data["description"]))
 
 
-def available_versions() -> tuple[str, ...]:
-    """Spec versions shipped in this package, oldest first."""
-    root = resources.files(SPEC_PACKAGE)
+def available_versions(root: Traversable | None = None) -> tuple[str, ...]:
+    """Spec versions under ``root`` (a ``spec/`` folder; by default the ones shipped in this
+    package), oldest first: every subfolder with a ``common.json``."""
+    root = root if root is not None else resources.files(SPEC_PACKAGE)
     found = [e.name for e in root.iterdir() if e.is_dir() and (e / f"{COMMON}.json").is_file()]
-    return tuple(sorted(found, key=lambda v: tuple(int(p) for p in v[1:].split("."))))
+    return tuple(sorted(found, key=version_key))
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """A spec version's place in order: ``v0`` < ``v0.1`` < ``v0.10`` < ``v1``."""
+    return tuple(int(part) for part in version.removeprefix("v").split("."))
 
 
 @functools.cache

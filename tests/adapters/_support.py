@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from mnemowire import spec
-from mnemowire._wire import to_wire
+from mnemowire.kit import to_wire
 
 __all__ = ["RESPONSES", "CheckedStore", "Clock"]
 

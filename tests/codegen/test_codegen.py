@@ -56,11 +56,14 @@ def test_check_reads_the_spec_of_the_checkout_it_checks(tmp_path: Path) -> None:
 def test_a_dotted_spec_version_generates_an_importable_module(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Spec v0.1 becomes mnemowire.models.v0_1: a file v0.1.py could not be imported."""
-    shutil.copytree(ROOT / "spec" / spec.LATEST, tmp_path / "v0.1")
-    files = {f.path: f for f in codegen.generate(["python"], codegen.spec_files("v0.1", tmp_path))}
-    assert set(files) == {"python/__init__.py", "python/v0_1.py"}
+    """Spec v0.1 becomes mnemowire.models.v0_1 (a file v0.1.py could not be imported), the
+    older version keeps its module, and mnemowire.models is the newest."""
+    shutil.copytree(ROOT / "spec" / "v0", tmp_path / "v0")
+    shutil.copytree(ROOT / "spec" / "v0", tmp_path / "v0.1")
+    files = {f.path: f for f in codegen.generate(["python"], codegen.spec_versions(tmp_path))}
+    assert set(files) == {"python/__init__.py", "python/v0.py", "python/v0_1.py"}
     assert "from mnemowire.models.v0_1 import (" in files["python/__init__.py"].content
+    assert files["python/v0.py"].content == (GENERATED / "python" / "v0.py").read_text()
     codegen.write(list(files.values()), tmp_path / "generated")
     location = tmp_path / "generated" / "python" / "v0_1.py"
     found = importlib.util.spec_from_file_location("mnemowire.models.v0_1", location)
@@ -70,6 +73,25 @@ def test_a_dotted_spec_version_generates_an_importable_module(
     monkeypatch.setitem(sys.modules, "mnemowire.models.v0_1", module)  # as an import does
     found.loader.exec_module(module)
     assert module.RecallRequest.model_validate({"agent_id": "a", "query": "q"}).query == "q"
+
+
+def test_the_vocabulary_is_the_specs() -> None:
+    """Enumerations, property sets and defaults are generated from the spec, so nothing
+    hand-written needs to restate them."""
+    from mnemowire import models
+
+    common = spec.read_spec().documents["common"]["$defs"]
+    assert [m.value for m in models.MemoryType] == common["MemoryType"]["enum"]
+    assert [m.value for m in models.MergeStrategy] == common["MergeStrategy"]["enum"]
+    recall = spec.read_spec().documents["recall.request"]
+    assert tuple(recall["properties"]) == models.RECALL_REQUEST_FIELDS
+    assert set(models.RECALL_REQUEST_REQUIRED) == set(recall["required"])
+    assert models.RECALL_REQUEST_DEFAULTS["k"] == recall["properties"]["k"]["default"]
+    assert models.EXPIRE_REQUEST_DEFAULTS == {"action": "forget", "demote_factor": 0.5}
+    assert models.TYPE_SPECIFIC_FIELDS["episodic"] == ("event_time", "location", "participants")
+    assert models.MemoryType("episodic") == "episodic"
+    with pytest.raises(TypeError):
+        models.RECALL_REQUEST_DEFAULTS["k"] = 50  # type: ignore[index]
 
 
 def test_generation_is_byte_identical_across_hash_seeds() -> None:

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from mnemowire import spec
-from mnemowire._wire import to_wire
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.embedders import Embedder, HashEmbedder
 from mnemowire.errors import MnemowireError
+from mnemowire.kit import to_wire
 from mnemowire.protocol import MemoryStore
 from mnemowire.router import MemoryRouter
 from tests.adapters._support import RESPONSES

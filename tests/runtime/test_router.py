@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from mnemowire import spec
-from mnemowire._wire import to_wire
 from mnemowire.adapters.sqlite_vec import CAPABILITIES, SqliteVecStore
 from mnemowire.embedders import HashEmbedder, Vectors
 from mnemowire.errors import (
@@ -25,6 +24,7 @@ from mnemowire.errors import (
     UnavailableError,
     UnsupportedError,
 )
+from mnemowire.kit import to_wire
 from mnemowire.models import (
     Capabilities,
     ExpireRequest,

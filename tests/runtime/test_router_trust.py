@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from mnemowire._wire import to_wire
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.errors import ConflictError
+from mnemowire.kit import to_wire
 from mnemowire.models import RecallHit, RecallRequest, RecallResponse
 from mnemowire.protocol import QueryVector
 from mnemowire.router import MemoryRouter
@@ -141,13 +141,13 @@ class SlowFilterStore(SqliteVecStore):
     """A store whose metadata filter is expensive in SQL (every record costs 20 ms, as a big
     schema-valid filter over many records does)."""
 
-    def _configure(self) -> None:
-        super()._configure()
-        self._db.create_function("slow_clause", 0, _slow)
+    def __init__(self, *args: Any, **options: Any) -> None:
+        super().__init__(*args, **options)
+        self._db.connection.create_function("slow_clause", 0, _slow)
 
     def _recall(self, req: Any, vector: Any, started: float) -> Any:
         if req.filter:
-            self._db.execute("SELECT count(*) FROM memories WHERE slow_clause()").fetchone()
+            self._db.connection.execute("SELECT count(*) FROM memories WHERE slow_clause()")
         return super()._recall(req, vector, started)
 
 

@@ -22,9 +22,9 @@ from psycopg import sql
 
 from mnemowire.adapters.pgvector import PgVectorStore
 from mnemowire.adapters.pgvector._migrations import MIGRATIONS
-from mnemowire.adapters.pgvector.server import stop
 from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import StoreError, UnavailableError
+from mnemowire.tools.postgres import stop
 
 from .conftest import Database, StoreFactory, local_server
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from psycopg.types.json import Jsonb
 
-from mnemowire.adapters.pgvector._filters import compile_filter
+from mnemowire.adapters.pgvector._filters import DIALECT
 from mnemowire.filters import matches
 from tests.adapters._filter_cases import EDGE_CASES, FILTERS, METADATA
 
@@ -23,7 +23,7 @@ def connection(pg_dsn: str) -> Iterator[psycopg.Connection[Any]]:
 
 
 def evaluate(conn: psycopg.Connection[Any], metadata: dict[str, Any], spec: dict[str, Any]) -> Any:
-    clause, params = compile_filter(spec, column="m.metadata")
+    clause, params = DIALECT.metadata_filter(spec, column="m.metadata")
     query = f"SELECT {clause} FROM (SELECT %s::jsonb AS metadata) AS m"
     row = conn.execute(query, [*params, Jsonb(metadata)]).fetchone()
     assert row is not None
@@ -50,7 +50,9 @@ def test_edge_cases(
 
 
 def test_keys_and_values_are_parameters_never_sql() -> None:
-    clause, params = compile_filter({"x') OR true --": {"$gt": "'; DROP TABLE memories; --"}})
+    clause, params = DIALECT.metadata_filter(
+        {"x') OR true --": {"$gt": "'; DROP TABLE memories; --"}}
+    )
     assert "DROP" not in clause
     assert "OR true" not in clause
     assert "x') OR true --" in params

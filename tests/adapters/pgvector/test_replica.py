@@ -14,8 +14,8 @@ import psycopg
 import pytest
 
 from mnemowire.adapters.pgvector import PgVectorStore
-from mnemowire.adapters.pgvector.server import FAST_SETTINGS, LocalServer, start, stop
 from mnemowire.embedders import HashEmbedder
+from mnemowire.tools.postgres import FAST_SETTINGS, LocalServer, start, stop
 
 
 @pytest.fixture

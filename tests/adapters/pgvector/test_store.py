@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from mnemowire import spec
-from mnemowire._wire import to_wire
 from mnemowire.adapters.pgvector import CAPABILITIES, PgVectorStore
 from mnemowire.adapters.sqlite_vec import CAPABILITIES as SQLITE_CAPABILITIES
 from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import ConfigError, ConflictError, RequestError, UnavailableError
+from mnemowire.kit import to_wire
 from mnemowire.registry import open_store
 
 from .conftest import Database, StoreFactory

@@ -15,12 +15,11 @@ from pathlib import Path
 import pytest
 
 from mnemowire import spec
-from mnemowire._wire import to_wire
-from mnemowire.adapters._common import searchable_text
 from mnemowire.adapters.sqlite_vec import CAPABILITIES, SqliteVecStore
 from mnemowire.adapters.sqlite_vec._keywords import rows_of
 from mnemowire.adapters.sqlite_vec._schema import MIGRATIONS
 from mnemowire.embedders import HashEmbedder
+from mnemowire.kit import searchable_text, to_wire
 
 from .conftest import StoreFactory
 
@@ -46,7 +45,7 @@ def consistent(path: Path) -> dict[str, int]:
     """Check the invariants a crash must never break, and return the per-table counts."""
     store = SqliteVecStore(str(path), embedder=HashEmbedder(64))
     try:
-        db = store._db
+        db = store._db.connection
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         active = db.execute("SELECT count(*) FROM memories WHERE state = 'active'").fetchone()[0]
         vec = db.execute("SELECT count(*) FROM memories_vec").fetchone()[0]

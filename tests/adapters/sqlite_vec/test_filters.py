@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from mnemowire.adapters.sqlite_vec._driver import connect, find_driver
-from mnemowire.adapters.sqlite_vec._filters import compile_filter
+from mnemowire.adapters.sqlite_vec._filters import DIALECT
 from mnemowire.filters import matches
 from tests.adapters._filter_cases import EDGE_CASES, FILTERS, METADATA
 
@@ -18,7 +18,7 @@ CONNECTION = connect(find_driver(), ":memory:")
 
 
 def evaluate(metadata: dict[str, Any], spec: dict[str, Any]) -> bool:
-    clause, params = compile_filter(spec, column="m.metadata")
+    clause, params = DIALECT.metadata_filter(spec, column="m.metadata")
     query = f"SELECT {clause} FROM (SELECT ? AS metadata) AS m"
     (value,) = CONNECTION.execute(query, [*params, json.dumps(metadata)]).fetchone()
     assert value in (0, 1), f"the clause is {value!r}, not true or false"
@@ -50,7 +50,7 @@ def test_the_largest_filter_the_schema_allows_compiles_and_runs() -> None:
 
 
 def test_keys_and_values_are_parameters_never_sql() -> None:
-    clause, params = compile_filter({"x') OR 1 --": {"$gt": "'; DROP TABLE memories; --"}})
+    clause, params = DIALECT.metadata_filter({"x') OR 1 --": {"$gt": "'; DROP TABLE memories; --"}})
     assert "DROP" not in clause
     assert "OR 1" not in clause
     assert any("x') OR 1 --" in str(p) for p in params)

@@ -88,7 +88,7 @@ async def test_recall_waits_for_a_running_operation_in_a_worker_thread(
     held = threading.Event()
 
     def busy() -> None:  # another operation holding the store's lock for 0.3 s
-        with store.inner._lock:
+        with store.inner._db.lock:
             held.set()
             threading.Event().wait(0.3)
 
@@ -113,7 +113,7 @@ async def test_a_database_locked_by_another_connection_never_blocks_the_event_lo
     await ids(store, query="tea")
     clock.advance(ms=sqlite_store.RECALL_TRACKING_GRANULARITY_MS + 1)  # tracking is due again
     threads = recall_threads(store, monkeypatch)
-    other = store.inner._driver.module.connect(
+    other = store.inner._db.driver.module.connect(
         str(store.inner.path), isolation_level=None, check_same_thread=False
     )
     other.execute("BEGIN IMMEDIATE")

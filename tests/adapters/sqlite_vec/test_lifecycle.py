@@ -55,7 +55,7 @@ async def test_hard_delete_erases_from_every_table_and_index(
     assert rows(db, "SELECT count(*) FROM memories") == [(0,)]
     assert rows(db, "SELECT count(*) FROM keywords") == [(0,)]
     assert await recalled(store, "zanzibar") == []
-    with store.inner._transaction(write=False) as tx:
+    with store.inner._db.transaction(write=False) as tx:
         assert tx.execute("SELECT count(*) FROM memories_vec").fetchone() == (0,)
     assert not holds("zanzibar")  # the file's bytes, not a view of them
     audit = rows(db, "SELECT operation, ids FROM audit_log WHERE operation = 'forget'")

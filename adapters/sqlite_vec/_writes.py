@@ -1,0 +1,388 @@
+"""Every write of the sqlite-vec store, inside the caller's transaction: new records (with
+replays of known ids), the indexes of visible records, forget, merge, expire, approval and
+restore, each with its audit row."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from mnemowire.adapters.sqlite_vec import _keywords
+from mnemowire.adapters.sqlite_vec._filters import DIALECT
+from mnemowire.adapters.sqlite_vec._records import COLUMNS, blob, record
+from mnemowire.adapters.sqlite_vec._schema import NEVER, user_key
+from mnemowire.kit import (
+    TYPE_FIELDS,
+    MergePlan,
+    StoredWrite,
+    digest,
+    forget_states,
+    new_id,
+    replay,
+    require_visible,
+    searchable_text,
+)
+from mnemowire.kit.sql import expire_scope, forget_scope, merge_scope
+from mnemowire.models import (
+    ExpireRequest,
+    ForgetRequest,
+    MergeRequest,
+    RememberRequest,
+    RememberResponse,
+    StoreResult,
+)
+
+__all__ = [
+    "Indexes",
+    "audit",
+    "existing",
+    "expire",
+    "forget",
+    "merge",
+    "merge_targets",
+    "set_visible",
+    "write_record",
+]
+
+#: a response's stores[] entry for a count of records
+Result = Callable[[int], StoreResult]
+
+
+class Indexes:
+    """The search indexes of visible records: the vec0 table, the keyword rows, the change log
+    the in-memory index catches up from, and each agent's count of visible records.
+
+    During a bulk write (``bulk`` set), keyword rows are collected and inserted at the end in
+    key order, so each leaf of the keyword index is written once for the whole batch."""
+
+    def __init__(self) -> None:
+        self.bulk: list[tuple[int, int]] | None = None
+
+    def add(self, tx: Any, rowid: int, record: dict[str, Any], vector: Any) -> None:
+        tx.execute(
+            "INSERT INTO memories_vec(rowid, agent_id, embedding, user_key, type, created_at, "
+            "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                rowid,
+                record["agent_id"],
+                blob(vector),
+                user_key(record["user_id"]),
+                record["type"],
+                record["created_at"],
+                record["expires_at"] or NEVER,
+            ),
+        )
+        text = searchable_text(record["type"], record["content"])
+        rows = _keywords.rows_of(record["agent_id"], rowid, text)
+        if self.bulk is not None:
+            self.bulk.extend(rows)
+        else:
+            _keywords.insert(tx, rows)
+        self._changed(tx, record["agent_id"], rowid, added=True)
+
+    def remove(self, tx: Any, rowid: int, agent_id: str) -> None:
+        tx.execute("DELETE FROM memories_vec WHERE rowid = ?", (rowid,))
+        _keywords.remove_record(tx, rowid)
+        self._changed(tx, agent_id, rowid, added=False)
+
+    def flush(self, tx: Any) -> None:
+        """Insert the keyword rows a bulk write collected, in key order."""
+        if self.bulk:
+            _keywords.insert(tx, sorted(self.bulk))
+        self.bulk = None
+
+    def _changed(self, tx: Any, agent_id: str, rowid: int, *, added: bool) -> None:
+        tx.execute(
+            "INSERT INTO vec_changes(agent_id, record, added) VALUES (?, ?, ?)",
+            (agent_id, rowid, int(added)),
+        )
+        tx.execute(
+            "INSERT INTO agent_stats(agent_id, visible) VALUES (?, ?) "
+            "ON CONFLICT(agent_id) DO UPDATE SET visible = visible + excluded.visible",
+            (agent_id, 1 if added else -1),
+        )
+
+
+def audit(  # noqa: PLR0917 (one audit_log row, column by column)
+    tx: Any,
+    at: int,
+    operation: str,
+    agent_id: str,
+    ids: Sequence[str],
+    payload: Any,
+    detail: dict[str, Any] | None = None,
+) -> None:
+    """An audit_log row: what was done, to whose records, and a digest of the request (never
+    the request itself: a hard delete must leave no content behind)."""
+    tx.execute(
+        "INSERT INTO audit_log(at, operation, agent_id, ids, request_sha256, detail) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            at,
+            operation,
+            agent_id,
+            json.dumps(list(ids)),
+            digest(payload),
+            json.dumps(detail) if detail else None,
+        ),
+    )
+
+
+# -- remember --------------------------------------------------------------------------------
+
+
+def existing(tx: Any, req: RememberRequest, result: StoreResult) -> RememberResponse | None:
+    """The kit's ``replay`` of ``req.id``: the first write's response for the same writer's
+    record, None for an id never used (or no id), ConflictError otherwise."""
+    if req.id is None:
+        return None
+    row = tx.execute(
+        "SELECT agent_id, user_id, type, content, created_at, state FROM memories WHERE id = ?",
+        (req.id,),
+    ).fetchone()
+    stored = None
+    if row is not None:
+        agent, user, kind, content, created_at, state = row
+        stored = StoredWrite(agent, user, kind, content, created_at, state == "pending")
+    erased = row is None and tx.execute("SELECT 1 FROM erased WHERE id = ?", (req.id,)).fetchone()
+    return replay(req, stored, erased=bool(erased), result=result)
+
+
+def write_record(  # noqa: PLR0917 (a remember's parts, as the store has them)
+    tx: Any,
+    req: RememberRequest,
+    payload: dict[str, Any],
+    vector: Any,
+    now: int,
+    result: Result,
+    indexes: Indexes,
+) -> RememberResponse:
+    """Store a new record (its type-specific fields as sent: ``payload`` is the wire JSON)
+    and index it unless it is staged for review."""
+    fields = {
+        "id": req.id or new_id(),
+        "agent_id": req.agent_id,
+        "user_id": req.user_id,
+        "type": req.type,
+        "content": req.content,
+        "metadata": payload.get("metadata", {}),
+        "confidence": req.confidence,
+        "source": req.source,
+        "created_at": now,
+        "updated_at": now,
+        "expires_at": req.expires_at,
+        **{name: payload.get(name) for name in TYPE_FIELDS},
+    }
+    pending = req.approval_required
+    cursor = tx.execute(
+        "INSERT INTO memories(id, agent_id, user_id, type, content, metadata, confidence, "
+        "source, created_at, updated_at, expires_at, event_time, location, participants, "
+        "sentiment, valence, arousal, emotion, target, state, embedding) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            fields["id"],
+            fields["agent_id"],
+            fields["user_id"],
+            fields["type"],
+            fields["content"],
+            json.dumps(fields["metadata"]),
+            fields["confidence"],
+            fields["source"],
+            now,
+            now,
+            fields["expires_at"],
+            fields["event_time"],
+            fields["location"],
+            None if fields["participants"] is None else json.dumps(fields["participants"]),
+            fields["sentiment"],
+            fields["valence"],
+            fields["arousal"],
+            fields["emotion"],
+            fields["target"],
+            "pending" if pending else "active",
+            blob(vector),
+        ),
+    )
+    if not pending:
+        indexes.add(tx, cursor.lastrowid, fields, vector)
+    detail = {"pending": True} if pending else None
+    audit(tx, now, "remember", req.agent_id, [fields["id"]], payload, detail)
+    return RememberResponse(
+        id=fields["id"], stored_at=now, stores=[result(1)], pending_approval=pending
+    )
+
+
+# -- forget ----------------------------------------------------------------------------------
+
+
+def forget(
+    tx: Any, req: ForgetRequest, payload: dict[str, Any], now: int, indexes: Indexes
+) -> list[str]:
+    """Hide or erase what the request reaches ([forget.scope]); returns the ids it named or
+    matched (a hard delete also erases what was merged into them: [forget.soft])."""
+    hard = req.hard_delete
+    states = forget_states(hard, named=req.ids is not None)
+    scope = forget_scope(DIALECT, req, payload.get("filter"), states)
+    targets = tx.execute(
+        f"SELECT m.rowid, m.id, m.state FROM memories m WHERE {scope.sql} ORDER BY m.rowid",
+        scope.args,
+    ).fetchall()
+    ids = [record_id for _, record_id, _ in targets]
+    absorbed = _merged_into(tx, req.agent_id, ids) if hard else []
+    for rowid, _, state in [*targets, *absorbed]:
+        if state == "active":
+            indexes.remove(tx, rowid, req.agent_id)
+        if hard:
+            tx.execute("DELETE FROM memories WHERE rowid = ?", (rowid,))
+        else:
+            tx.execute(
+                "UPDATE memories SET state = 'deleted', updated_at = ? WHERE rowid = ?",
+                (now, rowid),
+            )
+    detail: dict[str, Any] = {"hard_delete": hard}
+    if hard:
+        erased = [*ids, *(record_id for _, record_id, _ in absorbed)]
+        tx.executemany("INSERT OR IGNORE INTO erased(id) VALUES (?)", [(i,) for i in erased])
+        if absorbed:
+            detail["erased_with"] = [record_id for _, record_id, _ in absorbed]
+    if req.reason is not None:
+        detail["reason"] = req.reason
+    audit(tx, now, "forget", req.agent_id, ids, payload, detail)
+    return ids
+
+
+def _merged_into(tx: Any, agent_id: str, ids: list[str]) -> list[tuple[Any, ...]]:
+    """Every record merged into one of ``ids``, directly or through earlier merges (their
+    content lives on in the canonical's history): erased with it ([forget.soft])."""
+    if not ids:
+        return []
+    return list(
+        tx.execute(
+            "WITH RECURSIVE absorbed(id) AS ("
+            f"SELECT id FROM memories WHERE agent_id = ? AND state = 'merged' "
+            f"AND merged_into IN ({','.join('?' * len(ids))}) "
+            "UNION SELECT m.id FROM memories m JOIN absorbed a ON m.merged_into = a.id "
+            "WHERE m.agent_id = ? AND m.state = 'merged') "
+            "SELECT m.rowid, m.id, m.state FROM memories m JOIN absorbed a ON m.id = a.id "
+            f"WHERE m.id NOT IN ({','.join('?' * len(ids))}) ORDER BY m.rowid",
+            [agent_id, *ids, agent_id, *ids],
+        )
+    )
+
+
+# -- merge -----------------------------------------------------------------------------------
+
+
+def merge_targets(tx: Any, req: MergeRequest, now: int) -> dict[str, dict[str, Any]]:
+    """The canonical and duplicates, each a visible record of the agent ([merge.ownership])."""
+    ids = [req.canonical, *req.duplicates]
+    scope = merge_scope(DIALECT, req.agent_id, ids, now)
+    rows = tx.execute(f"SELECT {COLUMNS} FROM memories m WHERE {scope.sql}", scope.args)
+    found = {row[1]: record(row) for row in rows.fetchall()}
+    require_visible(req.agent_id, found, ids)
+    return found
+
+
+def merge(  # noqa: PLR0917 (a merge's parts, as the store has them)
+    tx: Any,
+    req: MergeRequest,
+    payload: dict[str, Any],
+    plan: MergePlan,
+    now: int,
+    indexes: Indexes,
+) -> None:
+    """Apply ``plan``, unless a record changed since it was made ([merge.strategies])."""
+    current = merge_targets(tx, req, now)
+    plan.check_unchanged(current)
+    canonical = current[req.canonical]
+    vector = plan.vector
+    if plan.update:
+        tx.execute(
+            "UPDATE memories SET content = ?, confidence = ?, metadata = ?, "
+            "updated_at = ?, embedding = coalesce(?, embedding) WHERE rowid = ?",
+            (
+                plan.update["content"],
+                plan.update["confidence"],
+                json.dumps(plan.update["metadata"]),
+                now,
+                None if vector is None else blob(vector),
+                canonical["rowid"],
+            ),
+        )
+        if vector is not None:
+            indexes.remove(tx, canonical["rowid"], req.agent_id)
+            indexes.add(tx, canonical["rowid"], {**canonical, **plan.update}, vector)
+    else:
+        tx.execute("UPDATE memories SET updated_at = ? WHERE rowid = ?", (now, canonical["rowid"]))
+    for duplicate in req.duplicates:
+        rowid = current[duplicate]["rowid"]
+        indexes.remove(tx, rowid, req.agent_id)
+        tx.execute(
+            "UPDATE memories SET state = 'merged', merged_into = ?, updated_at = ? WHERE rowid = ?",
+            (req.canonical, now, rowid),
+        )
+    ids = [req.canonical, *req.duplicates]
+    audit(tx, now, "merge", req.agent_id, ids, payload, {"strategy": plan.strategy})
+
+
+# -- expire, approval, restore ---------------------------------------------------------------
+
+
+def expire(
+    tx: Any, req: ExpireRequest, payload: dict[str, Any], now: int, indexes: Indexes
+) -> list[str]:
+    """Apply the policy's action to what it matches ([expire.policy]); returns their ids.
+    Demote sets the factor (it never compounds)."""
+    scope = expire_scope(DIALECT, req, now, last_recalled="m.last_recalled_at")
+    matched = [
+        record(row)
+        for row in tx.execute(
+            f"SELECT {COLUMNS} FROM memories m WHERE {scope.sql} ORDER BY m.rowid", scope.args
+        )
+    ]
+    for found in matched:
+        if req.action == "demote":
+            tx.execute(
+                "UPDATE memories SET demote = ? WHERE rowid = ?",
+                (req.demote_factor, found["rowid"]),
+            )
+            continue
+        indexes.remove(tx, found["rowid"], req.agent_id)
+        state = "deleted" if req.action == "forget" else "archived"
+        tx.execute(
+            "UPDATE memories SET state = ?, updated_at = ? WHERE rowid = ?",
+            (state, now, found["rowid"]),
+        )
+    ids = [r["id"] for r in matched]
+    audit(tx, now, "expire", req.agent_id, ids, payload, {"action": req.action})
+    return ids
+
+
+def set_visible(  # noqa: PLR0917 (the store's approve and restore, one statement each)
+    tx: Any,
+    agent_id: str,
+    ids: list[str],
+    from_state: str,
+    operation: str,
+    now: int,
+    indexes: Indexes,
+) -> list[str]:
+    """Make the agent's records in ``from_state`` among ``ids`` visible again; their ids."""
+    rows = tx.execute(
+        f"SELECT {COLUMNS}, embedding FROM memories WHERE agent_id = ? AND state = ? "
+        f"AND id IN ({','.join('?' * len(ids))}) ORDER BY rowid",
+        [agent_id, from_state, *ids],
+    ).fetchall()
+    for row in rows:
+        found = record(row[:-1])
+        tx.execute(
+            "UPDATE memories SET state = 'active', updated_at = ? WHERE rowid = ?",
+            (now, found["rowid"]),
+        )
+        indexes.add(tx, found["rowid"], found, np.frombuffer(row[-1], np.float32))
+    done = [row[1] for row in rows]
+    audit(tx, now, operation, agent_id, done, {"agent_id": agent_id, "ids": ids})
+    return done

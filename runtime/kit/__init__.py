@@ -1,0 +1,109 @@
+"""The store kit: what an adapter author builds a memorywire store from.
+
+A store implements ``mnemowire.protocol.MemoryStore``; the kit holds the spec's rules on stored
+state, written once so every store keeps them the same way (docs/adapters/guide.md walks
+through a whole store built from it):
+
+- ids and time: ``new_id`` (ULIDs, for the router and every store), ``now_ms``, ``elapsed_ms``;
+- wire JSON: ``to_wire``, ``digest`` (for audit entries), ``checked`` (a request validated
+  against the spec);
+- records: ``record_fields``, ``recall_answer``, ``store_result``, ``searchable_text``,
+  ``TYPE_FIELDS``, the embedder calls (``embed``, ``query_embedding``, ``EmbedderSetup``) and
+  ``bulk_requests`` (a bulk import's requests, all validated first);
+- capabilities: ``needs`` (what a request needs; the router routes by the same table) and
+  ``refuse_undeclared`` (``unsupported`` for a request needing what the store lacks);
+- rules: ``replay`` and ``StoredWrite`` ([remember.id]), ``id_taken``, ``forget_states``
+  ([forget.scope]), ``MergePlan`` and ``require_visible`` ([merge.strategies],
+  [merge.ownership]), ``cutoff``, ``search_depth`` (how deep a recall searches), ``declare``
+  (a store's capabilities and spec version);
+- filters: ``matches`` (the reference meaning of a metadata filter, for stores that filter in
+  Python) and ``operators_of``; ``rrf`` for stores that fuse their own searches;
+- URL options: ``url_options`` with the ``text``, ``integer`` and ``number`` parsers.
+
+``mnemowire.kit.sql`` writes the scopes as SQL for relational stores, ``mnemowire.kit.keywords``
+the keyword rules (which words are indexed, searched and how matches rank).
+"""
+
+from mnemowire.filters import matches, operators_of
+from mnemowire.fusion import rrf
+from mnemowire.kit._basics import checked, digest, elapsed_ms, new_id, now_ms, to_wire
+from mnemowire.kit._capabilities import (
+    expire_needs,
+    forget_needs,
+    missing_reason,
+    needs,
+    recall_needs,
+    refuse_undeclared,
+    remember_needs,
+)
+from mnemowire.kit._records import (
+    HIT_RECORD_FIELDS,
+    TYPE_FIELDS,
+    EmbedderSetup,
+    bulk_requests,
+    embed,
+    query_embedding,
+    recall_answer,
+    record_fields,
+    searchable_text,
+    store_result,
+)
+from mnemowire.kit._rules import (
+    DAY_MS,
+    MIN_SEARCH_DEPTH,
+    MergePlan,
+    StoredWrite,
+    cutoff,
+    declare,
+    forget_states,
+    id_taken,
+    replay,
+    require_visible,
+    search_depth,
+)
+from mnemowire.kit._urls import OptionParser, integer, number, text, url_options
+
+__all__ = [
+    "DAY_MS",
+    "HIT_RECORD_FIELDS",
+    "MIN_SEARCH_DEPTH",
+    "TYPE_FIELDS",
+    "EmbedderSetup",
+    "MergePlan",
+    "OptionParser",
+    "StoredWrite",
+    "bulk_requests",
+    "checked",
+    "cutoff",
+    "declare",
+    "digest",
+    "elapsed_ms",
+    "embed",
+    "expire_needs",
+    "forget_needs",
+    "forget_states",
+    "id_taken",
+    "integer",
+    "matches",
+    "missing_reason",
+    "needs",
+    "new_id",
+    "now_ms",
+    "number",
+    "operators_of",
+    "query_embedding",
+    "recall_answer",
+    "recall_needs",
+    "record_fields",
+    "refuse_undeclared",
+    "remember_needs",
+    "replay",
+    "require_visible",
+    "rrf",
+    "search_depth",
+    "searchable_text",
+    "store_result",
+    "text",
+    "to_wire",
+    "url_options",
+]

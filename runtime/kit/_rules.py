@@ -1,0 +1,210 @@
+"""The spec's rules on stored state, written once for every store: replays and id conflicts,
+which records a forget reaches, merge plans, time cut-offs, how deep a recall searches, and
+what a store declares."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mnemowire.errors import ConflictError, NotFoundError
+from mnemowire.kit._records import searchable_text
+from mnemowire.models import (
+    Capabilities,
+    Capability,
+    MemoryType,
+    MergeRequest,
+    MergeStrategy,
+    RememberRequest,
+    RememberResponse,
+    StoreResult,
+)
+
+__all__ = [
+    "DAY_MS",
+    "MIN_SEARCH_DEPTH",
+    "MergePlan",
+    "StoredWrite",
+    "cutoff",
+    "declare",
+    "forget_states",
+    "id_taken",
+    "replay",
+    "require_visible",
+    "search_depth",
+]
+
+DAY_MS = 86_400_000
+#: a recall's searches fetch at least this many candidates, whatever its k
+MIN_SEARCH_DEPTH = 20
+
+
+def declare(store: str, spec_version: str, capabilities: Iterable[str]) -> Capabilities:
+    """A store's ``capabilities`` answer: the spec version it speaks (each store names its
+    own, so a new spec version changes no store's claim) and what it serves, in spec order."""
+    declared = set(capabilities)
+    unknown = declared - set(Capability)
+    if unknown:
+        raise ValueError(f"not capabilities of the spec: {sorted(unknown)}")
+    ordered = [c.value for c in Capability if c in declared]
+    return Capabilities(store=store, spec_version=spec_version, capabilities=ordered)
+
+
+def search_depth(k: int) -> int:
+    """How many candidates each of a recall's searches (vector, keyword) fetches for ``k``
+    results: four times k, at least ``MIN_SEARCH_DEPTH``, so fusion and demotion can reorder
+    past the first k (one policy for every store: the same request, the same candidates)."""
+    return max(4 * k, MIN_SEARCH_DEPTH)
+
+
+def cutoff(now: int, days: float | None) -> int | None:
+    """``now`` minus ``days``, in epoch ms; 0 (the epoch) when days reach back further than that
+    (the spec allows any non-negative number of days, 1e308 included)."""
+    if days is None:
+        return None
+    return int(max(0.0, now - days * DAY_MS))
+
+
+@dataclass(frozen=True)
+class StoredWrite:
+    """What a store knows about an id it holds, for deciding a replay ([remember.id])."""
+
+    agent_id: str
+    user_id: str | None
+    type: str
+    content: str
+    created_at: int
+    pending: bool
+
+
+def replay(
+    req: RememberRequest, stored: StoredWrite | None, *, erased: bool, result: StoreResult
+) -> RememberResponse | None:
+    """A remember with an id ([remember.id]): the first write's response when the id holds what
+    ``req`` would write (same agent, user, type and content: the first write's ``stored_at`` is
+    not another user's to learn); None when the id was never used; ConflictError when it holds
+    anything else or was erased (ids are never reused)."""
+    if req.id is None:
+        return None
+    if erased:
+        raise id_taken(req.id)
+    if stored is None:
+        return None
+    if (stored.agent_id, stored.user_id, stored.type, stored.content) != (
+        req.agent_id,
+        req.user_id,
+        req.type,
+        req.content,
+    ):
+        raise id_taken(req.id)
+    return RememberResponse(
+        id=req.id,
+        stored_at=stored.created_at,
+        stores=[result],
+        pending_approval=stored.pending,
+        replayed=True,
+    )
+
+
+def id_taken(record_id: str) -> ConflictError:
+    """The conflict for an id another record holds or held (said the same way whoever holds
+    it, so nothing about that record is revealed)."""
+    return ConflictError(
+        f"id {record_id!r} is taken: another record has or had it, and ids are never reused; "
+        "choose another id, or resend the original write to retry it"
+    )
+
+
+def forget_states(hard: bool, *, named: bool) -> tuple[str, ...]:
+    """The record states a forget reaches (docs/spec/v0.md#forget.scope): visible and archived
+    records; staged (pending) ones only when the request names them in ``ids`` (a reviewer's
+    rejection) or erases; a hard delete also erases what an earlier forget or merge left."""
+    if hard:
+        return ("active", "pending", "archived", "deleted", "merged")
+    return ("active", "pending", "archived") if named else ("active", "archived")
+
+
+def require_visible(agent_id: str, found: Mapping[str, Any], ids: Iterable[str]) -> None:
+    """A merge names visible records only ([merge.ownership]): NotFoundError otherwise,
+    without saying which id is missing or why (another agent's record looks like none)."""
+    if len(found) != len(set(ids)):
+        raise NotFoundError(
+            "merge needs the canonical record and every duplicate to be "
+            f"visible records of agent {agent_id!r}; at least one is not"
+        )
+
+
+class MergePlan:
+    """What a merge will write, computed (and embedded) before the write transaction.
+
+    ``versions`` holds each record's ``updated_at`` when planned: the write transaction
+    compares them, so a record changed in between fails the merge instead of being clobbered.
+    """
+
+    def __init__(
+        self,
+        strategy: str,
+        update: dict[str, Any] | None,
+        new_text: str | None,
+        versions: dict[str, int],
+    ) -> None:
+        self.strategy = strategy
+        self.update = update
+        self.new_text = new_text
+        self.versions = versions
+        #: the embedding of new_text, filled in between planning and writing
+        self.vector: Any = None
+
+    @staticmethod
+    def refuse_self_merge(req: MergeRequest) -> None:
+        """Checked before any record is read: a record merged into itself would be hidden."""
+        if req.canonical in req.duplicates:
+            raise ConflictError(
+                "a record cannot be merged into itself: remove the canonical id from duplicates"
+            )
+
+    def check_unchanged(self, records: Mapping[str, Mapping[str, Any]]) -> None:
+        """Fail the merge if a record changed between planning and writing (``records`` as
+        read again inside the write transaction)."""
+        if {i: r["updated_at"] for i, r in records.items()} != self.versions:
+            raise ConflictError("records changed while merging; send the merge again")
+
+    @classmethod
+    def of(cls, req: MergeRequest, records: Mapping[str, Mapping[str, Any]]) -> MergePlan:
+        """Plan ``req`` over ``records`` (id -> record with type, content, confidence,
+        metadata and updated_at; every id of the request present)."""
+        strategy = req.strategy
+        canonical = records[req.canonical]
+        ordered = [canonical, *(records[d] for d in req.duplicates)]
+        update = None
+        types = sorted({r["type"] for r in ordered})
+        if strategy != MergeStrategy.KEEP_CANONICAL.value and len(types) > 1:
+            raise ConflictError(
+                f"{strategy} moves content between records, and these are of different types "
+                f"({', '.join(types)}): a type says what its content is (a procedural record's "
+                "is a state machine); merge records of one type, or use keep_canonical"
+            )
+        if strategy == MergeStrategy.MERGE_CONTENT.value:
+            if any(r["type"] == MemoryType.PROCEDURAL for r in ordered):
+                raise ConflictError(
+                    "procedural memories cannot be merged with merge_content: "
+                    "two state machines do not concatenate; use keep_canonical"
+                )
+            update = {
+                "content": "\n".join(r["content"] for r in ordered),
+                "confidence": canonical["confidence"],
+                "metadata": canonical["metadata"],
+            }
+        elif strategy == MergeStrategy.KEEP_HIGHEST_CONFIDENCE.value:
+            best = max(ordered, key=lambda r: r["confidence"])  # max keeps the first: canonical
+            if best is not canonical:
+                update = {
+                    "content": best["content"],
+                    "confidence": best["confidence"],
+                    "metadata": best["metadata"],
+                }
+        new_text = None
+        if update is not None and update["content"] != canonical["content"]:
+            new_text = searchable_text(canonical["type"], update["content"])
+        return cls(strategy, update, new_text, {i: r["updated_at"] for i, r in records.items()})

@@ -1,0 +1,169 @@
+"""The spec's scopes as SQL, for stores that keep records in a relational table.
+
+Both SQL stores keep one row per record in a table read as ``memories m`` with the same columns
+(``agent_id``, ``user_id``, ``type``, ``state``, ``created_at``, ``expires_at``, ``metadata``,
+``id``, ...) and the record states the kit names (``active``, ``pending``, ``archived``,
+``deleted``, ``merged``). What a recall, forget, expire or merge may touch is written here once
+(docs/spec/v0.md#recall.scope, #forget.scope, #expire.policy, #merge.ownership); a ``Dialect``
+says how the backend spells a parameter, a list membership and a metadata filter condition.
+
+Every value is a bound parameter; only column references (trusted) are SQL text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mnemowire.filters import operators_of
+from mnemowire.kit._rules import cutoff
+from mnemowire.models import ExpireRequest, ForgetRequest, RecallRequest
+
+__all__ = [
+    "NO_EXPIRY",
+    "Clause",
+    "Dialect",
+    "expire_scope",
+    "forget_scope",
+    "merge_scope",
+    "recall_scope",
+    "unexpired",
+]
+
+#: expires_at compared as if this when absent (never): above every valid time
+NO_EXPIRY = 2**53
+#: one metadata condition as SQL: (metadata column, key, operator, argument) -> (sql, params)
+Operator = Callable[[str, str, str, Any], tuple[str, list[Any]]]
+
+
+@dataclass
+class Clause:
+    """A WHERE clause being built: conditions ANDed, and their parameters in order."""
+
+    parts: list[str] = field(default_factory=list)
+    args: list[Any] = field(default_factory=list)
+
+    def add(self, sql: str, *args: Any) -> Clause:
+        self.parts.append(sql)
+        self.args.extend(args)
+        return self
+
+    @property
+    def sql(self) -> str:
+        return " AND ".join(self.parts) or "1 = 1"
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How one SQL backend spells what the scopes need."""
+
+    #: the parameter placeholder: ``?`` (SQLite) or ``%s`` (psycopg)
+    param: str
+    #: one metadata condition over a JSON column (the store's filter compiler)
+    operator: Operator
+    #: a list membership: ``in`` (``col IN (?, ?)``, one parameter per value) or ``any``
+    #: (``col = ANY(%s)``, the list as one array parameter)
+    membership: str = "in"
+    #: the SQL literal for "no condition" inside a filter
+    true: str = "true"
+
+    def one_of(self, clause: Clause, column: str, values: Sequence[Any]) -> Clause:
+        """``column`` is one of ``values`` (a non-empty list)."""
+        if self.membership == "any":
+            return clause.add(f"{column} = ANY({self.param})", list(values))
+        return clause.add(f"{column} IN ({','.join([self.param] * len(values))})", *values)
+
+    def metadata_filter(
+        self, spec_filter: Mapping[str, Any], column: str = "m.metadata"
+    ) -> tuple[str, list[Any]]:
+        """``(sql, params)``: a boolean true exactly when the spec filter matches
+        (docs/spec/v0.md#filters; the reference meaning is ``mnemowire.kit.matches``)."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        for key, condition in spec_filter.items():
+            for op, arg in operators_of(condition).items():
+                sql, args = self.operator(column, key, op, arg)
+                clauses.append(sql)
+                params.extend(args)
+        return (" AND ".join(clauses) or self.true), params
+
+
+def unexpired(column: str = "m.") -> str:
+    """A comparison, missing its ``now`` parameter, true while a record has not expired
+    (``column`` prefixes the memories columns): [remember.expires]."""
+    return f"coalesce({column}expires_at, {NO_EXPIRY}) >"
+
+
+def recall_scope(
+    dialect: Dialect, req: RecallRequest, spec_filter: Mapping[str, Any] | None, now: int
+) -> Clause:
+    """The records a recall may see ([recall.scope], [recall.visibility]): the agent's active,
+    unexpired records, narrowed by user, types, freshness and the metadata filter.
+    ``spec_filter`` is the request's filter as wire JSON (numbers keep the type the client
+    sent)."""
+    p = dialect.param
+    clause = Clause().add(f"m.agent_id = {p}", req.agent_id).add("m.state = 'active'")
+    clause.add(f"(m.expires_at IS NULL OR m.expires_at > {p})", now)
+    if req.user_id is not None:
+        clause.add(f"m.user_id = {p}", req.user_id)
+    if req.types:
+        dialect.one_of(clause, "m.type", [str(t) for t in req.types])
+    created_min = cutoff(now, req.fresher_than_days)
+    if created_min is not None:
+        clause.add(f"m.created_at >= {p}", created_min)
+    if spec_filter:
+        sql, args = dialect.metadata_filter(spec_filter)
+        clause.add(sql, *args)
+    return clause
+
+
+def forget_scope(
+    dialect: Dialect,
+    req: ForgetRequest,
+    spec_filter: Mapping[str, Any] | None,
+    states: Sequence[str],
+) -> Clause:
+    """The records a forget reaches ([forget.scope]): the agent's records in ``states``
+    (``forget_states``), narrowed by user, ids and the metadata filter."""
+    p = dialect.param
+    clause = Clause().add(f"m.agent_id = {p}", req.agent_id)
+    dialect.one_of(clause, "m.state", states)
+    if req.user_id is not None:
+        clause.add(f"m.user_id = {p}", req.user_id)
+    if req.ids:
+        dialect.one_of(clause, "m.id", req.ids)
+    if spec_filter:
+        sql, args = dialect.metadata_filter(spec_filter)
+        clause.add(sql, *args)
+    return clause
+
+
+def expire_scope(dialect: Dialect, req: ExpireRequest, now: int, *, last_recalled: str) -> Clause:
+    """The records an expire policy matches ([expire.policy]): the agent's visible records
+    meeting every predicate. ``last_recalled`` is the backend's expression for when a record
+    was last recalled (null: never)."""
+    p = dialect.param
+    policy = req.policy
+    clause = Clause().add(f"m.agent_id = {p}", req.agent_id).add("m.state = 'active'")
+    clause.add(f"{unexpired()} {p}", now)  # expired is not visible
+    if req.user_id is not None:
+        clause.add(f"m.user_id = {p}", req.user_id)
+    if policy.older_than_days is not None:
+        clause.add(f"m.created_at < {p}", cutoff(now, policy.older_than_days))
+    if policy.type is not None:
+        clause.add(f"m.type = {p}", policy.type)
+    if policy.confidence_below is not None:
+        clause.add(f"m.confidence < {p}", policy.confidence_below)
+    if policy.no_recall_in_days is not None:
+        since = cutoff(now, policy.no_recall_in_days)
+        clause.add(f"coalesce({last_recalled}, m.created_at) < {p}", since)
+    return clause
+
+
+def merge_scope(dialect: Dialect, agent_id: str, ids: Sequence[str], now: int) -> Clause:
+    """The records a merge may name ([merge.ownership]): visible records of the agent."""
+    p = dialect.param
+    clause = Clause().add(f"m.agent_id = {p}", agent_id).add("m.state = 'active'")
+    clause.add(f"{unexpired()} {p}", now)
+    return dialect.one_of(clause, "m.id", ids)
