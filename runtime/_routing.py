@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from mnemowire import spec
 from mnemowire.errors import (
     ConfigError,
+    ConflictError,
     MnemowireError,
     StoreError,
     UnsupportedError,
@@ -33,6 +34,7 @@ from mnemowire.models import (
     Capabilities,
     ErrorCode,
     ExpireResponse,
+    ForgetRequest,
     ForgetResponse,
     Health,
     MemoryType,
@@ -43,6 +45,7 @@ from mnemowire.models import (
     StoreHealth,
     StoreResult,
 )
+from mnemowire.protocol import MemoryStore
 
 __all__ = [
     "MEMORY_TYPES",
@@ -59,11 +62,14 @@ __all__ = [
     "child_health",
     "declared",
     "failure",
+    "fan_out_ids",
+    "id_subset",
     "neighbour_answers",
     "overall",
     "responses",
     "results",
     "served_types",
+    "undo_remember",
     "unsupported",
     "untracked",
     "validated",
@@ -271,6 +277,16 @@ def check_expire(response: ExpireResponse, sent: Mapping[str, Any]) -> None:
         raise InvalidResponse("lists more matched ids than its matched_count")
 
 
+def id_subset(raw: Any, asked: Sequence[str]) -> list[str]:
+    """An id operation's answer (approve, restore): a list of ids, each one asked about."""
+    if not isinstance(raw, list) or not all(isinstance(i, str) for i in raw):
+        raise InvalidResponse(f"answered a {type(raw).__name__}, not a list of ids")
+    unknown = set(raw) - set(asked)
+    if unknown:
+        raise InvalidResponse(f"names ids it was not asked about: {sorted(unknown)}")
+    return raw
+
+
 def check_neighbours(raw: Any, asked: Sequence[str], hops: int) -> dict[str, dict[str, int]]:
     """A graph store's answer as plain dicts, if it only speaks of the ids asked about, with
     distances 1..hops (see protocol.GraphStore)."""
@@ -432,4 +448,85 @@ async def neighbour_answers(
                 for child in graph
             )
         )
+    )
+
+
+async def fan_out_ids(
+    operation: str,
+    able: Sequence[Any],
+    asked: list[str],
+    send: Callable[[Any], Awaitable[Any]],
+    deadline_s: float,
+) -> list[str]:
+    """An id operation of an optional protocol (approve, restore) sent to every child in
+    ``able`` under the deadline: the ids any child answered, in ``asked`` order; the
+    operation's failure when no child answered."""
+
+    def call(child: Any) -> Callable[[], Awaitable[Any]]:
+        return lambda: send(child)
+
+    outcomes = await asyncio.gather(
+        *(
+            call_child(child.name, call(child), deadline_s, lambda raw: id_subset(raw, asked))
+            for child in able
+        )
+    )
+    if not any(o.response is not None for o in outcomes):
+        raise failure(operation, outcomes, [o.result() for o in outcomes])
+    done = {i for o in outcomes if o.response is not None for i in o.response}
+    return [i for i in asked if i in done]
+
+
+async def undo_remember(
+    children: Sequence[MemoryStore],
+    record_id: str,
+    agent_id: str,
+    outcomes: list[Outcome[RememberResponse]],
+    deadline_s: float,
+) -> ConflictError:
+    """A child refused the id as taken ([remember.id]): the remember fails, and the copies
+    other children wrote for it are erased again, so the id has one content everywhere
+    (on those children the id stays spent, as it is on the child that holds it). Children
+    that replayed held the same record already and keep it."""
+    fresh = {
+        child.name: child
+        for child, outcome in zip(children, outcomes, strict=True)
+        if outcome.response is not None and not outcome.response.replayed
+    }
+    undo = ForgetRequest(agent_id=agent_id, ids=[record_id], hard_delete=True)
+
+    def erase(child: MemoryStore) -> Callable[[], Awaitable[Any]]:
+        return lambda: child.forget(undo)
+
+    undone = await asyncio.gather(
+        *(
+            call_child(
+                name,
+                erase(child),
+                deadline_s,
+                lambda raw: validated("forget.response", ForgetResponse, raw),
+            )
+            for name, child in fresh.items()
+        )
+    )
+    erased = {o.store for o in undone if o.status == "ok"}
+    stores = [
+        to_wire(o.result(0, **({"undone": o.store in erased} if o.store in fresh else {})))
+        for o in outcomes
+    ]
+    holders = [o.store for o in outcomes if (o.envelope or {}).get("code") == "conflict"]
+    left = sorted(set(fresh) - erased)
+    message = f"id {record_id!r} is taken on {', '.join(holders)}; nothing was written"
+    if left:
+        message += f" (the copies written to {', '.join(left)} could not be erased: forget "
+        message += "the id there with hard_delete)"
+    message += "; choose another id, or resend the original write to retry it"
+    return ConflictError(
+        {
+            "code": "conflict",
+            "message": message,
+            "details": [],
+            "operation": "remember",
+            "stores": stores,
+        }
     )

@@ -4,8 +4,10 @@ A store takes the spec's requests as the generated models (``mnemowire.models``)
 JSON objects (dicts, as they arrive off the wire: the store validates either against the spec),
 and returns the generated response models; it never invents types of its own. The surface is
 as small as the spec: one async method per operation, plus ``health`` and ``capabilities``.
-Anything else a store offers (bulk import, governance review) is an extra on its class, not
-part of the contract.
+What a store may offer beyond that is an optional protocol of its own, each tied to the
+capability that promises it: ``GraphStore`` (``graph``), ``ReviewStore`` (``governance``),
+``RestoreStore`` (``archive``), and ``BulkStore`` (bulk import, no capability). Callers test
+for one with ``isinstance`` (and the declared capability), never with ``getattr``.
 
 Example::
 
@@ -17,11 +19,12 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Mapping
 
     from mnemowire.embedders import Vectors
     from mnemowire.models import (
@@ -39,7 +42,15 @@ if TYPE_CHECKING:
         RememberResponse,
     )
 
-__all__ = ["GraphStore", "MemoryStore", "QueryVector"]
+__all__ = [
+    "BY_CAPABILITY",
+    "BulkStore",
+    "GraphStore",
+    "MemoryStore",
+    "QueryVector",
+    "RestoreStore",
+    "ReviewStore",
+]
 
 
 @dataclass(frozen=True)
@@ -117,3 +128,40 @@ class GraphStore(Protocol):
         left out; an answer naming an id that was not asked about, or a distance outside
         1..hops, is a broken answer and the router ignores the store's whole answer."""
         ...
+
+
+@runtime_checkable
+class BulkStore(Protocol):
+    """Optional extra: bulk import. Every request is validated before any is written (one bad
+    request stores nothing); ``vectors`` (one row per request, from the store's embedder)
+    skips the embedding."""
+
+    async def remember_many(
+        self,
+        requests: Sequence[RememberRequest | dict[str, Any]],
+        *,
+        batch_size: int = ...,
+        vectors: Vectors | None = None,
+    ) -> list[RememberResponse]: ...
+
+
+@runtime_checkable
+class ReviewStore(Protocol):
+    """Optional extra of a store that declares ``governance``: staged writes
+    (``approval_required``) become visible when approved; rejecting one is forgetting it by id
+    (docs/spec/v0.md#remember.pending). Returns the ids approved, in request order."""
+
+    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]: ...
+
+
+@runtime_checkable
+class RestoreStore(Protocol):
+    """Optional extra of a store that declares ``archive``: archived records come back into
+    recall. Returns the ids restored, in request order."""
+
+    async def restore(self, agent_id: str, ids: Sequence[str]) -> list[str]: ...
+
+
+#: the optional protocols a declared capability promises (a store declaring the capability
+#: without the protocol cannot be reached through a router for it)
+BY_CAPABILITY: dict[str, type[Any]] = {"governance": ReviewStore, "archive": RestoreStore}

@@ -28,16 +28,18 @@ from mnemowire._routing import (
     child_health,
     declared,
     failure,
+    fan_out_ids,
     neighbour_answers,
     overall,
     responses,
     results,
     served_types,
+    undo_remember,
     unsupported,
     untracked,
     validated,
 )
-from mnemowire.errors import ConfigError, ConflictError
+from mnemowire.errors import ConfigError, UnsupportedError
 from mnemowire.fusion import hop_boost, hop_distances
 from mnemowire.kit import (
     checked,
@@ -48,7 +50,6 @@ from mnemowire.kit import (
     new_id,
     recall_needs,
     remember_needs,
-    to_wire,
 )
 from mnemowire.models import (
     Capabilities,
@@ -65,7 +66,14 @@ from mnemowire.models import (
     RememberRequest,
     RememberResponse,
 )
-from mnemowire.protocol import GraphStore, MemoryStore, QueryVector
+from mnemowire.protocol import (
+    BY_CAPABILITY,
+    GraphStore,
+    MemoryStore,
+    QueryVector,
+    RestoreStore,
+    ReviewStore,
+)
 from mnemowire.spec import version_key
 
 __all__ = ["HitCheck", "MemoryRouter", "WritePolicy"]
@@ -255,7 +263,9 @@ class MemoryRouter:
             "remember", plan, lambda c: c.remember(RememberRequest.model_validate(sent)), answer
         )
         if any((o.envelope or {}).get("code") == "conflict" for o in outcomes):
-            raise await self._undo_remember(record_id, req.agent_id, outcomes)
+            raise await undo_remember(
+                self._children, record_id, req.agent_id, outcomes, self._deadline_s
+            )
         done = responses(outcomes)
         fields: dict[str, Any] = {
             "id": record_id,
@@ -427,6 +437,23 @@ class MemoryRouter:
             stores=children,
         )
 
+    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+        """Governance through the router (``ReviewStore``): every child declaring
+        ``governance`` approves the staged copies it holds; the ids approved anywhere, in
+        request order. Fails when no child can, or when every child that could failed."""
+        asked = list(dict.fromkeys(ids))
+        return await self._extra(
+            "approve", ReviewStore, asked, lambda c: c.approve(agent_id, asked)
+        )
+
+    async def restore(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+        """``RestoreStore`` through the router: every child declaring ``archive`` restores the
+        archived copies it holds; the ids restored anywhere, in request order."""
+        asked = list(dict.fromkeys(ids))
+        return await self._extra(
+            "restore", RestoreStore, asked, lambda c: c.restore(agent_id, asked)
+        )
+
     async def neighbours(
         self, agent_id: str, ids: Sequence[str], *, hops: int
     ) -> dict[str, dict[str, int]]:
@@ -512,56 +539,6 @@ class MemoryRouter:
             raise failure(operation, outcomes, [o.result() for o in outcomes])
         return outcomes
 
-    async def _undo_remember(
-        self, record_id: str, agent_id: str, outcomes: list[Outcome[RememberResponse]]
-    ) -> ConflictError:
-        """A child refused the id as taken ([remember.id]): the remember fails, and the copies
-        other children wrote for it are erased again, so the id has one content everywhere
-        (on those children the id stays spent, as it is on the child that holds it). Children
-        that replayed held the same record already and keep it."""
-        fresh = {
-            child.name: child
-            for child, outcome in zip(self._children, outcomes, strict=True)
-            if outcome.response is not None and not outcome.response.replayed
-        }
-        undo = ForgetRequest(agent_id=agent_id, ids=[record_id], hard_delete=True)
-
-        def erase(child: MemoryStore) -> Callable[[], Awaitable[Any]]:
-            return lambda: child.forget(undo)
-
-        undone = await asyncio.gather(
-            *(
-                call_child(
-                    name,
-                    erase(child),
-                    self._deadline_s,
-                    lambda raw: validated("forget.response", ForgetResponse, raw),
-                )
-                for name, child in fresh.items()
-            )
-        )
-        erased = {o.store for o in undone if o.status == "ok"}
-        stores = [
-            to_wire(o.result(0, **({"undone": o.store in erased} if o.store in fresh else {})))
-            for o in outcomes
-        ]
-        holders = [o.store for o in outcomes if (o.envelope or {}).get("code") == "conflict"]
-        left = sorted(set(fresh) - erased)
-        message = f"id {record_id!r} is taken on {', '.join(holders)}; nothing was written"
-        if left:
-            message += f" (the copies written to {', '.join(left)} could not be erased: forget "
-            message += "the id there with hard_delete)"
-        message += "; choose another id, or resend the original write to retry it"
-        return ConflictError(
-            {
-                "code": "conflict",
-                "message": message,
-                "details": [],
-                "operation": "remember",
-                "stores": stores,
-            }
-        )
-
     async def _boost(
         self,
         agent_id: str,
@@ -591,3 +568,26 @@ class MemoryRouter:
             and isinstance(child, GraphStore)
             and child.name not in skip
         ]
+
+    async def _extra(
+        self,
+        operation: str,
+        protocol: type[Any],
+        asked: list[str],
+        send: Callable[[Any], Awaitable[Any]],
+    ) -> list[str]:
+        """An optional protocol's id operation (``send`` to one child), fanned out to the
+        children whose declared capability promises it (``protocol.BY_CAPABILITY``)."""
+        capability = next(c for c, p in BY_CAPABILITY.items() if p is protocol)
+        able = [
+            child
+            for child in self._children
+            if capability in self._capabilities[child.name] and isinstance(child, protocol)
+        ]
+        if not able:
+            raise UnsupportedError(
+                f"no store of {self._name} declares {capability} with {operation}(); "
+                f"stores: {', '.join(c.name for c in self._children)}"
+            )
+
+        return await fan_out_ids(operation, able, asked, send, self._deadline_s)

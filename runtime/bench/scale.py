@@ -26,7 +26,7 @@ from mnemowire.bench._stores import OpenedStore, opened
 from mnemowire.bench._timing import load_average, percentiles
 from mnemowire.bench.quality import load_queries
 from mnemowire.embedders import Embedder, Vectors
-from mnemowire.protocol import QueryVector
+from mnemowire.protocol import BulkStore, QueryVector
 
 __all__ = ["DEFAULT_SIZES", "run_scale"]
 
@@ -50,7 +50,8 @@ async def run_scale(
     embedder.embed(["warm up"])
     async with opened(url, embedder) as handle:
         entry["store"] = handle.url
-        if not callable(getattr(handle.store, "remember_many", None)):
+        store = handle.store
+        if not isinstance(store, BulkStore):
             entry["skipped"] = "the store has no bulk import (remember_many with vectors)"
             loads["end"] = load_average()
             entry["load_average"] = loads
@@ -58,7 +59,7 @@ async def run_scale(
         texts = synthetic_texts(ingest, seed=11)
         agent = handle.agent("bulk")
         started = time.perf_counter()
-        stored = await handle.store.remember_many(  # type: ignore[attr-defined]
+        stored = await store.remember_many(
             [{"agent_id": agent, "type": "semantic", "content": t} for t in texts],
             batch_size=128,
         )
@@ -93,9 +94,9 @@ async def run_scale(
                  "content": texts[i]}
                 for i in range(size)
             ]  # fmt: skip
-            stored = await handle.store.remember_many(  # type: ignore[attr-defined]
-                requests, batch_size=1000, vectors=vectors[:size]
-            )
+            bulk = handle.store
+            assert isinstance(bulk, BulkStore)  # the first layout found it has remember_many
+            stored = await bulk.remember_many(requests, batch_size=1000, vectors=vectors[:size])
             load_s = time.perf_counter() - started
             handle.written.extend(
                 (request["agent_id"], response.id)
