@@ -1,9 +1,11 @@
-"""The router's plumbing: which children can serve a request, one child call under a deadline,
-and checking what a child answered (the response schema, then honesty).
+"""The router's plumbing: one child call under a deadline, checking what a child answered (the
+response schema, then honesty), and the fan-outs that are not one of the five operations
+(undoing a conflicting remember, the neighbours of the hop boost, approve and restore).
 
 Kept apart from ``router.py`` so the router reads as the five operations; nothing here does
-fusion (``fusion.py``) or knows about more than one child at a time, except ``failure``, which
-turns every child's outcome into the one error the caller sees.
+fusion (``fusion.py``), and which children can serve a request is the kit's capability table
+(``mnemowire.kit.needs``). ``failure`` turns every child's outcome into the one error the
+caller sees.
 """
 
 from __future__ import annotations

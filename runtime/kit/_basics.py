@@ -1,4 +1,5 @@
-"""What every store writes the same way: record ids, the clock, wire JSON, digests, timings."""
+"""What every store does the same way: record ids, the clock, wire JSON, digests, timings, and
+the spec check of a request (``checked``)."""
 
 from __future__ import annotations
 
