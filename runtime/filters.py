@@ -11,12 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mnemowire.models import FILTER_OPERATORS_FIELDS
+__all__ = ["matches", "operators_of"]
 
-__all__ = ["OPERATORS", "matches", "operators_of"]
-
-#: every comparison operator of a filter condition, in spec order
-OPERATORS = FILTER_OPERATORS_FIELDS
 _MISSING = object()
 
 

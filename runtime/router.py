@@ -44,12 +44,9 @@ from mnemowire.fusion import hop_boost, hop_distances
 from mnemowire.kit import (
     checked,
     elapsed_ms,
-    expire_needs,
-    forget_needs,
     missing_reason,
+    needs,
     new_id,
-    recall_needs,
-    remember_needs,
 )
 from mnemowire.models import (
     Capabilities,
@@ -71,8 +68,6 @@ from mnemowire.protocol import (
     GraphStore,
     MemoryStore,
     QueryVector,
-    RestoreStore,
-    ReviewStore,
 )
 from mnemowire.spec import version_key
 
@@ -254,7 +249,7 @@ class MemoryRouter:
         req, payload = checked("remember.request", request, RememberRequest)
         record_id = req.id or new_id()
         sent = {**payload, "id": record_id}
-        plan = self._plan(remember_needs(payload), primary_only=self._primary_only)
+        plan = self._plan(needs("remember", payload), primary_only=self._primary_only)
 
         answer = answering(
             "remember.response", RememberResponse, lambda r: check_remember(r, record_id)
@@ -292,13 +287,13 @@ class MemoryRouter:
         base = {key: value for key, value in payload.items() if key != "hops"}
         base["k"] = min(1000, k * self._overfetch)
         requested = [str(t) for t in payload.get("types") or ()]
-        needs = recall_needs(payload)
+        required = needs("recall", payload)
         plan: _Plan = []
         sent: dict[str, dict[str, Any]] = {}
         for child in self._children:
             capabilities = self._capabilities[child.name]
             types = served_types(capabilities, requested)
-            reason = missing_reason(capabilities, needs)
+            reason = missing_reason(capabilities, required)
             if reason is None and not types:
                 reason = missing_reason(capabilities, requested) or "holds no memory type"
             if reason is None:
@@ -352,7 +347,7 @@ class MemoryRouter:
     async def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
         req, payload = checked("forget.request", request, ForgetRequest)
         # forget reaches every copy whatever the write policy (see the class docstring)
-        plan = self._plan(forget_needs(payload), primary_only=False)
+        plan = self._plan(needs("forget", payload), primary_only=False)
 
         answer = answering("forget.response", ForgetResponse, lambda r: check_forget(r, payload))
         outcomes = await self._run(
@@ -387,7 +382,7 @@ class MemoryRouter:
         req, payload = checked("expire.request", request, ExpireRequest)
         if "no_recall_in_days" in payload["policy"] and not self._tracks_exactly:
             raise untracked(self._name)
-        plan = self._plan(expire_needs(payload), primary_only=self._primary_only)
+        plan = self._plan(needs("expire", payload), primary_only=self._primary_only)
 
         answer = answering("expire.response", ExpireResponse, lambda r: check_expire(r, payload))
         outcomes = await self._run(
@@ -443,16 +438,14 @@ class MemoryRouter:
         request order. Fails when no child can, or when every child that could failed."""
         asked = list(dict.fromkeys(ids))
         return await self._extra(
-            "approve", ReviewStore, asked, lambda c: c.approve(agent_id, asked)
+            "approve", "governance", asked, lambda c: c.approve(agent_id, asked)
         )
 
     async def restore(self, agent_id: str, ids: Sequence[str]) -> list[str]:
         """``RestoreStore`` through the router: every child declaring ``archive`` restores the
         archived copies it holds; the ids restored anywhere, in request order."""
         asked = list(dict.fromkeys(ids))
-        return await self._extra(
-            "restore", RestoreStore, asked, lambda c: c.restore(agent_id, asked)
-        )
+        return await self._extra("restore", "archive", asked, lambda c: c.restore(agent_id, asked))
 
     async def neighbours(
         self, agent_id: str, ids: Sequence[str], *, hops: int
@@ -500,12 +493,12 @@ class MemoryRouter:
         """
         return len(self._children) == 1 and self._overfetch == 1 and (self._quorum or 1) == 1
 
-    def _plan(self, needs: Sequence[str], *, primary_only: bool) -> _Plan:
+    def _plan(self, required: Sequence[str], *, primary_only: bool) -> _Plan:
         """Each child with the reason it is skipped, or None when it is asked."""
         plan: _Plan = []
         primary: str | None = None
         for child in self._children:
-            reason = missing_reason(self._capabilities[child.name], needs)
+            reason = missing_reason(self._capabilities[child.name], required)
             if reason is None and primary_only:
                 if primary is None:
                     primary = child.name
@@ -572,13 +565,13 @@ class MemoryRouter:
     async def _extra(
         self,
         operation: str,
-        protocol: type[Any],
+        capability: str,
         asked: list[str],
         send: Callable[[Any], Awaitable[Any]],
     ) -> list[str]:
         """An optional protocol's id operation (``send`` to one child), fanned out to the
         children whose declared capability promises it (``protocol.BY_CAPABILITY``)."""
-        capability = next(c for c, p in BY_CAPABILITY.items() if p is protocol)
+        protocol = BY_CAPABILITY[capability]
         able = [
             child
             for child in self._children

@@ -35,14 +35,14 @@ from mnemowire.adapters.pgvector._sql import Lexemes, LexemesDumper
 from mnemowire.embedders import Embedder
 from mnemowire.errors import ConfigError, MnemowireError, StoreError, UnavailableError
 
-__all__ = ["Database"]
+__all__ = ["Database", "one"]
 
 Connection = psycopg.AsyncConnection[Any]
 #: iterative index scans (hnsw.iterative_scan) arrived in pgvector 0.8.0
 MIN_PGVECTOR = (0, 8)
 
 
-async def _one(cursor: Any) -> tuple[Any, ...]:
+async def one(cursor: Any) -> tuple[Any, ...]:
     """The single row a query always returns."""
     row = await cursor.fetchone()
     if row is None:
@@ -142,7 +142,7 @@ class Database:
                 "(SELECT extversion FROM pg_extension WHERE extname = 'vector'), "
                 "(SELECT max(version) FROM mnemowire_migrations), current_database()"
             )
-            server, pgvector, schema_version, database = await _one(cursor)
+            server, pgvector, schema_version, database = await one(cursor)
             cursor = await conn.execute("SELECT state, count(*) FROM memories GROUP BY state")
             counts = dict(await cursor.fetchall())
             cursor = await conn.execute(
@@ -170,7 +170,7 @@ class Database:
                 "SELECT pg_is_in_recovery(), "
                 "extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8"
             )
-            in_recovery, lag = await _one(cursor)
+            in_recovery, lag = await one(cursor)
         return {"in_recovery": in_recovery, "replay_lag_s": lag}
 
     @contextlib.asynccontextmanager

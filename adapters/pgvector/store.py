@@ -23,21 +23,17 @@ import functools
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
-from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import psycopg
 from psycopg import sql
 from psycopg.rows import dict_row
-from psycopg.types.json import Jsonb
 
 from mnemowire import __version__
-from mnemowire.adapters.pgvector._database import Database
-from mnemowire.adapters.pgvector._filters import DIALECT
+from mnemowire.adapters.pgvector import _changes
+from mnemowire.adapters.pgvector._bulk import BulkOptions, bulk_import
+from mnemowire.adapters.pgvector._database import Database, one
 from mnemowire.adapters.pgvector._migrations import (
-    HNSW_M,
     grant_statements,
-    keyword_index,
-    vector_index,
 )
 from mnemowire.adapters.pgvector._search import (
     AgentSizes,
@@ -46,10 +42,11 @@ from mnemowire.adapters.pgvector._search import (
     recall_query,
     stale_records,
 )
-from mnemowire.adapters.pgvector._sql import COLUMNS, Scope, lexemes_of
-from mnemowire.adapters.pgvector._writes import audit_row, existing, insert_audit, write
+from mnemowire.adapters.pgvector._sql import Scope
+from mnemowire.adapters.pgvector._urls import host, parse_url, public_name
+from mnemowire.adapters.pgvector._writes import existing, write
 from mnemowire.embedders import Embedder, Vectors
-from mnemowire.errors import ConfigError, MnemowireError, StoreError, UnavailableError
+from mnemowire.errors import ConfigError, MnemowireError, UnavailableError
 from mnemowire.kit import (
     EmbedderSetup,
     MergePlan,
@@ -58,21 +55,14 @@ from mnemowire.kit import (
     declare,
     elapsed_ms,
     embed,
-    forget_states,
-    integer,
     now_ms,
-    number,
     query_embedding,
     recall_answer,
-    require_visible,
     search_depth,
     searchable_text,
     store_result,
-    text,
-    url_options,
 )
 from mnemowire.kit.keywords import keyword_terms, rare_terms
-from mnemowire.kit.sql import expire_scope, forget_scope, merge_scope
 from mnemowire.models import (
     Capabilities,
     Capability,
@@ -98,19 +88,6 @@ __all__ = ["CAPABILITIES", "SPEC_VERSIONS", "PgVectorStore"]
 SPEC_VERSIONS = (v0.SPEC_VERSION,)
 #: everything the spec defines but ``graph``: the store knows no neighbours
 CAPABILITIES = tuple(c.value for c in Capability if c != Capability.GRAPH)
-#: the options of a pgvector:// URL that belong to the store, each with its parser; the others
-#: must be libpq connection parameters (``_libpq_keywords``)
-URL_OPTIONS = {
-    "embedder": text,
-    "name": text,
-    "schema": text,
-    "extension_schema": text,
-    "pool_min": integer(minimum=0),
-    "pool_max": integer(minimum=1),
-    "pool_timeout": number(positive=True),
-    "ef_search": integer(minimum=1, maximum=1000),
-    "replica": text,
-}
 
 
 class PgVectorStore:
@@ -157,7 +134,7 @@ class PgVectorStore:
         self.dsn = dsn
         self.embedder = embedder
         self.schema = schema
-        self._name = name or _public_name(dsn, schema)
+        self._name = name or public_name(dsn, schema)
         self._clock = clock
         self._tracer = tracer
         connect = functools.partial(
@@ -178,7 +155,7 @@ class PgVectorStore:
         self._replica = (
             None
             if read_dsn is None
-            else connect(read_dsn, name=f"{self._name} (replica {_host(read_dsn)})", read_only=True)
+            else connect(read_dsn, name=f"{self._name} (replica {host(read_dsn)})", read_only=True)
         )
 
     @classmethod
@@ -199,20 +176,7 @@ class PgVectorStore:
         other name is a ConfigError with the closest known one. ``clock`` is the constructor's
         (epoch ms), as for every store opened by URL.
         """
-        parts = urlsplit(url)
-        if parts.scheme != "pgvector":
-            raise ConfigError(
-                f"not a pgvector URL: {url!r}; use pgvector://user@host:port/database"
-            )
-        options, libpq = url_options(url, parts.query, URL_OPTIONS, passthrough=_libpq_keywords())
-        if not any(key == "connect_timeout" for key, _ in libpq):
-            libpq.append(("connect_timeout", "10"))
-        dsn = urlunsplit(("postgresql", parts.netloc, parts.path, urlencode(libpq), ""))
-        read_dsn = None
-        if options.get("replica"):  # same role, database and libpq options, another server
-            login = parts.netloc.rpartition("@")[0]
-            netloc = f"{login}@{options['replica']}" if login else options["replica"]
-            read_dsn = urlunsplit(("postgresql", netloc, parts.path, urlencode(libpq), ""))
+        dsn, read_dsn, options = parse_url(url)
         if embedder is None:
             from mnemowire.embedders import load_embedder
 
@@ -316,51 +280,13 @@ class PgVectorStore:
     async def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
         req, payload = checked("forget.request", request, ForgetRequest)
         started = time.perf_counter()
-        hard = req.hard_delete
-        states = forget_states(hard, named=req.ids is not None)
-        scope = forget_scope(DIALECT, req, payload.get("filter"), states)
-        where, args = scope.sql, scope.args
-        if hard:
-            # the targets, and every record merged into one of them (directly or through
-            # earlier merges: their content lives on in the canonical's history), are erased
-            statement = (
-                f"WITH RECURSIVE target AS (SELECT m.seq, m.id FROM memories m WHERE {where} "
-                "FOR UPDATE), absorbed AS ("
-                "SELECT m.seq, m.id FROM memories m JOIN target t ON m.merged_into = t.id "
-                "WHERE m.agent_id = %s AND m.state = 'merged' "
-                "UNION SELECT m.seq, m.id FROM memories m JOIN absorbed a ON m.merged_into = a.id "
-                "WHERE m.agent_id = %s AND m.state = 'merged'), "
-                "gone AS (DELETE FROM memories m WHERE m.seq IN "
-                "(SELECT seq FROM target UNION SELECT seq FROM absorbed) RETURNING m.seq, m.id), "
-                "untracked AS (DELETE FROM recalls r USING gone WHERE r.memory = gone.seq), "
-                "spent AS (INSERT INTO erased (id) SELECT id FROM gone ON CONFLICT DO NOTHING) "
-                "SELECT g.seq, g.id, g.id IN (SELECT id FROM target) FROM gone g"
-            )
-            args += [req.agent_id, req.agent_id]
-        else:
-            statement = (
-                f"WITH target AS (SELECT m.seq FROM memories m WHERE {where} "
-                "FOR NO KEY UPDATE) "
-                "UPDATE memories m SET state = 'deleted', updated_at = %s FROM target "
-                "WHERE m.seq = target.seq RETURNING m.seq, m.id, true"
-            )
-            args.append(self._clock())
         async with self._db.transaction("forget") as conn:
-            cursor = await conn.execute(statement, args)
-            rows = sorted(await cursor.fetchall())
-            ids = [record_id for _, record_id, named in rows if named]
-            detail: dict[str, Any] = {"hard_delete": hard}
-            absorbed = [record_id for _, record_id, named in rows if not named]
-            if absorbed:
-                detail["erased_with"] = absorbed
-            if req.reason is not None:
-                detail["reason"] = req.reason
-            await self._audit(conn, "forget", req.agent_id, ids, payload, detail=detail)
+            ids = await _changes.forget(conn, req, payload, self._clock())
         self._sizes.changed([req.agent_id])
         return ForgetResponse(
             forgotten_ids=ids,
             stores=[self._result(len(ids), started)],
-            hard_delete=hard,
+            hard_delete=req.hard_delete,
             pending_approval=False,
         )
 
@@ -369,44 +295,12 @@ class PgVectorStore:
         await self._setup()
         started = time.perf_counter()
         MergePlan.refuse_self_merge(req)
-        wanted = [req.canonical, *req.duplicates]
         async with self._db.transaction("merge") as conn:
-            plan = MergePlan.of(req, await self._visible(conn, req.agent_id, wanted))
+            plan = MergePlan.of(req, await _changes.merge_targets(conn, req, self._clock()))
         if plan.new_text is not None:
             plan.vector = (await self._embed([plan.new_text]))[0]
-        now = self._clock()
         async with self._db.transaction("merge") as conn:
-            current = await self._visible(conn, req.agent_id, wanted, lock=True)
-            plan.check_unchanged(current)
-            canonical = current[req.canonical]
-            if plan.update:
-                changed = plan.vector is not None
-                await conn.execute(
-                    "UPDATE memories SET content = %s, confidence = %s, metadata = %s, "
-                    "updated_at = %s, embedding = coalesce(%s, embedding), "
-                    "search = coalesce(%s, search) WHERE seq = %s",
-                    (
-                        plan.update["content"],
-                        plan.update["confidence"],
-                        Jsonb(plan.update["metadata"]),
-                        now,
-                        plan.vector if changed else None,
-                        lexemes_of(req.agent_id, plan.new_text or "") if changed else None,
-                        canonical["seq"],
-                    ),
-                )
-            else:
-                await conn.execute(
-                    "UPDATE memories SET updated_at = %s WHERE seq = %s", (now, canonical["seq"])
-                )
-            await conn.execute(
-                "UPDATE memories SET state = 'merged', merged_into = %s, updated_at = %s "
-                "WHERE seq = ANY(%s)",
-                (req.canonical, now, [current[d]["seq"] for d in req.duplicates]),
-            )
-            await self._audit(
-                conn, "merge", req.agent_id, wanted, payload, detail={"strategy": plan.strategy}
-            )
+            await _changes.merge(conn, req, payload, plan, self._clock())
         self._sizes.changed([req.agent_id])
         return MergeResponse(
             canonical=req.canonical,
@@ -418,30 +312,12 @@ class PgVectorStore:
     async def expire(self, request: ExpireRequest | dict[str, Any]) -> ExpireResponse:
         req, payload = checked("expire.request", request, ExpireRequest)
         started = time.perf_counter()
-        now = self._clock()
-        scope = expire_scope(DIALECT, req, now, last_recalled="r.at")
-        where, args = scope.sql, scope.args
-        action, factor = req.action, req.demote_factor
-        change_args: list[Any]
-        if action == "demote":
-            change, change_args = "demote = %s", [factor]  # sets the factor: never compounds
-        else:
-            state = "deleted" if action == "forget" else "archived"
-            change, change_args = "state = %s, updated_at = %s", [state, now]
-        statement = (
-            "WITH target AS (SELECT m.seq FROM memories m LEFT JOIN recalls r ON r.memory = m.seq "
-            f"WHERE {where} FOR NO KEY UPDATE OF m) "
-            f"UPDATE memories m SET {change} FROM target WHERE m.seq = target.seq "
-            "RETURNING m.seq, m.id"
-        )
         async with self._db.transaction("expire") as conn:
-            cursor = await conn.execute(statement, [*args, *change_args])
-            ids = [record_id for _, record_id in sorted(await cursor.fetchall())]
-            await self._audit(conn, "expire", req.agent_id, ids, payload, detail={"action": action})
+            ids = await _changes.expire(conn, req, payload, self._clock())
         self._sizes.changed([req.agent_id])
         return ExpireResponse(
             matched_count=len(ids),
-            action_taken=action,
+            action_taken=req.action,
             matched_ids=ids,
             stores=[self._result(len(ids), started)],
         )
@@ -490,60 +366,19 @@ class PgVectorStore:
             raise ValueError("batch_size must be at least 1")
         await self._setup()
         try:
-            responses = await self._import(typed, batch_size, vectors, rebuild_index, concurrency)
+            responses = await bulk_import(
+                self._db,
+                typed,
+                vectors,
+                embed=self._embed,
+                clock=self._clock,
+                results=self._results,
+                options=BulkOptions(batch_size, rebuild_index, concurrency),
+            )
         finally:  # batches already committed count, even when a later one failed
             self._sizes.changed({r.agent_id for r, _ in typed})
         if len(typed) >= 1000:
             await self._analyze()
-        return responses
-
-    async def _import(
-        self,
-        typed: list[tuple[RememberRequest, dict[str, Any]]],
-        batch_size: int,
-        vectors: Vectors | None,
-        rebuild_index: bool,
-        concurrency: int,
-    ) -> list[RememberResponse]:
-        if rebuild_index:
-            if vectors is None:  # embed everything first: never inside the long transaction
-                vectors = await self._embed([searchable_text(r.type, r.content) for r, _ in typed])
-            responses = await self._rebuild_import(typed, vectors, batch_size)
-        else:
-            batches = [
-                (start, typed[start : start + batch_size])
-                for start in range(0, len(typed), batch_size)
-            ]
-            ids = [r.id for r, _ in typed if r.id is not None]
-            if len(set(ids)) < len(ids):  # a repeated id must replay its first write: in order
-                concurrency = 1
-            lanes = asyncio.Semaphore(max(1, concurrency))
-
-            async def one(start: int, batch: Any) -> list[RememberResponse]:
-                async with lanes:
-                    began = time.perf_counter()
-                    if vectors is None:
-                        embedded = await self._embed(
-                            [searchable_text(r.type, r.content) for r, _ in batch]
-                        )
-                    else:
-                        embedded = vectors[start : start + len(batch)]
-                    async with self._db.transaction("remember_many") as conn:
-                        return await write(
-                            conn,
-                            batch,
-                            embedded,
-                            now=self._clock(),
-                            result=self._results(began),
-                            copy=True,
-                        )
-
-            try:  # a failure cancels (rolls back) the batches still running
-                async with asyncio.TaskGroup() as group:
-                    tasks = [group.create_task(one(start, batch)) for start, batch in batches]
-            except ExceptionGroup as failed:
-                raise failed.exceptions[0] from None
-            responses = [response for task in tasks for response in task.result()]
         return responses
 
     async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
@@ -612,7 +447,7 @@ class PgVectorStore:
                     "SELECT pg_prewarm(format('%%I.%%I', %s::text, %s::text)::regclass)",
                     (self.schema, relation),
                 )
-                loaded[relation] = int((await _one(cursor))[0])
+                loaded[relation] = int((await one(cursor))[0])
         return loaded
 
     async def drop(self) -> None:
@@ -641,20 +476,6 @@ class PgVectorStore:
         """``_result`` for one operation's start time, for the write helpers."""
         return lambda count: self._result(count, started)
 
-    async def _audit(
-        self,
-        conn: Any,
-        operation: str,
-        agent_id: str,
-        ids: Sequence[str],
-        payload: Any,
-        *,
-        detail: dict[str, Any] | None = None,
-    ) -> None:
-        await insert_audit(
-            conn, audit_row(self._clock(), operation, agent_id, ids, payload, detail)
-        )
-
     async def _analyze(self) -> None:
         """Refresh planner and word statistics after a bulk import (skipped without the
         privilege: autovacuum will get there)."""
@@ -669,44 +490,6 @@ class PgVectorStore:
         self._sizes.stale = False
         if self._analyzing is None or self._analyzing.done():
             self._analyzing = asyncio.create_task(self._analyze(), name="ANALYZE memories")
-
-    # -- remember ----------------------------------------------------------------------------
-
-    async def _rebuild_import(
-        self,
-        typed: list[tuple[RememberRequest, dict[str, Any]]],
-        vectors: Vectors,
-        batch_size: int,
-    ) -> list[RememberResponse]:
-        started = time.perf_counter()
-        responses: list[RememberResponse] = []
-        async with self._db.transaction("remember_many") as conn:
-            cursor = await conn.execute("SELECT count(*) FROM memories WHERE state = 'active'")
-            rows = int((await _one(cursor))[0]) + len(typed)
-            # the graph must fit in maintenance_work_mem, or the build slows down many times
-            per_row = self.embedder.dimension * 4 + 16 * HNSW_M * 2 + 256
-            memory_mb = max(64, min(4096, rows * per_row * 3 // 2 // 2**20))
-            # both indexes are built once at the end: row by row, the GIN index (written
-            # through) made a 100k COPY ~20 % slower
-            await conn.execute("DROP INDEX memories_embedding")
-            await conn.execute("DROP INDEX memories_search")
-            for start in range(0, len(typed), batch_size):
-                responses.extend(
-                    await write(
-                        conn,
-                        typed[start : start + batch_size],
-                        vectors[start : start + batch_size],
-                        now=self._clock(),
-                        result=self._results(started),
-                        copy=True,
-                    )
-                )
-            await conn.execute(
-                "SELECT set_config('maintenance_work_mem', %s, true)", (f"{memory_mb}MB",)
-            )
-            await conn.execute(vector_index())
-            await conn.execute(keyword_index())
-        return responses
 
     # -- recall ------------------------------------------------------------------------------
 
@@ -772,21 +555,7 @@ class PgVectorStore:
                 (now, stale),
             )
 
-    # -- merge, governance, health -----------------------------------------------------------
-
-    async def _visible(
-        self, conn: Any, agent_id: str, ids: list[str], *, lock: bool = False
-    ) -> dict[str, dict[str, Any]]:
-        scope = merge_scope(DIALECT, agent_id, ids, self._clock())
-        async with conn.cursor(row_factory=dict_row) as cursor:
-            await cursor.execute(
-                f"SELECT {COLUMNS} FROM memories m WHERE {scope.sql} ORDER BY m.seq"
-                + (" FOR NO KEY UPDATE" if lock else ""),
-                scope.args,
-            )
-            found = {row["id"]: row for row in await cursor.fetchall()}
-        require_visible(agent_id, found, ids)
-        return found
+    # -- governance, health -----------------------------------------------------------
 
     async def _set_visible(
         self, agent_id: str, ids: list[str], from_state: str, operation: str
@@ -794,13 +563,9 @@ class PgVectorStore:
         if not ids:
             return []
         async with self._db.transaction(operation) as conn:
-            cursor = await conn.execute(
-                "UPDATE memories SET state = 'active', updated_at = %s "
-                "WHERE agent_id = %s AND state = %s AND id = ANY(%s) RETURNING seq, id",
-                (self._clock(), agent_id, from_state, ids),
+            done = await _changes.set_visible(
+                conn, agent_id, ids, from_state, operation, self._clock()
             )
-            done = [record_id for _, record_id in sorted(await cursor.fetchall())]
-            await self._audit(conn, operation, agent_id, done, {"agent_id": agent_id, "ids": ids})
         self._sizes.changed([agent_id])
         return done
 
@@ -823,32 +588,3 @@ class PgVectorStore:
 
 
 # -- helpers --------------------------------------------------------------------------------
-
-
-async def _one(cursor: Any) -> tuple[Any, ...]:
-    """The single row a query always returns."""
-    row = await cursor.fetchone()
-    if row is None:
-        raise StoreError("PostgreSQL returned no row where one is always expected")
-    return tuple(row)
-
-
-@functools.cache
-def _libpq_keywords() -> frozenset[str]:
-    """Every connection parameter the installed libpq knows (``dbname``, ``sslmode``, ...)."""
-    from psycopg import pq
-
-    return frozenset(option.keyword.decode() for option in pq.Conninfo.get_defaults())
-
-
-def _host(dsn: str) -> str:
-    return urlsplit(dsn).netloc.rpartition("@")[2]
-
-
-def _public_name(dsn: str, schema: str) -> str:
-    """``pgvector://host:port/database`` (plus the schema when not public): no user, no
-    password, no other connection options."""
-    parts = urlsplit(dsn)
-    where = parts.netloc.rpartition("@")[2]
-    name = f"pgvector://{where}{parts.path}"
-    return name if schema == "public" else f"{name}?schema={schema}"

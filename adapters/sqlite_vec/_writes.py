@@ -36,7 +36,7 @@ from mnemowire.models import (
 )
 
 __all__ = [
-    "Indexes",
+    "IndexWriter",
     "audit",
     "existing",
     "expire",
@@ -51,7 +51,7 @@ __all__ = [
 Result = Callable[[int], StoreResult]
 
 
-class Indexes:
+class IndexWriter:
     """The search indexes of visible records: the vec0 table, the keyword rows, the change log
     the in-memory index catches up from, and each agent's count of visible records.
 
@@ -158,7 +158,7 @@ def write_record(  # noqa: PLR0917 (a remember's parts, as the store has them)
     vector: Any,
     now: int,
     result: Result,
-    indexes: Indexes,
+    index: IndexWriter,
 ) -> RememberResponse:
     """Store a new record (its type-specific fields as sent: ``payload`` is the wire JSON)
     and index it unless it is staged for review."""
@@ -207,7 +207,7 @@ def write_record(  # noqa: PLR0917 (a remember's parts, as the store has them)
         ),
     )
     if not pending:
-        indexes.add(tx, cursor.lastrowid, fields, vector)
+        index.add(tx, cursor.lastrowid, fields, vector)
     detail = {"pending": True} if pending else None
     audit(tx, now, "remember", req.agent_id, [fields["id"]], payload, detail)
     return RememberResponse(
@@ -219,7 +219,7 @@ def write_record(  # noqa: PLR0917 (a remember's parts, as the store has them)
 
 
 def forget(
-    tx: Any, req: ForgetRequest, payload: dict[str, Any], now: int, indexes: Indexes
+    tx: Any, req: ForgetRequest, payload: dict[str, Any], now: int, index: IndexWriter
 ) -> list[str]:
     """Hide or erase what the request reaches ([forget.scope]); returns the ids it named or
     matched (a hard delete also erases what was merged into them: [forget.soft])."""
@@ -234,7 +234,7 @@ def forget(
     absorbed = _merged_into(tx, req.agent_id, ids) if hard else []
     for rowid, _, state in [*targets, *absorbed]:
         if state == "active":
-            indexes.remove(tx, rowid, req.agent_id)
+            index.remove(tx, rowid, req.agent_id)
         if hard:
             tx.execute("DELETE FROM memories WHERE rowid = ?", (rowid,))
         else:
@@ -292,7 +292,7 @@ def merge(  # noqa: PLR0917 (a merge's parts, as the store has them)
     payload: dict[str, Any],
     plan: MergePlan,
     now: int,
-    indexes: Indexes,
+    index: IndexWriter,
 ) -> None:
     """Apply ``plan``, unless a record changed since it was made ([merge.strategies])."""
     current = merge_targets(tx, req, now)
@@ -313,13 +313,13 @@ def merge(  # noqa: PLR0917 (a merge's parts, as the store has them)
             ),
         )
         if vector is not None:
-            indexes.remove(tx, canonical["rowid"], req.agent_id)
-            indexes.add(tx, canonical["rowid"], {**canonical, **plan.update}, vector)
+            index.remove(tx, canonical["rowid"], req.agent_id)
+            index.add(tx, canonical["rowid"], {**canonical, **plan.update}, vector)
     else:
         tx.execute("UPDATE memories SET updated_at = ? WHERE rowid = ?", (now, canonical["rowid"]))
     for duplicate in req.duplicates:
         rowid = current[duplicate]["rowid"]
-        indexes.remove(tx, rowid, req.agent_id)
+        index.remove(tx, rowid, req.agent_id)
         tx.execute(
             "UPDATE memories SET state = 'merged', merged_into = ?, updated_at = ? WHERE rowid = ?",
             (req.canonical, now, rowid),
@@ -332,7 +332,7 @@ def merge(  # noqa: PLR0917 (a merge's parts, as the store has them)
 
 
 def expire(
-    tx: Any, req: ExpireRequest, payload: dict[str, Any], now: int, indexes: Indexes
+    tx: Any, req: ExpireRequest, payload: dict[str, Any], now: int, index: IndexWriter
 ) -> list[str]:
     """Apply the policy's action to what it matches ([expire.policy]); returns their ids.
     Demote sets the factor (it never compounds)."""
@@ -350,7 +350,7 @@ def expire(
                 (req.demote_factor, found["rowid"]),
             )
             continue
-        indexes.remove(tx, found["rowid"], req.agent_id)
+        index.remove(tx, found["rowid"], req.agent_id)
         state = "deleted" if req.action == "forget" else "archived"
         tx.execute(
             "UPDATE memories SET state = ?, updated_at = ? WHERE rowid = ?",
@@ -368,7 +368,7 @@ def set_visible(  # noqa: PLR0917 (the store's approve and restore, one statemen
     from_state: str,
     operation: str,
     now: int,
-    indexes: Indexes,
+    index: IndexWriter,
 ) -> list[str]:
     """Make the agent's records in ``from_state`` among ``ids`` visible again; their ids."""
     rows = tx.execute(
@@ -382,7 +382,7 @@ def set_visible(  # noqa: PLR0917 (the store's approve and restore, one statemen
             "UPDATE memories SET state = 'active', updated_at = ? WHERE rowid = ?",
             (now, found["rowid"]),
         )
-        indexes.add(tx, found["rowid"], found, np.frombuffer(row[-1], np.float32))
+        index.add(tx, found["rowid"], found, np.frombuffer(row[-1], np.float32))
     done = [row[1] for row in rows]
     audit(tx, now, operation, agent_id, done, {"agent_id": agent_id, "ids": ids})
     return done

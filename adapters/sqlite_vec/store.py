@@ -129,7 +129,7 @@ class SqliteVecStore:
             raise ConfigError(f"accelerate_above must be >= 0, not {accelerate_above!r}")
         self._accelerate_above = accelerate_above
         self._indexes = IndexCache(embedder.dimension, int(index_budget_mb * 2**20), NEVER)
-        self._index = _writes.Indexes()
+        self._index = _writes.IndexWriter()
         self._setup = EmbedderSetup(embedder)
         #: recall times not written yet, record id -> epoch ms (see ``_track_recalls``)
         self._recalled: dict[str, int] = {}
@@ -364,20 +364,18 @@ class SqliteVecStore:
         """Write a batch in one transaction, each request replaying its id if known."""
         self._index.bulk = [] if len(batch) > 1 else None
         out = []
+
+        def result(count: int) -> StoreResult:
+            return self._result(count, started)
+
         try:
             with self._db.transaction() as tx:
                 for (req, payload), vector in zip(batch, vectors, strict=True):
-                    replay = _writes.existing(tx, req, self._result(0, started))
+                    replay = _writes.existing(tx, req, result(0))
                     out.append(
                         replay
                         or _writes.write_record(
-                            tx,
-                            req,
-                            payload,
-                            vector,
-                            self._clock(),
-                            lambda count: self._result(count, started),
-                            self._index,
+                            tx, req, payload, vector, self._clock(), result, self._index
                         )
                     )
                 self._index.flush(tx)

@@ -27,15 +27,7 @@ the keyword rules (which words are indexed, searched and how matches rank).
 from mnemowire.filters import matches, operators_of
 from mnemowire.fusion import rrf
 from mnemowire.kit._basics import checked, digest, elapsed_ms, new_id, now_ms, to_wire
-from mnemowire.kit._capabilities import (
-    expire_needs,
-    forget_needs,
-    missing_reason,
-    needs,
-    recall_needs,
-    refuse_undeclared,
-    remember_needs,
-)
+from mnemowire.kit._capabilities import missing_reason, needs, refuse_undeclared
 from mnemowire.kit._records import (
     HIT_RECORD_FIELDS,
     TYPE_FIELDS,
@@ -79,8 +71,6 @@ __all__ = [
     "digest",
     "elapsed_ms",
     "embed",
-    "expire_needs",
-    "forget_needs",
     "forget_states",
     "id_taken",
     "integer",
@@ -93,10 +83,8 @@ __all__ = [
     "operators_of",
     "query_embedding",
     "recall_answer",
-    "recall_needs",
     "record_fields",
     "refuse_undeclared",
-    "remember_needs",
     "replay",
     "require_visible",
     "rrf",

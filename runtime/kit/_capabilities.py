@@ -3,93 +3,65 @@ router routes by and a store refuses by, so the two can never disagree."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mnemowire.errors import UnsupportedError
 from mnemowire.models import EXPIRE_REQUEST_DEFAULTS, Capabilities, Capability, ExpireAction
 
-__all__ = [
-    "expire_needs",
-    "forget_needs",
-    "missing_reason",
-    "needs",
-    "recall_needs",
-    "refuse_undeclared",
-    "remember_needs",
-]
+__all__ = ["missing_reason", "needs", "refuse_undeclared"]
 
 
-def remember_needs(payload: Mapping[str, Any]) -> list[str]:
-    """What holding this write needs: its memory type, ``client_ids`` (a store that cannot keep
-    a router's id would hold a copy that forget and merge never reach), and what its options
-    ask for."""
-    needs = [str(payload["type"]), Capability.CLIENT_IDS.value]
-    if payload.get("user_id") is not None:
-        needs.append(Capability.USER_SCOPE.value)
-    if payload.get("approval_required"):
-        needs.append(Capability.GOVERNANCE.value)
-    if payload.get("expires_at") is not None:
-        needs.append(Capability.EXPIRY.value)
-    return needs
-
-
-def recall_needs(payload: Mapping[str, Any]) -> list[str]:
-    """What honouring every recall option needs (a type the store does not hold matches
-    nothing there; a router routes types separately)."""
-    needs = []
-    if payload.get("user_id") is not None:
-        needs.append(Capability.USER_SCOPE.value)
-    if payload.get("filter"):
-        needs.append(Capability.METADATA_FILTER.value)
-    if payload.get("fresher_than_days") is not None:
-        needs.append(Capability.FRESHNESS.value)
-    return needs
-
-
-def forget_needs(payload: Mapping[str, Any]) -> list[str]:
-    needs = [Capability.FORGET.value]
-    if payload.get("hard_delete"):
-        needs.append(Capability.HARD_DELETE.value)
-    if payload.get("filter"):
-        needs.append(Capability.METADATA_FILTER.value)
-    if payload.get("user_id") is not None:
-        needs.append(Capability.USER_SCOPE.value)
-    return needs
-
-
-def merge_needs(payload: Mapping[str, Any]) -> list[str]:
-    return [Capability.MERGE.value]
-
-
-def expire_needs(payload: Mapping[str, Any]) -> list[str]:
-    """An expire whose policy names a type only concerns stores holding that type."""
-    needs = [Capability.EXPIRE.value]
-    policy = payload["policy"]
-    if policy.get("type") is not None:
-        needs.append(str(policy["type"]))
-    if policy.get("no_recall_in_days") is not None:
-        needs.append(Capability.RECALL_TRACKING.value)
-    action = payload.get("action", EXPIRE_REQUEST_DEFAULTS["action"])
-    if action in (ExpireAction.DEMOTE, ExpireAction.ARCHIVE):
-        needs.append(str(action))
-    if payload.get("user_id") is not None:
-        needs.append(Capability.USER_SCOPE.value)
-    return needs
-
-
-_NEEDS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
-    "remember": remember_needs,
-    "recall": recall_needs,
-    "forget": forget_needs,
-    "merge": merge_needs,
-    "expire": expire_needs,
+#: per operation, the request options that need a capability when asked for (set, not null,
+#: not false, not an empty filter), and that capability
+_OPTIONS: dict[str, tuple[tuple[str, Capability], ...]] = {
+    "remember": (
+        ("user_id", Capability.USER_SCOPE),
+        ("approval_required", Capability.GOVERNANCE),
+        ("expires_at", Capability.EXPIRY),
+    ),
+    "recall": (
+        ("user_id", Capability.USER_SCOPE),
+        ("filter", Capability.METADATA_FILTER),
+        ("fresher_than_days", Capability.FRESHNESS),
+    ),
+    "forget": (
+        ("hard_delete", Capability.HARD_DELETE),
+        ("filter", Capability.METADATA_FILTER),
+        ("user_id", Capability.USER_SCOPE),
+    ),
+    "merge": (),
+    "expire": (("user_id", Capability.USER_SCOPE),),
 }
 
 
 def needs(operation: str, payload: Mapping[str, Any]) -> list[str]:
-    """The capabilities serving ``operation`` with this request (wire JSON) needs."""
-    return _NEEDS[operation](payload)
+    """The capabilities serving ``operation`` with this request (wire JSON) needs.
+
+    A remember needs its memory type and ``client_ids`` (a store that cannot keep a router's
+    id would hold a copy that forget and merge never reach); forget, merge and expire need the
+    operation; an expire whose policy names a type only concerns stores holding that type. A
+    recall's types are not needs: a type a store does not hold matches nothing there (a router
+    routes types separately)."""
+    if operation == "remember":
+        out = [str(payload["type"]), Capability.CLIENT_IDS.value]
+    else:
+        out = [] if operation == "recall" else [operation]
+    out += [c.value for option, c in _OPTIONS[operation] if _asked(payload.get(option))]
+    if operation == "expire":
+        policy = payload["policy"]
+        if policy.get("type") is not None:
+            out.append(str(policy["type"]))
+        if policy.get("no_recall_in_days") is not None:
+            out.append(Capability.RECALL_TRACKING.value)
+        action = payload.get("action", EXPIRE_REQUEST_DEFAULTS["action"])
+        if action in (ExpireAction.DEMOTE, ExpireAction.ARCHIVE):
+            out.append(str(action))
+    return out
+
+
+def _asked(value: Any) -> bool:
+    return value is not None and value is not False and value != {}
 
 
 def missing_reason(capabilities: Iterable[str], needed: Iterable[str]) -> str | None:

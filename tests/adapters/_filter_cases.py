@@ -8,7 +8,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from mnemowire.filters import OPERATORS
+from mnemowire.models import FILTER_OPERATORS_FIELDS
 
 __all__ = ["EDGE_CASES", "FILTERS", "METADATA", "SAFE"]
 
@@ -49,7 +49,7 @@ def _operator(op: str) -> st.SearchStrategy[Any]:
 
 CONDITIONS = st.one_of(
     FILTER_SCALARS,
-    st.sets(st.sampled_from(OPERATORS), min_size=1, max_size=3).flatmap(
+    st.sets(st.sampled_from(FILTER_OPERATORS_FIELDS), min_size=1, max_size=3).flatmap(
         lambda ops: st.fixed_dictionaries({op: _operator(op) for op in sorted(ops)})
     ),
 )
