@@ -40,6 +40,24 @@ async def test_a_hard_deleted_id_is_never_reused_by_anyone(
     assert await recalled(store, "passport") == []
 
 
+async def test_a_bulk_import_repeating_an_id_is_held_to_the_same_rule(
+    make_store: StoreFactory, snapshot: Snapshot
+) -> None:
+    """[remember.id] inside one bulk import: an id repeated by the same writer replays its
+    first occurrence; repeated by another user of the agent it is a conflict, and the import
+    stores nothing."""
+    store = make_store()
+    first = {"agent_id": "a", "user_id": "u1", "id": "b1", "type": "semantic", "content": "tea"}
+    await store.remember({"agent_id": "z", "type": "semantic", "content": "another agent"})
+    before = snapshot()
+    with pytest.raises(ConflictError):
+        await store.inner.remember_many([first, {**first, "user_id": "u2"}])
+    assert snapshot() == before
+    assert await recalled(store, "tea") == []
+    written, again = await store.inner.remember_many([first, first])
+    assert (written.id, written.replayed, again.id, again.replayed) == ("b1", None, "b1", True)
+
+
 async def test_a_replay_is_the_same_writers_and_another_users_is_a_conflict(
     make_store: StoreFactory, snapshot: Snapshot
 ) -> None:
