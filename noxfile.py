@@ -31,7 +31,7 @@ ADAPTERS = [
 ]
 #: certified against a local PostgreSQL the session starts: (name, URL options, fuzz options)
 SERVER_ADAPTERS = [("pgvector", "schema=conformance", "schema=conformance_fuzz&embedder=hash:64")]
-PG_SERVER = ["python", "-m", "mnemowire.tools.postgres"]
+PG_SERVER = ["python", "-m", "mnemowire.apps.tools.postgres"]
 
 
 def toolchains(session: nox.Session) -> None:

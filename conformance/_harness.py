@@ -1,7 +1,9 @@
 """The check registry and the runner: one generic loop, each check an async function.
 
-A check gets a :class:`Harness` around a fresh store. The harness validates every response the
-store returns against the spec (a store that answers with an invalid message fails whatever check
+A check gets a :class:`Harness` around a fresh store. Requests reach the store the way every
+client's do: parsed at the validating boundary (``mnemowire.layers.validating``), so the store is
+handed generated models. Its answers are the harness's to judge, raw: it validates every
+response against the spec (a store that answers with an invalid message fails whatever check
 was running), mints agent ids no other check uses, and turns the outcome into PASS, FAIL, SKIP
 (a capability the store does not declare) or ERROR (the store raised something that is not a
 spec error: a crash).
@@ -22,7 +24,22 @@ from typing import Any, Literal
 from mnemowire import spec
 from mnemowire.errors import MnemowireError
 from mnemowire.kit import now_ms, to_wire
-from mnemowire.protocol import MemoryStore
+from mnemowire.layers.validating import parse_request
+from mnemowire.models import (
+    Capabilities,
+    ExpireRequest,
+    ExpireResponse,
+    ForgetRequest,
+    ForgetResponse,
+    Health,
+    MergeRequest,
+    MergeResponse,
+    RecallRequest,
+    RecallResponse,
+    RememberRequest,
+    RememberResponse,
+)
+from mnemowire.protocol import MemoryStore, QueryVector
 
 __all__ = [
     "CHECKS",
@@ -115,6 +132,48 @@ def check(
     return register
 
 
+class Parsed:
+    """The store under test behind the boundary's request parser: checks send spec JSON, the
+    store gets generated models, and a refused request never reaches it. Unlike the facade,
+    answers and crashes pass through raw, for the harness to judge and report; ``inner`` is
+    the store itself."""
+
+    def __init__(self, inner: MemoryStore) -> None:
+        self.inner = inner
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def capabilities(self) -> Capabilities:
+        return self.inner.capabilities()
+
+    async def health(self) -> Health:
+        return await self.inner.health()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def remember(self, request: Any) -> RememberResponse:
+        return await self.inner.remember(parse_request(RememberRequest, request))
+
+    async def recall(
+        self, request: Any, *, query_vector: QueryVector | None = None
+    ) -> RecallResponse:
+        return await self.inner.recall(
+            parse_request(RecallRequest, request), query_vector=query_vector
+        )
+
+    async def forget(self, request: Any) -> ForgetResponse:
+        return await self.inner.forget(parse_request(ForgetRequest, request))
+
+    async def merge(self, request: Any) -> MergeResponse:
+        return await self.inner.merge(parse_request(MergeRequest, request))
+
+    async def expire(self, request: Any) -> ExpireResponse:
+        return await self.inner.expire(parse_request(ExpireRequest, request))
+
+
 class Harness:
     """What a check sees: the store (every response validated), fresh ids, and helpers."""
 
@@ -205,8 +264,9 @@ async def _run_one(factory: StoreFactory, item: Check, options: RunOptions) -> O
         return Outcome(item, status, reason, reproducer, elapsed)
 
     harness: Harness | None = None
+    factory = _parsed(factory)
     try:
-        async with _opened(factory) as store:
+        async with factory() as store:
             harness = Harness(store, item.id, factory=factory, options=options)
             missing = sorted(item.needs - harness.capabilities)
             if missing:
@@ -236,10 +296,15 @@ def _trail(harness: Harness | None) -> str | None:
     )
 
 
-@contextlib.asynccontextmanager
-async def _opened(factory: StoreFactory) -> AsyncIterator[MemoryStore]:
-    async with factory() as store:
-        yield store
+def _parsed(factory: StoreFactory) -> StoreFactory:
+    """``factory``'s stores behind the request parser (:class:`Parsed`)."""
+
+    @contextlib.asynccontextmanager
+    async def opened() -> AsyncIterator[MemoryStore]:
+        async with factory() as store:
+            yield Parsed(store)
+
+    return opened
 
 
 @dataclass

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from mnemowire.conformance._harness import StoreFactory
 from mnemowire.kit import to_wire
@@ -17,6 +19,7 @@ from mnemowire.models import (
     Capabilities,
     ExpireResponse,
     ForgetResponse,
+    MemoryType,
     RecallHit,
     RecallResponse,
     RememberResponse,
@@ -25,9 +28,17 @@ from mnemowire.protocol import MemoryStore
 
 __all__ = ["DEFECTS", "broken"]
 
+M = TypeVar("M", bound=BaseModel)
 
-def _wire(request: Any) -> dict[str, Any]:
-    return dict(request) if isinstance(request, dict) else to_wire(request)
+
+def _wire(request: BaseModel) -> dict[str, Any]:
+    return to_wire(request)
+
+
+def _as(request: M, body: dict[str, Any]) -> M:
+    """``body`` (``request``'s wire JSON, broken) as the same kind of model, unchecked: what a
+    store could do to a request it was handed."""
+    return type(request).model_validate(body)
 
 
 class _Broken:
@@ -51,7 +62,7 @@ class IgnoresUser(_Broken):
     async def recall(self, request: Any, **kwargs: Any) -> RecallResponse:
         body = _wire(request)
         body.pop("user_id", None)
-        return await self.inner.recall(body, **kwargs)
+        return await self.inner.recall(_as(request, body), **kwargs)
 
 
 class LeaksPending(_Broken):
@@ -60,7 +71,7 @@ class LeaksPending(_Broken):
     async def remember(self, request: Any) -> RememberResponse:
         body = _wire(request)
         pending = bool(body.pop("approval_required", False))
-        response = await self.inner.remember(body)
+        response = await self.inner.remember(_as(request, body))
         return response.model_copy(update={"pending_approval": pending})
 
 
@@ -69,9 +80,6 @@ class ForgetNoop(_Broken):
 
     async def forget(self, request: Any) -> ForgetResponse:
         body = _wire(request)
-        from mnemowire import spec
-
-        spec.check("forget.request", body)
         return ForgetResponse(
             forgotten_ids=list(body.get("ids", [])),
             stores=[],
@@ -97,10 +105,10 @@ class OtherAgents(_Broken):
 
     async def recall(self, request: Any, **kwargs: Any) -> RecallResponse:
         body = _wire(request)
-        response = await self.inner.recall(body, **kwargs)
+        response = await self.inner.recall(_as(request, body), **kwargs)
         extra: list[RecallHit] = []
         for agent in sorted(self.agents - {body["agent_id"]}):
-            other = await self.inner.recall({**body, "agent_id": agent}, **kwargs)
+            other = await self.inner.recall(_as(request, {**body, "agent_id": agent}), **kwargs)
             extra.extend(other.results)
         limit = body.get("k", 5)
         return response.model_copy(update={"results": [*response.results, *extra][:limit]})
@@ -122,14 +130,14 @@ class DropsMetadata(_Broken):
     async def remember(self, request: Any) -> RememberResponse:
         body = _wire(request)
         body.pop("metadata", None)
-        return await self.inner.remember(body)
+        return await self.inner.remember(_as(request, body))
 
 
 class IgnoresK(_Broken):
     """recall returns up to 1000 results whatever k says."""
 
     async def recall(self, request: Any, **kwargs: Any) -> RecallResponse:
-        return await self.inner.recall({**_wire(request), "k": 1000}, **kwargs)
+        return await self.inner.recall(_as(request, {**_wire(request), "k": 1000}), **kwargs)
 
 
 class Unsorted(_Broken):
@@ -141,13 +149,22 @@ class Unsorted(_Broken):
 
 
 class MatchesEverything(_Broken):
-    """expire without a policy predicate matches every record instead of refusing."""
+    """expire cannot evaluate confidence_below and matches every record of the agent instead
+    (an empty policy, the old way to match everything, never reaches a store: the boundary
+    refuses it)."""
 
     async def expire(self, request: Any) -> ExpireResponse:
         body = _wire(request)
-        if not body.get("policy"):
-            body["policy"] = {"older_than_days": 0}
-        return await self.inner.expire(body)
+        if "confidence_below" not in body["policy"]:
+            return await self.inner.expire(request)
+        declared = set(self.inner.capabilities().capabilities)
+        answers = [
+            await self.inner.expire(_as(request, {**body, "policy": {"type": str(kind)}}))
+            for kind in MemoryType
+            if kind in declared
+        ]
+        ids = [i for answer in answers for i in answer.matched_ids or ()]
+        return answers[0].model_copy(update={"matched_count": len(ids), "matched_ids": ids})
 
 
 class ForgetsEveryone(_Broken):
@@ -156,7 +173,7 @@ class ForgetsEveryone(_Broken):
     async def forget(self, request: Any) -> ForgetResponse:
         body = _wire(request)
         body.pop("user_id", None)
-        return await self.inner.forget(body)
+        return await self.inner.forget(_as(request, body))
 
 
 class DemoteCompounds(_Broken):
@@ -173,7 +190,7 @@ class DemoteCompounds(_Broken):
             key = body["agent_id"]
             self.applied[key] = self.applied.get(key, 1.0) * factor
             body["demote_factor"] = self.applied[key]
-        return await self.inner.expire(body)
+        return await self.inner.expire(_as(request, body))
 
 
 class InvalidResponses(_Broken):
@@ -194,7 +211,7 @@ class NoClientIds(_Broken):
     async def remember(self, request: Any) -> RememberResponse:
         body = _wire(request)
         body.pop("id", None)
-        return await self.inner.remember(body)
+        return await self.inner.remember(_as(request, body))
 
 
 class ExpireIgnoresUser(_Broken):
@@ -203,7 +220,7 @@ class ExpireIgnoresUser(_Broken):
     async def expire(self, request: Any) -> ExpireResponse:
         body = _wire(request)
         body.pop("user_id", None)
-        return await self.inner.expire(body)
+        return await self.inner.expire(_as(request, body))
 
 
 class EmptyTypesMatchNothing(_Broken):
@@ -211,7 +228,7 @@ class EmptyTypesMatchNothing(_Broken):
 
     async def recall(self, request: Any, **kwargs: Any) -> RecallResponse:
         body = _wire(request)
-        response = await self.inner.recall(body, **kwargs)
+        response = await self.inner.recall(_as(request, body), **kwargs)
         if body.get("types") == []:
             return response.model_copy(update={"results": []})
         return response

@@ -1,8 +1,10 @@
 """The MemoryStore protocol: what every backend adapter, and the router, implements.
 
-A store takes the spec's requests as the generated models (``mnemowire.models``) or as their
-JSON objects (dicts, as they arrive off the wire: the store validates either against the spec),
-and returns the generated response models; it never invents types of its own. The surface is
+A store takes the spec's requests as the generated models (``mnemowire.models``) and returns
+the generated response models; it never invents types of its own. It does not validate: a
+request is validated once, at the boundary where it enters (``mnemowire.layers.validating``,
+which the facade, the CLI, the harness and every transport go through), and a store trusts
+the model it is handed. The surface is
 as small as the spec: one async method per operation, plus ``health`` and ``capabilities``.
 What a store may offer beyond that is an optional protocol of its own, each tied to the
 capability that promises it: ``GraphStore`` (``graph``), ``ReviewStore`` (``governance``),
@@ -75,25 +77,25 @@ class MemoryStore(Protocol):
         """Name reported in ``stores[]`` (a URL without credentials, or a configured name)."""
         ...
 
-    async def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
+    async def remember(self, request: RememberRequest) -> RememberResponse:
         """Store one memory; see docs/spec/v0.md#remember.write."""
         ...
 
     async def recall(
-        self, request: RecallRequest | dict[str, Any], *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryVector | None = None
     ) -> RecallResponse:
         """Return the best visible matches, best first; see docs/spec/v0.md#recall.scope."""
         ...
 
-    async def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
+    async def forget(self, request: ForgetRequest) -> ForgetResponse:
         """Hide (or erase) records by id and/or filter; see docs/spec/v0.md#forget.scope."""
         ...
 
-    async def merge(self, request: MergeRequest | dict[str, Any]) -> MergeResponse:
+    async def merge(self, request: MergeRequest) -> MergeResponse:
         """Collapse duplicates into a canonical record; see docs/spec/v0.md#merge.strategies."""
         ...
 
-    async def expire(self, request: ExpireRequest | dict[str, Any]) -> ExpireResponse:
+    async def expire(self, request: ExpireRequest) -> ExpireResponse:
         """Apply a retention policy; see docs/spec/v0.md#expire.policy."""
         ...
 
@@ -132,13 +134,13 @@ class GraphStore(Protocol):
 
 @runtime_checkable
 class BulkStore(Protocol):
-    """Optional extra: bulk import. Every request is validated before any is written (one bad
-    request stores nothing); ``vectors`` (one row per request, from the store's embedder)
-    skips the embedding."""
+    """Optional extra: bulk import. The boundary validates every request before the store sees
+    any (one bad request stores nothing); ``vectors`` (one row per request, from the store's
+    embedder) skips the embedding."""
 
     async def remember_many(
         self,
-        requests: Sequence[RememberRequest | dict[str, Any]],
+        requests: Sequence[RememberRequest],
         *,
         batch_size: int = ...,
         vectors: Vectors | None = None,

@@ -43,8 +43,8 @@ TIERS = {
         "mnemowire.models",
         "mnemowire.registry",
     ),
-    "layers": ("mnemowire.router", "mnemowire._routing", "mnemowire._recall", "mnemowire.memory"),
-    "applications": ("mnemowire.cli", "mnemowire.bench", "mnemowire.demo", "mnemowire.tools"),
+    "layers": ("mnemowire.layers",),
+    "applications": ("mnemowire.apps",),
     "adapters": ("mnemowire.adapters",),
     "conformance": ("mnemowire.conformance",),
     "codegen": ("mnemowire.codegen",),
@@ -59,7 +59,8 @@ ADAPTER_MAY_IMPORT = (
     "mnemowire.embedders",
 )
 #: what the conformance harness may import besides itself: it certifies any store through the
-#: protocol, validates what it gets against the spec, and opens a store by URL
+#: protocol, sends its requests through the validating boundary (as every client's arrive),
+#: validates what it gets against the spec, and opens a store by URL
 CONFORMANCE_MAY_IMPORT = (
     "mnemowire",
     "mnemowire.kit",
@@ -68,9 +69,10 @@ CONFORMANCE_MAY_IMPORT = (
     "mnemowire.errors",
     "mnemowire.spec",
     "mnemowire.registry",
+    "mnemowire.layers.validating",
 )
 #: the one run-time module that reaches the build-time codegen: `mnemowire codegen`
-CODEGEN_COMMAND = "mnemowire.cli._codegen"
+CODEGEN_COMMAND = "mnemowire.apps.cli._codegen"
 
 
 def _within(module: str, prefixes: Iterable[str]) -> bool:
@@ -122,34 +124,34 @@ RULES = [
     Rule(
         "adapters import only the kit, protocol, models, errors and embedders",
         _adapter_reach,
-        ("mnemowire.adapters.sqlite_vec.store", "from mnemowire._routing import call_child"),
+        ("mnemowire.adapters.sqlite_vec.store", "from mnemowire.layers._routing import call_child"),
     ),
     Rule(
         "the kernel imports no layer, adapter, application or harness",
         lambda s, t: (
             tier(s) == "kernel" and tier(t) in {"layers", "adapters", "applications", "conformance"}
         ),
-        ("mnemowire.kit", "def f():\n    from mnemowire.router import MemoryRouter\n"),
+        ("mnemowire.kit", "def f():\n    from mnemowire.layers.router import MemoryRouter\n"),
     ),
     Rule(
         "layers never import adapters, applications or the harness",
         lambda s, t: tier(s) == "layers" and tier(t) in {"adapters", "applications", "conformance"},
-        ("mnemowire.router", "import mnemowire.adapters.pgvector.store"),
+        ("mnemowire.layers.router", "import mnemowire.adapters.pgvector.store"),
     ),
     Rule(
         "nothing imports the applications",
         lambda s, t: tier(s) != "applications" and tier(t) == "applications",
-        ("mnemowire.adapters.pgvector.store", "from mnemowire.tools import postgres"),
+        ("mnemowire.adapters.pgvector.store", "from mnemowire.apps.tools import postgres"),
     ),
     Rule(
-        "conformance imports only protocol, kit, models, errors, spec, registry",
+        "conformance imports only protocol, kit, models, errors, spec, registry, the boundary",
         _conformance_reach,
-        ("mnemowire.conformance.checks", "from mnemowire.router import MemoryRouter"),
+        ("mnemowire.conformance.checks", "from mnemowire.layers.router import MemoryRouter"),
     ),
     Rule(
         "codegen is build-time: only `mnemowire codegen` imports it",
         lambda s, t: tier(s) != "codegen" and tier(t) == "codegen" and s != CODEGEN_COMMAND,
-        ("mnemowire.memory", "from mnemowire.codegen import generate"),
+        ("mnemowire.layers.memory", "from mnemowire.codegen import generate"),
     ),
     Rule(
         "nothing imports tests",

@@ -51,7 +51,6 @@ from mnemowire.kit import (
     EmbedderSetup,
     MergePlan,
     bulk_requests,
-    checked,
     declare,
     elapsed_ms,
     embed,
@@ -61,6 +60,7 @@ from mnemowire.kit import (
     search_depth,
     searchable_text,
     store_result,
+    to_wire,
 )
 from mnemowire.kit.keywords import keyword_terms, rare_terms
 from mnemowire.models import (
@@ -225,8 +225,8 @@ class PgVectorStore:
 
     # -- the five operations -----------------------------------------------------------------
 
-    async def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
-        req, payload = checked("remember.request", request, RememberRequest)
+    async def remember(self, request: RememberRequest) -> RememberResponse:
+        req, payload = request, to_wire(request)
         await self._setup()
         started = time.perf_counter()
         if req.id is not None:
@@ -244,11 +244,11 @@ class PgVectorStore:
 
     async def recall(
         self,
-        request: RecallRequest | dict[str, Any],
+        request: RecallRequest,
         *,
         query_vector: QueryVector | None = None,
     ) -> RecallResponse:
-        req, payload = checked("recall.request", request, RecallRequest)
+        req, payload = request, to_wire(request)
         await self._setup()
         started = time.perf_counter()
         vector = await query_embedding(self.embedder, req.query, query_vector)
@@ -277,8 +277,8 @@ class PgVectorStore:
             self._result(len(top), started),
         )
 
-    async def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
-        req, payload = checked("forget.request", request, ForgetRequest)
+    async def forget(self, request: ForgetRequest) -> ForgetResponse:
+        req, payload = request, to_wire(request)
         started = time.perf_counter()
         async with self._db.transaction("forget") as conn:
             ids = await _changes.forget(conn, req, payload, self._clock())
@@ -290,8 +290,8 @@ class PgVectorStore:
             pending_approval=False,
         )
 
-    async def merge(self, request: MergeRequest | dict[str, Any]) -> MergeResponse:
-        req, payload = checked("merge.request", request, MergeRequest)
+    async def merge(self, request: MergeRequest) -> MergeResponse:
+        req, payload = request, to_wire(request)
         await self._setup()
         started = time.perf_counter()
         MergePlan.refuse_self_merge(req)
@@ -309,8 +309,8 @@ class PgVectorStore:
             stores=[self._result(1 + len(req.duplicates), started)],
         )
 
-    async def expire(self, request: ExpireRequest | dict[str, Any]) -> ExpireResponse:
-        req, payload = checked("expire.request", request, ExpireRequest)
+    async def expire(self, request: ExpireRequest) -> ExpireResponse:
+        req, payload = request, to_wire(request)
         started = time.perf_counter()
         async with self._db.transaction("expire") as conn:
             ids = await _changes.expire(conn, req, payload, self._clock())
@@ -341,14 +341,15 @@ class PgVectorStore:
 
     async def remember_many(
         self,
-        requests: Sequence[RememberRequest | dict[str, Any]],
+        requests: Sequence[RememberRequest],
         *,
         batch_size: int = 1000,
         vectors: Vectors | None = None,
         rebuild_index: bool = False,
         concurrency: int = 1,
     ) -> list[RememberResponse]:
-        """Bulk import: every request is validated first (one bad request stores nothing),
+        """Bulk import (the boundary validates every request before this sees any, so one bad
+        request stores nothing): the vectors are checked first,
         then each batch is embedded (outside any transaction) and written with COPY in one
         transaction. A backend failure mid-import keeps the batches already committed.
 

@@ -32,7 +32,6 @@ from mnemowire.kit import (
     EmbedderSetup,
     MergePlan,
     bulk_requests,
-    checked,
     declare,
     elapsed_ms,
     embed,
@@ -44,6 +43,7 @@ from mnemowire.kit import (
     searchable_text,
     store_result,
     text,
+    to_wire,
     url_options,
 )
 from mnemowire.models import (
@@ -183,8 +183,8 @@ class SqliteVecStore:
 
     # -- the five operations -----------------------------------------------------------------
 
-    async def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
-        req, payload = checked("remember.request", request, RememberRequest)
+    async def remember(self, request: RememberRequest) -> RememberResponse:
+        req, payload = request, to_wire(request)
         await self._setup()
         started = time.perf_counter()
         if req.id is not None:
@@ -197,25 +197,24 @@ class SqliteVecStore:
 
     async def recall(
         self,
-        request: RecallRequest | dict[str, Any],
+        request: RecallRequest,
         *,
         query_vector: QueryVector | None = None,
     ) -> RecallResponse:
-        req, _ = checked("recall.request", request, RecallRequest)
         await self._setup()
         started = time.perf_counter()
-        vector = await query_embedding(self.embedder, req.query, query_vector)
-        answer = self._recall_inline(req, vector, started)
+        vector = await query_embedding(self.embedder, request.query, query_vector)
+        answer = self._recall_inline(request, vector, started)
         if answer is not None:
             return answer
-        return await self._call(self._recall, req, vector, started)
+        return await self._call(self._recall, request, vector, started)
 
-    async def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
-        req, payload = checked("forget.request", request, ForgetRequest)
+    async def forget(self, request: ForgetRequest) -> ForgetResponse:
+        req, payload = request, to_wire(request)
         return await self._call(self._forget, req, payload, time.perf_counter())
 
-    async def merge(self, request: MergeRequest | dict[str, Any]) -> MergeResponse:
-        req, payload = checked("merge.request", request, MergeRequest)
+    async def merge(self, request: MergeRequest) -> MergeResponse:
+        req, payload = request, to_wire(request)
         await self._setup()
         started = time.perf_counter()
         plan = await self._call(self._plan_merge, req)
@@ -223,8 +222,8 @@ class SqliteVecStore:
             plan.vector = (await self._embed([plan.new_text]))[0]
         return await self._call(self._merge, req, payload, plan, started)
 
-    async def expire(self, request: ExpireRequest | dict[str, Any]) -> ExpireResponse:
-        req, payload = checked("expire.request", request, ExpireRequest)
+    async def expire(self, request: ExpireRequest) -> ExpireResponse:
+        req, payload = request, to_wire(request)
         return await self._call(self._expire, req, payload, time.perf_counter())
 
     async def health(self) -> Health:
@@ -244,12 +243,13 @@ class SqliteVecStore:
 
     async def remember_many(
         self,
-        requests: Sequence[RememberRequest | dict[str, Any]],
+        requests: Sequence[RememberRequest],
         *,
         batch_size: int = 64,
         vectors: Vectors | None = None,
     ) -> list[RememberResponse]:
-        """Bulk import: every request is validated first (one bad request stores nothing),
+        """Bulk import (the boundary validates every request before this sees any, so one bad
+        request stores nothing): the vectors are checked first,
         then content is embedded in batches and each batch is written in one transaction.
 
         ``vectors`` (one row per request, from this store's embedder) skips the embedding, for

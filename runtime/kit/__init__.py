@@ -5,11 +5,12 @@ state, written once so every store keeps them the same way (docs/adapters/guide.
 through a whole store built from it):
 
 - ids and time: ``new_id`` (ULIDs, for the router and every store), ``now_ms``, ``elapsed_ms``;
-- wire JSON: ``to_wire``, ``digest`` (for audit entries), ``checked`` (a request validated
-  against the spec);
+- wire JSON: ``to_wire``, ``digest`` (for audit entries); requests arrive as generated models
+  already validated at the boundary (``mnemowire.layers.validating``), so a store never
+  validates them again;
 - records: ``record_fields``, ``recall_answer``, ``store_result``, ``searchable_text``,
   ``TYPE_FIELDS``, the embedder calls (``embed``, ``query_embedding``, ``EmbedderSetup``) and
-  ``bulk_requests`` (a bulk import's requests, all validated first);
+  ``bulk_requests`` (a bulk import's requests and its precomputed vectors, checked first);
 - capabilities: ``needs`` (what a request needs; the router routes by the same table) and
   ``refuse_undeclared`` (``unsupported`` for a request needing what the store lacks);
 - rules: ``replay`` and ``StoredWrite`` ([remember.id]), ``id_taken``, ``forget_states``
@@ -26,7 +27,7 @@ the keyword rules (which words are indexed, searched and how matches rank).
 
 from mnemowire.filters import matches, operators_of
 from mnemowire.fusion import rrf
-from mnemowire.kit._basics import checked, digest, elapsed_ms, new_id, now_ms, to_wire
+from mnemowire.kit._basics import digest, elapsed_ms, new_id, now_ms, to_wire
 from mnemowire.kit._capabilities import missing_reason, needs, refuse_undeclared
 from mnemowire.kit._records import (
     HIT_RECORD_FIELDS,
@@ -65,7 +66,6 @@ __all__ = [
     "OptionParser",
     "StoredWrite",
     "bulk_requests",
-    "checked",
     "cutoff",
     "declare",
     "digest",

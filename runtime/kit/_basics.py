@@ -1,21 +1,16 @@
-"""What every store does the same way: record ids, the clock, wire JSON, digests, timings, and
-the spec check of a request (``checked``)."""
+"""What every store does the same way: record ids, the clock, wire JSON, digests, timings."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import time
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel
 from ulid import ULID
 
-from mnemowire import spec
-
-__all__ = ["checked", "digest", "elapsed_ms", "new_id", "now_ms", "to_wire"]
-
-M = TypeVar("M", bound=BaseModel)
+__all__ = ["digest", "elapsed_ms", "new_id", "now_ms", "to_wire"]
 
 
 def new_id() -> str:
@@ -41,6 +36,12 @@ def to_wire(model: BaseModel) -> dict[str, Any]:
     Python mode, not JSON mode: the generated models hold JSON types only, and JSON mode would
     quietly turn a NaN in metadata into null (and bytes into text), which validation must see
     and refuse instead (docs/spec/v0.md#messages.wellformed)."""
+    if not isinstance(model, BaseModel):  # the usual slip: JSON handed to a store directly
+        raise TypeError(
+            f"expected a generated model (mnemowire.models), not a {type(model).__name__}: "
+            "stores and the router take models; send JSON through the validating boundary, "
+            "mnemowire.layers.memory.Memory(store)"
+        )
     return model.model_dump(by_alias=True, exclude_unset=True)
 
 
@@ -48,12 +49,3 @@ def digest(payload: Any) -> str:
     """sha256 of a JSON value in canonical form (sorted keys, no spaces): for the audit log."""
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def checked(message: str, request: M | dict[str, Any], model: type[M]) -> tuple[M, dict[str, Any]]:
-    """Validate a request against the spec (raising RequestError with the envelope) and return
-    it both as the generated model and as wire JSON. Accepts either form."""
-    payload = to_wire(request) if isinstance(request, BaseModel) else request
-    spec.check(message, payload)
-    typed = request if isinstance(request, model) else model.model_validate(payload)
-    return typed, payload

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from mnemowire.embedders import Embedder, Preparable, Vectors
-from mnemowire.kit._basics import checked, elapsed_ms
+from mnemowire.kit._basics import elapsed_ms, to_wire
 from mnemowire.models import (
     MEMORY_RECORD_FIELDS,
     RECALL_HIT_FIELDS,
@@ -124,12 +124,11 @@ async def query_embedding(embedder: Embedder, query: str, given: QueryVector | N
 
 
 def bulk_requests(
-    requests: Sequence[RememberRequest | dict[str, Any]], vectors: Vectors | None, dimension: int
+    requests: Sequence[RememberRequest], vectors: Vectors | None, dimension: int
 ) -> list[tuple[RememberRequest, dict[str, Any]]]:
-    """A bulk import's requests, every one validated before any is written (one bad request
-    stores nothing), and its precomputed vectors checked: one row per request, of the store's
-    dimension."""
-    typed = [checked("remember.request", r, RememberRequest) for r in requests]
+    """A bulk import's requests with their wire JSON, once its precomputed vectors are checked:
+    one row per request, of the store's dimension (before anything is written)."""
+    typed = [(r, to_wire(r)) for r in requests]
     if vectors is not None and vectors.shape != (len(typed), dimension):
         raise ValueError(
             f"vectors must have shape ({len(typed)}, {dimension}), not {vectors.shape}"

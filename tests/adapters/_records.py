@@ -51,10 +51,10 @@ async def test_a_bulk_import_repeating_an_id_is_held_to_the_same_rule(
     await store.remember({"agent_id": "z", "type": "semantic", "content": "another agent"})
     before = snapshot()
     with pytest.raises(ConflictError):
-        await store.inner.remember_many([first, {**first, "user_id": "u2"}])
+        await store.remember_many([first, {**first, "user_id": "u2"}])
     assert snapshot() == before
     assert await recalled(store, "tea") == []
-    written, again = await store.inner.remember_many([first, first])
+    written, again = await store.remember_many([first, first])
     assert (written.id, written.replayed, again.id, again.replayed) == ("b1", None, "b1", True)
 
 

@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from mnemowire import spec
-from mnemowire.bench.adversarial import InjectingStore, make_corpus, markdown, run_adversarial
-from mnemowire.bench.report import load_report
-from mnemowire.cli import cli
+from mnemowire.apps.bench.adversarial import InjectingStore, make_corpus, markdown, run_adversarial
+from mnemowire.apps.bench.report import load_report
+from mnemowire.apps.cli import cli
 from mnemowire.kit import to_wire
 from mnemowire.models import (
     ExpireRequest,

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mnemowire.bench.embedders import Setup, parse_setup, sentences
-from mnemowire.bench.report import load_report
-from mnemowire.cli import cli
+from mnemowire.apps.bench.embedders import Setup, parse_setup, sentences
+from mnemowire.apps.bench.report import load_report
+from mnemowire.apps.cli import cli
 from mnemowire.embedders import ENV_CACHE
 from tests.models import shared_model_cache
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.bench.latency import _Clocked, _covered_ms, _turns
+from mnemowire.apps.bench.latency import _Clocked, _covered_ms, _turns
 from mnemowire.embedders import HashEmbedder
-from mnemowire.memory import Memory
-from mnemowire.router import MemoryRouter
+from mnemowire.layers.memory import Memory
+from mnemowire.layers.router import MemoryRouter
 
 
 @pytest.mark.parametrize(

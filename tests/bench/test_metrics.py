@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from mnemowire.bench.metrics import (
+from mnemowire.apps.bench.metrics import (
     FloorPoint,
     empty_rate,
     mean,

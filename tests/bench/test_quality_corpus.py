@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from mnemowire import spec
-from mnemowire.bench.quality import (
+from mnemowire.apps.bench.quality import (
     CLASSES,
     CORPORA,
     CorpusError,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from mnemowire.bench._stores import DEFAULT_STORE
-from mnemowire.bench.quality import run_quality, transfer
+from mnemowire.apps.bench._stores import DEFAULT_STORE
+from mnemowire.apps.bench.quality import run_quality, transfer
 from mnemowire.embedders import OnnxEmbedder
 from tests.models import shared_model_cache
 

@@ -10,12 +10,13 @@ import pytest
 from click.testing import CliRunner
 
 from mnemowire import registry
-from mnemowire.bench._stores import BenchClock, display, opened
-from mnemowire.bench.markdown import render
-from mnemowire.bench.report import load_report, make_report, validate_report
-from mnemowire.bench.suite import SUITE
-from mnemowire.cli import cli
+from mnemowire.apps.bench._stores import BenchClock, display, opened
+from mnemowire.apps.bench.markdown import render
+from mnemowire.apps.bench.report import load_report, make_report, validate_report
+from mnemowire.apps.bench.suite import SUITE
+from mnemowire.apps.cli import cli
 from mnemowire.embedders import HashEmbedder
+from mnemowire.layers.memory import Memory
 from mnemowire.protocol import MemoryStore
 from mnemowire.registry import open_store
 
@@ -135,10 +136,14 @@ async def test_backdated_memories_fall_out_of_a_freshness_window() -> None:
         assert handle.backdates
         agent = handle.agent("a")
         clock.age_days = 10
-        await handle.store.remember({"agent_id": agent, "type": "semantic", "content": "old tea"})
+        await Memory(handle.store).remember(
+            {"agent_id": agent, "type": "semantic", "content": "old tea"}
+        )
         clock.age_days = 0
-        await handle.store.remember({"agent_id": agent, "type": "semantic", "content": "new tea"})
-        found = await handle.store.recall(
+        await Memory(handle.store).remember(
+            {"agent_id": agent, "type": "semantic", "content": "new tea"}
+        )
+        found = await Memory(handle.store).recall(
             {"agent_id": agent, "query": "tea", "fresher_than_days": 5}
         )
         assert [hit.content for hit in found.results] == ["new tea"]
@@ -158,10 +163,10 @@ async def test_a_store_without_a_clock_is_measured_without_backdating(
     async with opened("clockless://x", HashEmbedder(), clock=BenchClock()) as handle:
         assert not handle.backdates
         agent = handle.agent("a")
-        stored = await handle.store.remember(
+        stored = await Memory(handle.store).remember(
             {"agent_id": agent, "type": "semantic", "content": "tea"}
         )
         handle.written.append((agent, stored.id))
     async with opened(f"sqlite-vec://{path}", HashEmbedder()) as again:
-        found = await again.store.recall({"agent_id": agent, "query": "tea"})
+        found = await Memory(again.store).recall({"agent_id": agent, "query": "tea"})
         assert found.results == []

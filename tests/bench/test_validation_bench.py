@@ -6,8 +6,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from mnemowire.bench.report import load_report
-from mnemowire.cli import cli
+from mnemowire.apps.bench.report import load_report
+from mnemowire.apps.cli import cli
 
 
 def test_validation_benchmark_writes_a_report(tmp_path: Path) -> None:

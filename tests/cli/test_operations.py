@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from mnemowire import spec
-from mnemowire.cli import Exit, cli
+from mnemowire.apps.cli import Exit, cli
 
 
 @pytest.fixture

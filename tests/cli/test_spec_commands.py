@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from mnemowire import spec
-from mnemowire.cli import Exit, cli
+from mnemowire.apps.cli import Exit, cli
 
 SOURCE = Path(__file__).parents[2] / "spec" / "v0"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mnemowire.cli import Exit, cli
+from mnemowire.apps.cli import Exit, cli
 
 
 def invoke(*args: str, **kwargs: object) -> tuple[int, str, str]:

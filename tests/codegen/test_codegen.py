@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from mnemowire import codegen, spec
-from mnemowire.cli import Exit, cli
+from mnemowire.apps.cli import Exit, cli
 
 ROOT = Path(__file__).parents[2]
 GENERATED = ROOT / "generated"

@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 from mnemowire import codegen, spec
-from mnemowire.cli import Exit, cli
+from mnemowire.apps.cli import Exit, cli
 from mnemowire.codegen.emit import go as go_emitter
 
 from .conftest import MODULE, go

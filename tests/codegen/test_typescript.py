@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 from mnemowire import spec
-from mnemowire.cli import Exit, cli
+from mnemowire.apps.cli import Exit, cli
 from mnemowire.codegen import GeneratedFile, header_lines, load
 from mnemowire.codegen.emit import typescript
 

@@ -16,7 +16,7 @@ import pytest
 
 from mnemowire.conformance import RunOptions, certify, load_report, url_factory
 from mnemowire.conformance.docs import update_docs
-from mnemowire.router import MemoryRouter
+from mnemowire.layers.router import MemoryRouter
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 REPORTS = sorted((DOCS / "conformance").glob("*/report.json"))

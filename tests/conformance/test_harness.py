@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from mnemowire.cli import Exit, cli
+from mnemowire.apps.cli import Exit, cli
 from mnemowire.conformance import (
     CHECKS,
     RunOptions,
@@ -25,6 +25,7 @@ from mnemowire.conformance import (
     write_outputs,
 )
 from mnemowire.conformance.miniatures import DEFECTS, broken
+from mnemowire.models import RememberRequest
 
 STORE = "sqlite-vec://:memory:?embedder=hash:64"
 QUICK = RunOptions(seed=3, examples=15, stateful_runs=10)
@@ -41,7 +42,7 @@ CAUGHT_BY = {
     "drops-metadata": "remember.lossless-semantic",
     "ignores-k": "recall.k",
     "unsorted": "recall.sorted",
-    "matches-everything": "expire.empty-policy",
+    "matches-everything": "expire.confidence-below",
     "forgets-everyone": "forget.user-scope",
     "demote-compounds": "expire.demote",
     "invalid-responses": "remember.read-your-writes",
@@ -289,9 +290,10 @@ class UnsortedIds:
     def __getattr__(self, name: str) -> object:
         return getattr(self.inner, name)
 
-    async def remember(self, request: dict[str, object]) -> object:
+    async def remember(self, request: RememberRequest) -> object:
         self.counter -= 1
-        return await self.inner.remember({**request, "id": f"id{self.counter}"})  # type: ignore[attr-defined]
+        minted = request.model_copy(update={"id": f"id{self.counter}"})
+        return await self.inner.remember(minted)  # type: ignore[attr-defined]
 
 
 def test_a_should_not_met_is_a_warning_not_a_failure(tmp_path: Path) -> None:

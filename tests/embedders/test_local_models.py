@@ -8,7 +8,7 @@ import threading
 import numpy as np
 import pytest
 
-from mnemowire.bench.embedders import sentences
+from mnemowire.apps.bench.embedders import sentences
 from mnemowire.embedders import (
     MINILM_DIMENSION,
     MINILM_NAME,

@@ -3,7 +3,7 @@ every error envelope) is checked against the spec before a test sees it."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -13,42 +13,42 @@ from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.embedders import Embedder, HashEmbedder
 from mnemowire.errors import MnemowireError
 from mnemowire.kit import to_wire
+from mnemowire.layers.router import MemoryRouter
 from mnemowire.protocol import MemoryStore
-from mnemowire.router import MemoryRouter
-from tests.adapters._support import RESPONSES
+from tests.adapters._support import RESPONSES, CheckedStore, Parsing
 
 
-class CheckedRouter:
-    """A router whose responses, capabilities and error envelopes must all be valid messages."""
-
-    def __init__(self, router: MemoryRouter) -> None:
-        self.inner = router
+class CheckedRouter(CheckedStore):
+    """A router that takes spec JSON, and whose responses, capabilities and error envelopes
+    must all be valid messages."""
 
     def capabilities(self) -> Any:
         declared = self.inner.capabilities()
         assert spec.validate("capabilities", to_wire(declared)) is None
         return declared
 
+    def _checked(self, name: str, method: Callable[..., Awaitable[Any]]) -> Any:
+        return _envelopes_checked(super()._checked(name, method))
+
     def __getattr__(self, name: str) -> Any:
-        attribute = getattr(self.inner, name)
-        message = RESPONSES.get(name)
-        if message is None:
-            return attribute
+        attribute = super().__getattr__(name)
+        if name in RESPONSES or name == "remember_many":
+            return _envelopes_checked(attribute)
+        return attribute
 
-        async def call(*args: Any, **kwargs: Any) -> Any:
-            failed: MnemowireError | None = None
-            try:
-                response = await attribute(*args, **kwargs)
-            except MnemowireError as exc:
-                failed = exc
-            if failed is not None:
-                assert spec.validate("error", failed.envelope) is None, failed.envelope
-                raise failed
-            envelope = spec.validate(message, to_wire(response))
-            assert envelope is None, envelope
-            return response
 
-        return call
+def _envelopes_checked(method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    async def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await method(*args, **kwargs)
+        except MnemowireError as exc:
+            envelope = exc.envelope
+            raise_if_invalid = spec.validate("error", envelope)
+            if raise_if_invalid is not None:
+                raise AssertionError(f"an invalid error envelope: {envelope}") from exc
+            raise
+
+    return call
 
 
 StoreFactory = Callable[..., Any]
@@ -58,7 +58,8 @@ RouterFactory = Callable[..., CheckedRouter]
 @pytest.fixture
 async def make_store() -> AsyncIterator[StoreFactory]:
     """``make_store(name, cls=SqliteVecStore, embedder=HashEmbedder(64), **kwargs)``: an
-    in-memory store (or a subclass of it), closed after the test."""
+    in-memory store (or a subclass of it) that takes spec JSON (:class:`Parsing`: its answers
+    stay raw, so a child's broken answer reaches the router), closed after the test."""
     opened: list[SqliteVecStore] = []
 
     def factory(
@@ -70,7 +71,7 @@ async def make_store() -> AsyncIterator[StoreFactory]:
     ) -> Any:
         store = cls(":memory:", embedder=embedder or HashEmbedder(64), name=name, **kwargs)
         opened.append(store)
-        return store
+        return Parsing(store)
 
     yield factory
     for store in opened:

@@ -15,8 +15,9 @@ from click.testing import CliRunner
 
 from mnemowire import registry
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.cli import Exit, cli
+from mnemowire.apps.cli import Exit, cli
 from mnemowire.embedders import HashEmbedder, OnnxEmbedder, Preparable, Vectors
+from mnemowire.models import RecallRequest, RememberRequest
 
 SETUP_S = 0.4
 
@@ -52,8 +53,8 @@ async def test_the_setup_runs_once_and_outside_the_latency(tmp_path: Path) -> No
     embedder = SlowToPrepare()
     assert isinstance(embedder, Preparable)
     async with SqliteVecStore(str(tmp_path / "m.db"), embedder=embedder) as store:
-        stored = await store.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
-        found = await store.recall({"agent_id": "a", "query": "tea"})
+        stored = await store.remember(RememberRequest(agent_id="a", type="semantic", content="tea"))
+        found = await store.recall(RecallRequest(agent_id="a", query="tea"))
     assert embedder.prepared == 1
     for response in (stored, found):
         assert response.stores is not None

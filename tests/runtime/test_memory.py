@@ -10,7 +10,7 @@ import pytest
 from mnemowire import registry
 from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import ConfigError, RequestError, StoreError
-from mnemowire.memory import Memory, SyncMemory
+from mnemowire.layers.memory import Memory, SyncMemory
 from mnemowire.models import Capabilities, Health, RecallResponse, RememberResponse
 from mnemowire.protocol import QueryVector
 

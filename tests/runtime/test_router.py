@@ -25,6 +25,7 @@ from mnemowire.errors import (
     UnsupportedError,
 )
 from mnemowire.kit import to_wire
+from mnemowire.layers.router import MemoryRouter
 from mnemowire.models import (
     Capabilities,
     ExpireRequest,
@@ -38,7 +39,6 @@ from mnemowire.models import (
     RememberResponse,
 )
 from mnemowire.protocol import GraphStore, MemoryStore, QueryVector
-from mnemowire.router import MemoryRouter
 
 from .conftest import RouterFactory, StoreFactory
 
@@ -89,11 +89,11 @@ class NoFilter(LimitedStore):
 class RaisingStore(SqliteVecStore):
     """Every operation fails with a bug, not a mnemowire error."""
 
-    async def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
+    async def remember(self, request: RememberRequest) -> RememberResponse:
         raise RuntimeError("disk on fire")
 
     async def recall(
-        self, request: RecallRequest | dict[str, Any], *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryVector | None = None
     ) -> RecallResponse:
         raise RuntimeError("disk on fire")
 
@@ -102,7 +102,7 @@ class TimingOutStore(SqliteVecStore):
     """Its own backend times out at once: a failure of the store, not of the router's deadline."""
 
     async def recall(
-        self, request: RecallRequest | dict[str, Any], *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryVector | None = None
     ) -> RecallResponse:
         raise TimeoutError("backend gave up after 30 s")
 
@@ -110,12 +110,12 @@ class TimingOutStore(SqliteVecStore):
 class HangingStore(SqliteVecStore):
     """Never answers."""
 
-    async def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
+    async def remember(self, request: RememberRequest) -> RememberResponse:
         await asyncio.Event().wait()
         raise AssertionError("unreachable")
 
     async def recall(
-        self, request: RecallRequest | dict[str, Any], *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryVector | None = None
     ) -> RecallResponse:
         await asyncio.Event().wait()
         raise AssertionError("unreachable")
@@ -124,13 +124,13 @@ class HangingStore(SqliteVecStore):
 class MalformedStore(SqliteVecStore):
     """Answers messages that break the response schemas."""
 
-    async def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
+    async def remember(self, request: RememberRequest) -> RememberResponse:
         return RememberResponse.model_construct(
             id="not an id!", stored_at=-5, stores=[], pending_approval=False
         )
 
     async def recall(
-        self, request: RecallRequest | dict[str, Any], *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryVector | None = None
     ) -> RecallResponse:
         return RecallResponse.model_construct(
             results=[], fusion_used="rrf", stores_queried=[self.name], latency_ms=-1.0
@@ -142,7 +142,7 @@ class LeakyStore(SqliteVecStore):
     are), and reports forgetting ids nobody asked it about."""
 
     async def recall(
-        self, request: RecallRequest | dict[str, Any], *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryVector | None = None
     ) -> RecallResponse:
         assert isinstance(request, RecallRequest)
         stolen = await super().recall(request.model_copy(update={"agent_id": "victim"}))
@@ -152,7 +152,7 @@ class LeakyStore(SqliteVecStore):
         ]
         return stolen.model_copy(update={"results": hits})
 
-    async def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
+    async def forget(self, request: ForgetRequest) -> ForgetResponse:
         response = await super().forget(request)
         return response.model_copy(update={"forgotten_ids": ["victims-record"]})
 
@@ -161,11 +161,11 @@ class TypeIgnoringStore(SqliteVecStore):
     """Drops the types filter before recalling."""
 
     async def recall(
-        self, request: RecallRequest | dict[str, Any], *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryVector | None = None
     ) -> RecallResponse:
         assert isinstance(request, RecallRequest)
         wire = {k: v for k, v in to_wire(request).items() if k != "types"}
-        return await super().recall(wire)
+        return await super().recall(RecallRequest.model_validate(wire))
 
 
 class FlakyStore(SqliteVecStore):
@@ -173,7 +173,7 @@ class FlakyStore(SqliteVecStore):
 
     failures = 1
 
-    async def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
+    async def remember(self, request: RememberRequest) -> RememberResponse:
         if self.failures:
             self.failures -= 1
             raise UnavailableError("connection reset by peer")
@@ -187,12 +187,12 @@ class SpyStore(SqliteVecStore):
         super().__init__(*args, **kwargs)
         self.calls: list[str] = []
 
-    async def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
+    async def remember(self, request: RememberRequest) -> RememberResponse:
         self.calls.append("remember")
         return await super().remember(request)
 
     async def recall(
-        self, request: RecallRequest | dict[str, Any], *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryVector | None = None
     ) -> RecallResponse:
         self.calls.append("recall")
         return await super().recall(request, query_vector=query_vector)
@@ -790,7 +790,7 @@ async def test_errors_validate_against_the_spec(make_store: StoreFactory) -> Non
     """The envelope of every kind of router error is a valid error message."""
     router = MemoryRouter([make_store("raising", cls=RaisingStore)])
     with pytest.raises(StoreError) as caught:
-        await router.remember({"agent_id": AGENT, "type": "semantic", "content": "x"})
+        await router.remember(RememberRequest(agent_id=AGENT, type="semantic", content="x"))
     assert spec.validate("error", caught.value.envelope) is None
 
 
@@ -806,21 +806,21 @@ class TamperingStore(SqliteVecStore):
     def _out(self, operation: str, response: Any) -> Any:
         return self.tamper.get(operation, lambda r: r)(response)
 
-    async def remember(self, request: RememberRequest | dict[str, Any]) -> Any:
+    async def remember(self, request: RememberRequest) -> Any:
         return self._out("remember", await super().remember(request))
 
     async def recall(
-        self, request: RecallRequest | dict[str, Any], *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryVector | None = None
     ) -> Any:
         return self._out("recall", await super().recall(request, query_vector=query_vector))
 
-    async def forget(self, request: ForgetRequest | dict[str, Any]) -> Any:
+    async def forget(self, request: ForgetRequest) -> Any:
         return self._out("forget", await super().forget(request))
 
-    async def merge(self, request: MergeRequest | dict[str, Any]) -> Any:
+    async def merge(self, request: MergeRequest) -> Any:
         return self._out("merge", await super().merge(request))
 
-    async def expire(self, request: ExpireRequest | dict[str, Any]) -> Any:
+    async def expire(self, request: ExpireRequest) -> Any:
         return self._out("expire", await super().expire(request))
 
 
@@ -1154,11 +1154,11 @@ async def test_closing_the_router_closes_every_child() -> None:
         async with router:
             pass
     with pytest.raises(UnavailableError):  # closed, although b failed first
-        await a.recall({"agent_id": AGENT, "query": "x"})
+        await a.recall(RecallRequest(agent_id=AGENT, query="x"))
 
 
 async def test_the_memory_facade_routes_over_several_urls() -> None:
-    from mnemowire.memory import Memory
+    from mnemowire.layers.memory import Memory
 
     urls = ["sqlite-vec://:memory:?name=one", "sqlite-vec://:memory:?name=two"]
     async with Memory.open(urls, embedder=HashEmbedder(64), quorum=2) as memory:

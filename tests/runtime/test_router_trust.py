@@ -12,9 +12,9 @@ import pytest
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.errors import ConflictError
 from mnemowire.kit import to_wire
+from mnemowire.layers.router import MemoryRouter
 from mnemowire.models import RecallHit, RecallRequest, RecallResponse
 from mnemowire.protocol import QueryVector
-from mnemowire.router import MemoryRouter
 
 from .conftest import RouterFactory, StoreFactory
 
@@ -26,7 +26,7 @@ class RewritingStore(SqliteVecStore):
     demoted to nothing what it does not rewrite."""
 
     async def recall(
-        self, request: RecallRequest | dict[str, Any], *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryVector | None = None
     ) -> RecallResponse:
         honest = await super().recall(request, query_vector=query_vector)
         hits = []
@@ -174,7 +174,9 @@ async def test_a_deadline_holds_against_a_store_doing_expensive_work(
     loop = asyncio.get_running_loop()
     started = loop.time()
     found = await router.recall(
-        {"agent_id": AGENT, "query": "tea", "k": 3, "filter": {"topic": {"$exists": False}}}
+        RecallRequest.model_validate(
+            {"agent_id": AGENT, "query": "tea", "k": 3, "filter": {"topic": {"$exists": False}}}
+        )
     )
     status = {s.store: s.status for s in found.stores or []}
     assert status == {"slow": "timeout", "fast": "ok"}
@@ -189,7 +191,7 @@ class ForeignStore(SqliteVecStore):
     list sorted, so every check of a v0 answer passes."""
 
     async def recall(
-        self, request: RecallRequest | dict[str, Any], *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryVector | None = None
     ) -> RecallResponse:
         assert isinstance(request, RecallRequest)
         return await super().recall(request.model_copy(update={"agent_id": "victim"}))
@@ -229,13 +231,13 @@ async def test_a_child_answering_for_another_agent_is_seen_only_through_what_hit
             }
         )
     blind = MemoryRouter([liar, honest])
-    found = await blind.recall({"agent_id": AGENT, "query": "tea", "k": 5})
+    found = await blind.recall(RecallRequest(agent_id=AGENT, query="tea", k=5))
     assert {h.id for h in found.results} == {"victim-tea", f"{AGENT}-tea"}  # the leak
     entries = {s.store: s for s in found.stores or []}
     assert entries["liar"].status == "ok"
     assert (entries["liar"].model_extra or {})["uncorroborated"] == 1
     checked = MemoryRouter([liar, honest], verify=sealed)
-    found = await checked.recall({"agent_id": AGENT, "query": "tea", "k": 5})
+    found = await checked.recall(RecallRequest(agent_id=AGENT, query="tea", k=5))
     assert [h.id for h in found.results] == [f"{AGENT}-tea"]
     entries = {s.store: s for s in found.stores or []}
     assert entries["liar"].status == "invalid_response"

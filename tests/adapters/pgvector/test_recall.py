@@ -133,7 +133,7 @@ def _with_options(dsn: str, settings: list[str]) -> str:
 
 async def _tenants(store: Any) -> list[str]:
     """A big agent whose records all lie closer to the query than the small agent's do."""
-    await store.inner.remember_many(
+    await store.remember_many(
         [
             {"agent_id": "big", "type": "semantic", "content": f"peanut allergy note {i}"}
             for i in range(BIG)
@@ -141,7 +141,7 @@ async def _tenants(store: Any) -> list[str]:
         batch_size=500,
         rebuild_index=True,
     )
-    small = await store.inner.remember_many(
+    small = await store.remember_many(
         [
             {"agent_id": "small", "type": "semantic", "content": f"peanut allergy fact {i}"}
             for i in range(10)

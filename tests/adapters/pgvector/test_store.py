@@ -11,6 +11,7 @@ from mnemowire.adapters.sqlite_vec import CAPABILITIES as SQLITE_CAPABILITIES
 from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import ConfigError, ConflictError, RequestError, UnavailableError
 from mnemowire.kit import to_wire
+from mnemowire.layers.memory import Memory
 from mnemowire.registry import open_store
 
 from .conftest import Database, StoreFactory
@@ -23,9 +24,9 @@ async def test_bulk_import_is_all_or_nothing_on_bad_input(
     good = [{"agent_id": "a", "type": "semantic", "content": f"fact {i}"} for i in range(10)]
     bad = {"agent_id": "a", "type": "semantic", "content": ""}
     with pytest.raises(RequestError, match="content"):
-        await store.inner.remember_many([*good, bad])
+        await store.remember_many([*good, bad])
     assert (await store.recall({"agent_id": "a", "query": "fact"})).results == []
-    responses = await store.inner.remember_many(good, batch_size=3)
+    responses = await store.remember_many(good, batch_size=3)
     assert len({r.id for r in responses}) == 10
     found = await store.recall({"agent_id": "a", "query": "fact", "k": 20})
     assert len(found.results) == 10
@@ -52,7 +53,7 @@ async def test_bulk_import_replays_known_ids_and_keeps_every_field(
             "approval_required": True,
         },
     ]
-    responses = await store.inner.remember_many(requests, batch_size=10)
+    responses = await store.remember_many(requests, batch_size=10)
     assert [(r.id, bool(r.replayed)) for r in responses[:3]] == [
         ("known", True),
         ("twice", False),
@@ -65,7 +66,7 @@ async def test_bulk_import_replays_known_ids_and_keeps_every_field(
     )
     assert row == [("u", "negative", -0.5, {"k": [1, {"x": None}]}, "pending")]
     with pytest.raises(ConflictError):
-        await store.inner.remember_many(
+        await store.remember_many(
             [{"agent_id": "a", "id": "known", "type": "semantic", "content": "coffee"}]
         )
 
@@ -78,8 +79,8 @@ async def test_bulk_import_with_vectors_and_an_index_rebuild(
     texts = [f"report number {i} about topic {i % 7}" for i in range(300)]
     requests = [{"agent_id": "a", "type": "semantic", "content": t} for t in texts]
     with pytest.raises(ValueError, match="shape"):
-        await store.inner.remember_many(requests, vectors=np.zeros((3, 64), np.float32))
-    stored = await store.inner.remember_many(
+        await store.remember_many(requests, vectors=np.zeros((3, 64), np.float32))
+    stored = await store.remember_many(
         requests, vectors=embedder.embed(texts), batch_size=128, rebuild_index=True
     )
     assert len(stored) == 300
@@ -127,7 +128,9 @@ async def test_a_store_opened_by_url_takes_a_clock_like_every_store(
     store = open_store(url, embedder=HashEmbedder(16), clock=lambda: 1_700_000_000_000)
     assert isinstance(store, PgVectorStore)
     async with store:
-        stored = await store.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
+        stored = await Memory(store).remember(
+            {"agent_id": "a", "type": "semantic", "content": "tea"}
+        )
     assert stored.stored_at == 1_700_000_000_000
 
 
@@ -136,7 +139,7 @@ async def test_an_unreachable_server_is_a_clear_error() -> None:
         "pgvector://nobody@127.0.0.1:1/none?connect_timeout=2", embedder=HashEmbedder(16)
     )
     with pytest.raises(UnavailableError, match="server"):
-        await store.recall({"agent_id": "a", "query": "x"})
+        await Memory(store).recall({"agent_id": "a", "query": "x"})
     assert (await store.health()).status == "down"
     await store.aclose()
 
@@ -187,8 +190,10 @@ async def test_the_registry_opens_pgvector_urls(pg_dsn: str, schema: str) -> Non
     store = open_store(url)
     assert isinstance(store, PgVectorStore)
     async with store:
-        stored = await store.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
-        found = await store.recall({"agent_id": "a", "query": "tea"})
+        stored = await Memory(store).remember(
+            {"agent_id": "a", "type": "semantic", "content": "tea"}
+        )
+        found = await Memory(store).recall({"agent_id": "a", "query": "tea"})
         assert [h.id for h in found.results] == [stored.id]
 
 
@@ -210,7 +215,7 @@ async def test_vacuum_prewarm_and_drop(make_store: StoreFactory, db: Database) -
 
 
 async def test_the_demo_runs_on_postgresql(pg_dsn: str, schema: str) -> None:
-    from mnemowire.demo import run_demo
+    from mnemowire.apps.demo import run_demo
 
     url = "pgvector://" + pg_dsn.removeprefix("postgresql://")
     url += ("&" if "?" in url else "?") + f"schema={schema}"
@@ -234,11 +239,11 @@ async def test_bulk_import_on_several_connections_keeps_the_order(
         {"agent_id": "a", "id": f"r{i:03}", "type": "semantic", "content": f"fact {i}"}
         for i in range(200)
     ]
-    responses = await store.inner.remember_many(requests, batch_size=30, concurrency=3)
+    responses = await store.remember_many(requests, batch_size=30, concurrency=3)
     assert [r.id for r in responses] == [r["id"] for r in requests]
     assert db.rows("SELECT count(*), count(DISTINCT id) FROM memories") == [(200, 200)]
     with pytest.raises(ConflictError):  # a failing batch: the error comes out as itself
-        await store.inner.remember_many(
+        await store.remember_many(
             [{"agent_id": "a", "id": "r007", "type": "semantic", "content": "changed"}],
             concurrency=3,
         )

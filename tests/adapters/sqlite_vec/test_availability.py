@@ -12,20 +12,20 @@ from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.adapters.sqlite_vec._driver import connect, find_driver
 from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import ConfigError
-from tests.adapters._support import Clock
+from tests.adapters._support import CheckedStore, Clock
 
 
 async def test_open_and_recall_do_not_wait_for_another_writer(tmp_path: Path) -> None:
     path = str(tmp_path / "shared.db")
     clock = Clock()
-    async with SqliteVecStore(path, embedder=HashEmbedder(32), clock=clock) as first:
+    async with CheckedStore(SqliteVecStore(path, embedder=HashEmbedder(32), clock=clock)) as first:
         kept = (await first.remember({"agent_id": "a", "type": "semantic", "content": "tea"})).id
         idle = (await first.remember({"agent_id": "a", "type": "semantic", "content": "rug"})).id
     writer = connect(find_driver(), path)
     writer.execute("BEGIN IMMEDIATE")  # another process's long write
     writer.execute("UPDATE memories SET confidence = confidence")
     clock.advance(days=3)
-    store = SqliteVecStore(path, embedder=HashEmbedder(32), clock=clock)  # opens, no wait
+    store = CheckedStore(SqliteVecStore(path, embedder=HashEmbedder(32), clock=clock))  # no wait
     try:
         found = await store.recall({"agent_id": "a", "query": "tea", "k": 1})
         assert [h.id for h in found.results] == [kept]

@@ -20,6 +20,7 @@ from mnemowire.adapters.sqlite_vec._keywords import rows_of
 from mnemowire.adapters.sqlite_vec._schema import MIGRATIONS
 from mnemowire.embedders import HashEmbedder
 from mnemowire.kit import searchable_text, to_wire
+from tests.adapters._support import CheckedStore
 
 from .conftest import StoreFactory
 
@@ -28,9 +29,10 @@ WRITER = textwrap.dedent(
     import asyncio, sys
     from mnemowire.adapters.sqlite_vec import SqliteVecStore
     from mnemowire.embedders import HashEmbedder
+    from mnemowire.layers.memory import Memory
 
     async def main(path, tag, count):
-        async with SqliteVecStore(path, embedder=HashEmbedder(64)) as store:
+        async with Memory(SqliteVecStore(path, embedder=HashEmbedder(64))) as store:
             for i in range(count):
                 await store.remember({"agent_id": "shared", "type": "semantic",
                                       "content": f"{tag} note {i}", "metadata": {"w": tag}})
@@ -87,7 +89,7 @@ def test_concurrent_writer_processes_lose_nothing(tmp_path: Path) -> None:
 
 async def test_concurrent_writers_in_one_process(tmp_path: Path) -> None:
     path = str(tmp_path / "threads.db")
-    stores = [SqliteVecStore(path, embedder=HashEmbedder(64)) for _ in range(3)]
+    stores = [CheckedStore(SqliteVecStore(path, embedder=HashEmbedder(64))) for _ in range(3)]
     try:
         await asyncio.gather(
             *(
@@ -119,9 +121,9 @@ def test_a_killed_writer_leaves_no_partial_record(tmp_path: Path) -> None:
 
 async def test_reopening_keeps_everything_and_migrations_run_once(tmp_path: Path) -> None:
     path = str(tmp_path / "reopen.db")
-    async with SqliteVecStore(path, embedder=HashEmbedder(64)) as store:
+    async with CheckedStore(SqliteVecStore(path, embedder=HashEmbedder(64))) as store:
         stored = await store.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
-    async with SqliteVecStore(path, embedder=HashEmbedder(64)) as store:
+    async with CheckedStore(SqliteVecStore(path, embedder=HashEmbedder(64))) as store:
         found = await store.recall({"agent_id": "a", "query": "tea"})
         assert [h.id for h in found.results] == [stored.id]
         health = await store.health()
@@ -167,9 +169,9 @@ async def test_bulk_import_is_all_or_nothing_on_bad_input(make_store: StoreFacto
     good = [{"agent_id": "a", "type": "semantic", "content": f"fact {i}"} for i in range(10)]
     bad = {"agent_id": "a", "type": "semantic", "content": ""}
     with pytest.raises(Exception, match="content"):
-        await store.inner.remember_many([*good, bad])
+        await store.remember_many([*good, bad])
     assert (await store.recall({"agent_id": "a", "query": "fact"})).results == []
-    responses = await store.inner.remember_many(good, batch_size=3)
+    responses = await store.remember_many(good, batch_size=3)
     assert len({r.id for r in responses}) == 10
     found = await store.recall({"agent_id": "a", "query": "fact", "k": 20})
     assert len(found.results) == 10

@@ -13,6 +13,7 @@ from mnemowire.adapters.sqlite_vec import SqliteVecStore, _schema
 from mnemowire.adapters.sqlite_vec._driver import connect, find_driver
 from mnemowire.adapters.sqlite_vec._keywords import token
 from mnemowire.embedders import HashEmbedder
+from tests.adapters._support import CheckedStore
 
 
 def _version_one_file(path: Path, embedder: HashEmbedder) -> None:
@@ -55,7 +56,7 @@ async def test_a_version_one_file_is_migrated_and_stays_searchable(tmp_path: Pat
     path = tmp_path / "old.db"
     embedder = HashEmbedder(16)
     _version_one_file(path, embedder)
-    async with SqliteVecStore(str(path), embedder=embedder) as store:
+    async with CheckedStore(SqliteVecStore(str(path), embedder=embedder)) as store:
         health = await store.health()
         assert health.details is not None
         assert health.details["schema_version"] == len(_schema.MIGRATIONS)

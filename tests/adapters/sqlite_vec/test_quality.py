@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.demo import corpus
+from mnemowire.apps.demo import corpus
 from mnemowire.embedders import default_embedder
+from mnemowire.layers.memory import Memory
 
 QUESTIONS: list[tuple[dict[str, Any], str]] = [
     (
@@ -54,22 +55,22 @@ QUESTIONS: list[tuple[dict[str, Any], str]] = [
 
 
 @pytest.fixture
-async def store() -> AsyncIterator[SqliteVecStore]:
-    async with SqliteVecStore(":memory:", embedder=default_embedder()) as opened:
+async def store() -> AsyncIterator[Memory]:
+    async with Memory(SqliteVecStore(":memory:", embedder=default_embedder())) as opened:
         await opened.remember_many(corpus())
         yield opened
 
 
 @pytest.mark.parametrize(("request_", "answer"), QUESTIONS, ids=[q["query"] for q, _ in QUESTIONS])
 async def test_paraphrased_question_finds_its_answer(
-    store: SqliteVecStore, request_: dict[str, Any], answer: str
+    store: Memory, request_: dict[str, Any], answer: str
 ) -> None:
     found = await store.recall({**request_, "k": 3})
     assert answer in [hit.content for hit in found.results]
 
 
 async def test_relevance_separates_an_answer_from_an_unrelated_question(
-    store: SqliteVecStore,
+    store: Memory,
 ) -> None:
     good = await store.recall(
         {

@@ -13,6 +13,7 @@ from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import ConfigError
 from mnemowire.models import RecallRequest
 from tests.adapters._semantics import ids, remember
+from tests.adapters._support import CheckedStore
 
 from .conftest import Clock, StoreFactory
 
@@ -23,7 +24,7 @@ async def test_small_agent_beside_a_large_one_gets_its_full_k(make_store: StoreF
         {"agent_id": "big", "type": "semantic", "content": f"peanut allergy note {i}"}
         for i in range(3000)
     ]
-    await store.inner.remember_many(big, batch_size=500)
+    await store.remember_many(big, batch_size=500)
     small = [
         await store.remember(
             {"agent_id": "small", "type": "semantic", "content": f"peanut allergy fact {i}"}
@@ -146,7 +147,7 @@ async def test_query_vector_from_a_router_is_used_when_the_embedder_matches() ->
     from mnemowire.protocol import QueryVector
 
     embedder = HashEmbedder(64)
-    async with SqliteVecStore(":memory:", embedder=embedder) as store:
+    async with CheckedStore(SqliteVecStore(":memory:", embedder=embedder)) as store:
         tea = (await store.remember({"agent_id": "a", "type": "semantic", "content": "tea"})).id
         cake = (await store.remember({"agent_id": "a", "type": "semantic", "content": "cake"})).id
         # The query text says "zzz" (no keyword hit); the given vector is cake's: cake wins.
@@ -175,7 +176,7 @@ async def test_small_tenants_beside_a_hundred_thousand_rows(make_store: StoreFac
     ]
     vectors = rng.standard_normal((len(big), 16)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    await store.inner.remember_many(big, batch_size=5_000, vectors=vectors)
+    await store.remember_many(big, batch_size=5_000, vectors=vectors)
     small = {
         (
             await store.remember(

@@ -1,0 +1,250 @@
+"""Markdown tables of a benchmark report, as pasted into docs/benchmarks.md."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+__all__ = ["environment_line", "render"]
+
+
+def render(report: Mapping[str, Any]) -> str:
+    """The report as Markdown: where it was measured, then the benchmark's tables."""
+    renderer = _RENDERERS[report["benchmark"]]
+    body = renderer(report["results"])
+    return f"{environment_line(report['environment'])}\n\n{body}\n"
+
+
+def environment_line(env: Mapping[str, Any]) -> str:
+    """One sentence naming the date, command, commit, machine, embedder and load."""
+    commit = env.get("commit") or "unknown"
+    if env.get("commit_dirty"):
+        commit += " (with uncommitted changes)"
+    loads = env["load_average"]
+    load = _loads(loads)
+    parts = [
+        f"Measured {env['date']} with `{env['command']}` at commit {commit}",
+        f"{env['platform']}, {env['cpu']} ({env['cpus']} CPUs), Python {env['python']}",
+    ]
+    embedder = env.get("embedder")
+    if embedder:
+        parts.append(
+            f"embedder {embedder['name']} ({embedder['dimension']}-d, {embedder['backend']})"
+        )
+    parts.append(f"load average (1/5/15 min) {load}")
+    return ", ".join(parts) + "."
+
+
+def _loads(loads: Mapping[str, Sequence[float]]) -> str:
+    start = "/".join(f"{v:.2f}" for v in loads.get("start", []))
+    end = "/".join(f"{v:.2f}" for v in loads.get("end", []))
+    return f"{start} at the start, {end} at the end" if end else start
+
+
+def _f(value: Any, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _p(p: Mapping[str, Any]) -> str:
+    return f"{p['p50_ms']:.1f} / {p['p95_ms']:.1f} / {p['p99_ms']:.1f}"
+
+
+_METRICS = (
+    ("recall_at_1", "R@1"),
+    ("recall_at_5", "R@5"),
+    ("recall_at_10", "R@10"),
+    ("precision_at_5", "P@5"),
+    ("mrr", "MRR"),
+    ("ndcg_at_10", "nDCG@10"),
+)
+
+
+def _class_table(overall: Mapping[str, Any], classes: Sequence[Mapping[str, Any]]) -> list[str]:
+    header = "| class | queries | " + " | ".join(label for _, label in _METRICS)
+    lines = [header + " | no-match empty |", "|---|---:|" + "---:|" * (len(_METRICS) + 1)]
+    for row in [*classes, {"class": "**all labelled**", **overall}]:
+        cells = [str(row["class"]), str(row["queries"])]
+        cells += [_f(row.get(name)) for name, _ in _METRICS]
+        cells.append(_f(row.get("no_match_empty")))
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _quality(results: Mapping[str, Any]) -> str:
+    out: list[str] = []
+    moves = results.get("transfer", [])
+    if moves:
+        out += [
+            "A floor tuned on one corpus, judged on the other (recall@5 without and with it):",
+            "",
+            "| store | tuned on | floor | judged on | recall@5 | with floor | lost "
+            "| no-match empty | holds |",
+            "|---|---|---:|---|---:|---:|---:|---:|---|",
+        ]
+        out += [
+            f"| {m['store']} | {m['tuned_on']} | {m['floor']:.2f} | {m['judged_on']} | "
+            f"{m['recall_at_5']:.3f} | {m['recall_at_5_with_floor']:.3f} | {m['loss']:.3f} | "
+            f"{_f(m['no_match_empty'])} | {'yes' if m['holds'] else 'no'} |"
+            for m in moves
+        ]
+        out.append("")
+    for run in results["stores"]:
+        out.append(
+            f"**{run['store']}**, corpus `{run.get('corpus', 'dev')}` (loads "
+            f"{_loads(run['load_average'])}; corpus written in {run['ingest_seconds']} s; "
+            f"backdated: {run['backdated']})"
+        )
+        out.append("")
+        out += _class_table(run["overall"], run["classes"])
+        for skipped in run["skipped"]:
+            out.append(
+                f"\nSkipped: {skipped['queries']} {skipped['class']} queries ({skipped['reason']})."
+            )
+        floor = run["floor"]
+        if floor is not None:
+            out.append("\nRelevance floor sweep (k = 5):\n")
+            out.append("| min_relevance | recall@5 | labelled answered empty | no-match empty |")
+            out.append("|---:|---:|---:|---:|")
+            for point in floor["curve"]:
+                out.append(
+                    f"| {point['floor']:.2f} | {point['recall_at_5']:.3f} | "
+                    f"{point['labelled_empty']:.3f} | {_f(point.get('no_match_empty'))} |"
+                )
+            chosen = floor["recommended"]
+            if chosen is None:
+                out.append(
+                    f"\nNo floor meets the rule ({floor['rule']}, "
+                    f"max_recall_loss {floor['max_recall_loss']})."
+                )
+            else:
+                out.append(
+                    f"\nRecommended floor {chosen['floor']:.2f} ({floor['rule']}, "
+                    f"max_recall_loss {floor['max_recall_loss']}); every query re-asked with it:\n"
+                )
+                out += _class_table(chosen["overall"], chosen["classes"])
+        alone = run["vector_only"]
+        out.append(
+            "\nDiagnostic, the store's vector search alone (no keyword half), recall@5 by class: "
+            + ", ".join(
+                f"{c['class']} {c['recall_at_5']:.3f}"
+                for c in alone["classes"]
+                if "recall_at_5" in c
+            )
+            + f"; all labelled {alone['overall']['recall_at_5']:.3f} (as measured above: "
+            f"{run['overall']['recall_at_5']:.3f})."
+        )
+        misses = [q for q in run["queries"] if q.get("recall_at_5", 1.0) < 1.0]
+        if misses:
+            out.append(f"\nLabelled queries with recall@5 below 1 ({len(misses)}):\n")
+            for q in misses:
+                missing = sorted(set(q["relevant"]) - set(q["returned"]))
+                out.append(
+                    f'- {q["id"]} ({q["class"]}) "{q["query"]}": recall@5 {q["recall_at_5"]:.2f}, '
+                    f"missing {', '.join(missing)}; top 5: {', '.join(q['returned'])}"
+                )
+        out.append("")
+    return "\n".join(out).rstrip()
+
+
+def _latency(results: Mapping[str, Any]) -> str:
+    out = [
+        "| store | setup | ingest p50 / p95 / p99 ms | recall p50 / p95 / p99 ms "
+        "| search only p50 / p95 / p99 ms | overhead p50 / p95 / p99 ms |",
+        "|---|---|---|---|---|---|",
+    ]
+    notes = []
+    for run in results["stores"]:
+        for setup in ("single", "fused"):
+            w = run[setup]
+            label = setup if setup == "single" else f"fused ({w['stores']} stores, {w['fusion']})"
+            out.append(
+                f"| {run['store']} | {label} | {_p(w['ingest'])} | {_p(w['recall'])} | "
+                f"{_p(w['recall_search_only'])} | {_p(w['overhead'])} |"
+            )
+        notes.append(
+            f"{run['store']}: fused recall p50 is {run['fused_vs_single']:.2f}x single; the "
+            f"embedder alone takes {_p(run['embed'])} ms per query; "
+            f"load average {_loads(run['load_average'])}."
+        )
+    return "\n".join([*out, "", *notes])
+
+
+def _scale(results: Mapping[str, Any]) -> str:
+    out = [
+        "| store | memories | agents | load s | recall p50 / p95 / p99 ms "
+        "| search only p50 / p95 / p99 ms | vector recall@10 |",
+        "|---|---:|---:|---:|---|---|---:|",
+    ]
+    notes = []
+    for run in results["stores"]:
+        if "skipped" in run:
+            notes.append(f"{run['store']}: skipped ({run['skipped']}).")
+            continue
+        for row in run["layouts"]:
+            out.append(
+                f"| {run['store']} | {row['memories']} | {row['agents']} | {row['load_seconds']} | "
+                f"{_p(row['recall'])} | {_p(row['recall_search_only'])} | "
+                f"{row['vector_recall_at_10']:.4f} |"
+            )
+        bulk = run["bulk_ingest"]
+        notes.append(
+            f"{run['store']}: bulk ingest with embedding {bulk['per_second']} memories/s "
+            f"({bulk['memories']} in {bulk['seconds']} s); "
+            f"load average {_loads(run['load_average'])}."
+        )
+    return "\n".join([*out, "", *notes])
+
+
+def _adversarial(results: Mapping[str, Any]) -> str:
+    from mnemowire.apps.bench.adversarial import markdown
+
+    config = results["config"]
+    out = [
+        f"Honest stores: {config['stores']}; seed {config['seed']}, "
+        f"{config['queries']} queries, k = {config['k']}."
+    ]
+    rows = results["results"]
+    for attackers in sorted({r["adversaries"] for r in rows}):
+        for quorum in sorted({r["quorum"] or 0 for r in rows}):
+            out.append(f"\n{attackers} of 3 stores malicious, quorum {quorum or 'off'}:\n")
+            out.append(markdown(rows, adversaries=attackers, quorum=quorum or None))
+    return "\n".join(out)
+
+
+def _validation(rows: Sequence[Mapping[str, Any]]) -> str:
+    out = [
+        "| case | mnemowire p50 µs | p95 µs | python-jsonschema p50 µs |",
+        "|---|---:|---:|---:|",
+    ]
+    for row in rows:
+        out.append(
+            f"| {row['case']} | {row['mnemowire']['p50_us']} | {row['mnemowire']['p95_us']} | "
+            f"{row['python_jsonschema']['p50_us']} |"
+        )
+    return "\n".join(out)
+
+
+def _embedders(rows: Sequence[Mapping[str, Any]]) -> str:
+    sizes = list(rows[0]["batch_per_s"]) if rows else []
+    out = [
+        "| setup | busy | loadavg | load s | 1 sentence p50 ms | p95 | p99 | "
+        + " | ".join(f"batch {size}/s" for size in sizes)
+        + " |",
+        "|---|---:|---:|---:|---:|---:|---:|" + "---:|" * len(sizes),
+    ]
+    for row in rows:
+        latency = row["single_ms"]
+        cells = [row["setup"], row["busy"], row["load_average"], row["load_s"], latency["p50"]]
+        cells += [latency["p95"], latency["p99"], *(row["batch_per_s"][size] for size in sizes)]
+        out.append("| " + " | ".join(str(cell) for cell in cells) + " |")
+    return "\n".join(out)
+
+
+_RENDERERS: dict[str, Callable[[Any], str]] = {
+    "quality": _quality,
+    "latency": _latency,
+    "scale": _scale,
+    "adversarial": _adversarial,
+    "validation": _validation,
+    "embedders": _embedders,
+}

@@ -1,0 +1,16 @@
+"""The ``mnemowire`` command line: thin click commands over the library, JSON in and out."""
+
+from mnemowire.apps.cli import (  # noqa: F401  (each module registers its commands on ``cli``)
+    _bench,
+    _bench_adversarial,
+    _bench_pgvector,
+    _bench_suite,
+    _certify,
+    _codegen,
+    _demo,
+    _operations,
+    _spec,
+)
+from mnemowire.apps.cli._app import Exit, cli, main
+
+__all__ = ["Exit", "cli", "main"]

@@ -1,0 +1,106 @@
+"""``mnemowire bench ...``: measured numbers, printed with the machine, date and command."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mnemowire.apps.cli._app import cli
+
+
+@cli.group("bench")
+def bench_group() -> None:
+    """Benchmarks (not tests): print measured numbers and where they were measured."""
+
+
+@bench_group.command("validation")
+@click.option("--seconds", default=0.3, show_default=True, help="Sampling time per case.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write validation.json and validation.md into this folder.",
+)
+def validation_command(seconds: float, out: Path | None) -> None:
+    """Time spec validation per message (target: < 50 µs for a typical remember)."""
+    from mnemowire.apps.bench import environment, run_validation
+
+    env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
+    _publish("validation", env, run_validation(seconds), out)
+
+
+def _publish(benchmark: str, env: dict[str, Any], results: Any, out: Path | None) -> None:
+    """Print the report's Markdown; with ``out``, also write its JSON and Markdown files."""
+    from mnemowire.apps.bench.markdown import render
+    from mnemowire.apps.bench.report import make_report, write
+
+    report = make_report(benchmark, env, results)
+    click.echo(render(report))
+    if out is not None:
+        write(report, out)
+
+
+def _setups(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> list[Any]:
+    from mnemowire.apps.bench.embedders import DEFAULT_SETUPS, parse_setup
+
+    try:
+        return [parse_setup(value) for value in values] or list(DEFAULT_SETUPS)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+@bench_group.command("embedders")
+@click.option(
+    "--setup",
+    "setups",
+    multiple=True,
+    callback=_setups,
+    help="BACKEND[:THREADS|auto][:spin], e.g. onnx:1, torch:auto (repeatable; default: all).",
+)
+@click.option("--single", default=200, show_default=True, help="One-sentence calls timed.")
+@click.option(
+    "--batch-size",
+    "batch_sizes",
+    multiple=True,
+    type=click.IntRange(min=1),
+    default=(32, 128),
+    show_default=True,
+    help="Batch sizes for throughput (repeatable).",
+)
+@click.option("--rounds", default=3, show_default=True, help="Batches timed per batch size.")
+@click.option(
+    "--busy",
+    "busy_levels",
+    multiple=True,
+    type=click.IntRange(min=0),
+    default=(0, 1),
+    show_default=True,
+    help="CPU-bound competitor processes to run meanwhile (repeatable: one pass per level).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write embedders.json and embedders.md into this folder.",
+)
+def embedders_command(
+    *,
+    setups: list[Any],
+    single: int,
+    batch_sizes: tuple[int, ...],
+    rounds: int,
+    busy_levels: tuple[int, ...],
+    out: Path | None,
+) -> None:
+    """Load time, one-sentence latency and batch throughput of each embedder backend."""
+    from mnemowire.apps.bench import environment
+    from mnemowire.apps.bench.embedders import run_embedders
+
+    env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
+    rows = []
+    for busy in busy_levels:
+        rows += run_embedders(
+            setups, single=single, batch_sizes=batch_sizes, rounds=rounds, busy=busy
+        )
+    _publish("embedders", env, rows, out)

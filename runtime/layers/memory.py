@@ -1,0 +1,125 @@
+"""The Memory facade: what applications, the CLI and the demo talk to.
+
+It is the validating boundary (:class:`~mnemowire.layers.validating.ValidatingStore`) opened by
+URL: every request (a dict or a generated model) is validated against the spec once before any
+store sees it, every response is validated against its response schema before the caller sees
+it, and every failure is a :class:`~mnemowire.errors.MnemowireError` carrying the spec's error
+envelope. Over one store it calls that store; over several it builds a
+:class:`~mnemowire.layers.router.MemoryRouter`.
+
+>>> async with Memory.open("sqlite-vec://memory.db") as memory:      # doctest: +SKIP
+...     await memory.remember({"agent_id": "a", "type": "semantic", "content": "Alice likes tea"})
+...     found = await memory.recall({"agent_id": "a", "query": "what does Alice drink?"})
+
+Scripts without an event loop use :class:`SyncMemory`, the same methods without ``await``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from mnemowire.layers.validating import OPERATIONS, ValidatingStore
+from mnemowire.models import (
+    Capabilities,
+    ExpireRequest,
+    ExpireResponse,
+    ForgetRequest,
+    ForgetResponse,
+    Health,
+    MergeRequest,
+    MergeResponse,
+    RecallRequest,
+    RecallResponse,
+    RememberRequest,
+    RememberResponse,
+)
+from mnemowire.protocol import QueryVector
+from mnemowire.registry import open_store
+
+__all__ = ["Memory", "SyncMemory"]
+
+
+class Memory(ValidatingStore):
+    """Validated access to one store, or to a router over several."""
+
+    @classmethod
+    def open(
+        cls, urls: str | Sequence[str], *, embedder: Any = None, **router_options: Any
+    ) -> Memory:
+        """Open stores by URL; with several, fan out through a MemoryRouter.
+
+        ``embedder`` (an Embedder) is shared by every store that embeds, so a router embeds a
+        query once; ``router_options`` go to MemoryRouter (weights, quorum, deadline_s, ...).
+        """
+        urls = [urls] if isinstance(urls, str) else list(urls)
+        if not urls:
+            raise ValueError("Memory.open needs at least one store URL")
+        options = {} if embedder is None else {"embedder": embedder}
+        stores = [open_store(url, **options) for url in urls]
+        if len(stores) == 1 and not router_options:
+            return cls(stores[0])
+        from mnemowire.layers.router import MemoryRouter
+
+        return cls(MemoryRouter(stores, **router_options))
+
+    async def __aenter__(self) -> Memory:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def call(self, operation: str, request: Mapping[str, Any]) -> BaseModel:
+        """Run an operation by name (the CLI's JSON Lines mode)."""
+        if operation not in OPERATIONS:
+            raise ValueError(f"unknown operation {operation!r}; known: {', '.join(OPERATIONS)}")
+        method: Callable[[Mapping[str, Any]], Awaitable[BaseModel]] = getattr(self, operation)
+        return await method(request)
+
+
+class SyncMemory:
+    """:class:`Memory` for scripts: the same operations, blocking, on a private event loop."""
+
+    def __init__(self, memory: Memory) -> None:
+        self._memory = memory
+        self._runner = asyncio.Runner()
+
+    @classmethod
+    def open(cls, urls: str | Sequence[str], **options: Any) -> SyncMemory:
+        return cls(Memory.open(urls, **options))
+
+    def __enter__(self) -> SyncMemory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._runner.run(self._memory.aclose())
+        self._runner.close()
+
+    def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
+        return self._runner.run(self._memory.remember(request))
+
+    def recall(
+        self, request: RecallRequest | dict[str, Any], *, query_vector: QueryVector | None = None
+    ) -> RecallResponse:
+        return self._runner.run(self._memory.recall(request, query_vector=query_vector))
+
+    def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
+        return self._runner.run(self._memory.forget(request))
+
+    def merge(self, request: MergeRequest | dict[str, Any]) -> MergeResponse:
+        return self._runner.run(self._memory.merge(request))
+
+    def expire(self, request: ExpireRequest | dict[str, Any]) -> ExpireResponse:
+        return self._runner.run(self._memory.expire(request))
+
+    def health(self) -> Health:
+        return self._runner.run(self._memory.health())
+
+    def capabilities(self) -> Capabilities:
+        return self._memory.capabilities()

@@ -1,0 +1,580 @@
+"""MemoryRouter: one store in front of several, with one identity per record and fused recall.
+
+The router implements docs/spec/v0.md section 7. It is itself a MemoryStore, so routers nest and
+anything that takes a store takes a router. docs/architecture.md ("Router") explains the design;
+the class docstring is the reference.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
+
+from mnemowire.errors import ConfigError, UnsupportedError
+from mnemowire.fusion import hop_boost, hop_distances
+from mnemowire.kit import (
+    elapsed_ms,
+    missing_reason,
+    needs,
+    new_id,
+    to_wire,
+)
+from mnemowire.layers._recall import fuse, query_vectors, vector_for
+from mnemowire.layers._routing import (
+    MEMORY_TYPES,
+    Outcome,
+    answering,
+    call_child,
+    check_expire,
+    check_forget,
+    check_merge,
+    check_recall,
+    check_remember,
+    child_health,
+    declared,
+    failure,
+    fan_out_ids,
+    neighbour_answers,
+    overall,
+    responses,
+    results,
+    served_types,
+    undo_remember,
+    unsupported,
+    untracked,
+    validated,
+)
+from mnemowire.models import (
+    Capabilities,
+    ExpireRequest,
+    ExpireResponse,
+    ForgetRequest,
+    ForgetResponse,
+    Health,
+    MergeRequest,
+    MergeResponse,
+    RecallHit,
+    RecallRequest,
+    RecallResponse,
+    RememberRequest,
+    RememberResponse,
+)
+from mnemowire.protocol import (
+    BY_CAPABILITY,
+    GraphStore,
+    MemoryStore,
+    QueryVector,
+)
+from mnemowire.spec import version_key
+
+__all__ = ["HitCheck", "MemoryRouter", "WritePolicy"]
+
+R = TypeVar("R")
+WritePolicy = Literal["all", "primary_only"]
+#: ``verify(hit, request)``: why a child's hit is not to be believed, or None (see MemoryRouter)
+HitCheck = Callable[[RecallHit, Mapping[str, Any]], str | None]
+#: a child's place in the plan: the store, and why it is skipped (None: it is asked)
+_Plan = list[tuple[MemoryStore, str | None]]
+
+
+class MemoryRouter:
+    """A MemoryStore that fans every operation out to N child stores.
+
+    >>> router = MemoryRouter([SqliteVecStore("a.db", embedder=e64, name="a"),
+    ...                        SqliteVecStore("b.db", embedder=e48, name="b")])  # doctest: +SKIP
+    >>> stored = await router.remember({"agent_id": "a1", "type": "semantic", "content": "tea"})
+    >>> found = await router.recall({"agent_id": "a1", "query": "tea", "fusion": "rrf"})
+    >>> found.results[0].supporting
+    ['a', 'b']
+
+    **One identity.** remember mints the record id once (or keeps the client's ``id``) and sends
+    it to every child, so all copies share it: recall deduplicates by id, and forget, merge and
+    expire by id reach every copy. A retried remember with the same id replays on the children
+    that already hold it and writes to the ones that do not, so a retry heals a partial write.
+    Children must declare ``client_ids``; one that cannot keep the router's id is skipped.
+
+    **Capability routing.** Each operation goes only to the children whose ``capabilities()``
+    cover it (the memory type, ``forget``/``merge``/``expire``, ``hard_delete``, ``governance``
+    for ``approval_required``, ``metadata_filter``, ``user_scope``, ``freshness``, ``expiry``,
+    ``recall_tracking`` for ``no_recall_in_days``, ``demote``/``archive``). The others are
+    reported as ``skipped`` with the reason, which is not a failure; with no capable child the
+    operation raises UnsupportedError. Capabilities are read once, here in the constructor. An
+    expire with ``no_recall_in_days`` is refused unless the router returns exactly what its one
+    child returned (children mark every over-fetched hit as recalled; see ``capabilities``).
+
+    **Fusion.** recall asks each capable child for ``overfetch * k`` hits and fuses the lists by
+    the request's ``fusion``: ``rrf`` (k=60, ranks from 1), ``max`` (highest raw score) or
+    ``weighted`` (sum of ``weights[store] * score``, weight 1.0 by default). ``supporting`` lists
+    the children that returned a hit and ``source_store`` the one that ranked it best (its copy is
+    returned). ``min_relevance`` goes only to the children that declare ``relevance``; the others'
+    hits pass unfloored (``stores[]`` says ``floored``). With ``quorum`` q, a hit must come from
+    at least q children. With ``hops > 0`` the graph-capable children (``graph`` +
+    :class:`~mnemowire.protocol.GraphStore`) are asked for the neighbours of the fused ids, and a
+    hit with a fused neighbour d hops away gets ``score * (1 + 0.1 / (1 + d))``; nothing is added
+    to the hits. The query is embedded once per distinct embedder among the children that expose
+    ``embedder``, and passed as a QueryVector.
+
+    **Copies and trust.** When children's copies of one record differ, the copy most of them
+    hold is returned and the others are reported (``disagreed`` on their ``stores[]`` entry);
+    under rrf a record's demote factor is the upper median of its supporters' factors; hits
+    only one child returned are counted as ``uncorroborated`` on its entry. What a v0 hit does
+    not say (whose record it is, that it is a record at all) the router cannot check by
+    itself: ``verify(hit, request)``, when given, is asked about every hit a child returns and
+    a reason it gives makes that child's answer invalid (docs/threat-model.md, adversary 5:
+    an application can keep a keyed digest of agent, id and content in metadata and check it
+    here; spec v0.1 makes such seals part of the record).
+
+    **Partial failure.** Children run concurrently, each under ``deadline_s``. A child that
+    raises, hangs past the deadline, answers outside the response schema, or lies (a hit of
+    another agent or user, a type or filter it was not asked for, too many or unsorted hits, a
+    hit without relevance from a store declaring it or below ``min_relevance``, a
+    forgotten id it was not asked about, another record id on remember) is reported in
+    ``stores[]`` as ``error``, ``timeout`` or ``invalid_response`` and ignored. The operation
+    fails only when no capable child succeeded; the error's envelope then lists every child in
+    ``stores``. A child that timed out may still finish its write later; remember, forget and
+    expire are idempotent by id, so resending is safe.
+
+    **Write policies.** ``all``: remember, merge and expire go to every capable child.
+    ``primary_only``: they go to the first capable child only (the others report ``skipped``), and
+    fail if it fails; recall still fans out to every child. forget always goes to every capable
+    child, whatever the policy: recall reads every child, so a copy left anywhere would bring a
+    forgotten record back, and forgetting an id a child does not hold is a harmless no-op.
+    """
+
+    def __init__(
+        self,
+        stores: Sequence[MemoryStore],
+        *,
+        name: str = "router",
+        weights: Mapping[str, float] | None = None,
+        quorum: int | None = None,
+        deadline_s: float = 5.0,
+        write_policy: WritePolicy = "all",
+        overfetch: int = 4,
+        verify: HitCheck | None = None,
+    ) -> None:
+        self._children = tuple(stores)
+        self._name = name
+        if not self._children:
+            raise ConfigError("a router needs at least one store")
+        for child in self._children:
+            if not isinstance(child, MemoryStore):
+                raise ConfigError(f"{child!r} is not a MemoryStore (see mnemowire.protocol)")
+        names = [child.name for child in self._children]
+        if not name:
+            raise ConfigError("the router's name must not be empty")
+        if len(set(names)) != len(names):
+            raise ConfigError(f"store names must be unique (stores[] reports them): {names}")
+        weights = dict(weights or {})
+        unknown = sorted(set(weights) - set(names))
+        if unknown:
+            raise ConfigError(f"weights name stores the router does not have: {unknown}")
+        if any(not math.isfinite(w) or w < 0 for w in weights.values()):
+            raise ConfigError("weights must be finite and >= 0")
+        if quorum is not None and not 1 <= quorum <= len(names):
+            raise ConfigError(f"quorum must be between 1 and the number of stores ({len(names)})")
+        if not (math.isfinite(deadline_s) and deadline_s > 0):
+            raise ConfigError("deadline_s must be a positive number of seconds")
+        if write_policy not in ("all", "primary_only"):
+            raise ConfigError(f"write_policy must be 'all' or 'primary_only', not {write_policy!r}")
+        if overfetch < 1:
+            raise ConfigError("overfetch must be at least 1")
+        self._weights = weights
+        self._quorum = quorum
+        self._deadline_s = deadline_s
+        self._write_policy: WritePolicy = write_policy
+        self._overfetch = overfetch
+        self._verify = verify
+        answers = {child.name: declared(child) for child in self._children}
+        self._declared = {n: tuple(str(c) for c in a.capabilities) for n, a in answers.items()}
+        #: the spec version every child speaks: the oldest any of them declares
+        self._spec_version = min((a.spec_version for a in answers.values()), key=version_key)
+        self._capabilities = {name: frozenset(caps) for name, caps in self._declared.items()}
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def stores(self) -> tuple[MemoryStore, ...]:
+        """The children, in the order they were given (the first capable one is primary)."""
+        return self._children
+
+    def __repr__(self) -> str:
+        names = ", ".join(child.name for child in self._children)
+        return (
+            f"MemoryRouter({self._name!r}, stores=[{names}], write_policy={self._write_policy!r})"
+        )
+
+    async def __aenter__(self) -> MemoryRouter:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def capabilities(self) -> Capabilities:
+        """The union of the children's capabilities, in order of first declaration.
+
+        Union, not intersection, because every operation is routed to the children able to serve
+        it: the router can serve whatever at least one child can (procedural memories held only
+        by a state-machine store, graph neighbours only by a graph store). Intersection would hide
+        exactly the specialised stores a router exists to combine. ``stores[]`` shows which
+        children actually served each request.
+
+        Two exceptions, where a promise only holds if every child keeps it: ``recall_tracking``
+        only when the router returns exactly what its one child returned (see
+        ``_tracks_exactly``), and ``relevance`` only when every child that holds memories reports
+        relevance (otherwise some hits would carry none, and those children's hits pass
+        ``min_relevance`` unfloored, as docs/spec/v0.md#recall.relevance allows a router).
+        """
+        union: dict[str, None] = {}
+        for child in self._children:
+            union.update(dict.fromkeys(self._declared[child.name]))
+        if not self._tracks_exactly:
+            union.pop("recall_tracking", None)
+        holders = [c for c in self._capabilities.values() if c & set(MEMORY_TYPES)]
+        if not all("relevance" in c for c in holders):
+            union.pop("relevance", None)
+        return Capabilities(
+            store=self._name, spec_version=self._spec_version, capabilities=list(union)
+        )
+
+    # -- the five operations ---------------------------------------------------------------
+
+    async def remember(self, request: RememberRequest) -> RememberResponse:
+        req, payload = request, to_wire(request)
+        record_id = req.id or new_id()
+        sent = {**payload, "id": record_id}
+        plan = self._plan(needs("remember", payload), primary_only=self._primary_only)
+
+        answer = answering(
+            "remember.response", RememberResponse, lambda r: check_remember(r, record_id)
+        )
+        outcomes = await self._run(
+            "remember", plan, lambda c: c.remember(RememberRequest.model_validate(sent)), answer
+        )
+        if any((o.envelope or {}).get("code") == "conflict" for o in outcomes):
+            raise await undo_remember(
+                self._children, record_id, req.agent_id, outcomes, self._deadline_s
+            )
+        done = responses(outcomes)
+        fields: dict[str, Any] = {
+            "id": record_id,
+            "stored_at": min(r.stored_at for r in done),
+            "stores": results(outcomes, lambda r: 0 if r.replayed else 1),
+            "pending_approval": any(r.pending_approval for r in done),
+        }
+        if all(r.replayed for r in done):
+            fields["replayed"] = True
+        return RememberResponse.model_validate(fields)
+
+    async def recall(
+        self,
+        request: RecallRequest,
+        *,
+        query_vector: QueryVector | None = None,
+    ) -> RecallResponse:
+        """Fused recall; ``query_vector`` (from an outer router) is reused for every child whose
+        embedder has the same name."""
+        req, payload = request, to_wire(request)
+        started = time.perf_counter()
+        k, fusion, hops = req.k, req.fusion, req.hops
+        # the hop boost is applied once, here; children (nested routers too) only recall
+        base = {key: value for key, value in payload.items() if key != "hops"}
+        base["k"] = min(1000, k * self._overfetch)
+        requested = [str(t) for t in payload.get("types") or ()]
+        required = needs("recall", payload)
+        plan: _Plan = []
+        sent: dict[str, dict[str, Any]] = {}
+        for child in self._children:
+            capabilities = self._capabilities[child.name]
+            types = served_types(capabilities, requested)
+            reason = missing_reason(capabilities, required)
+            if reason is None and not types:
+                reason = missing_reason(capabilities, requested) or "holds no memory type"
+            if reason is None:
+                sent[child.name] = {**base, "types": types} if requested else dict(base)
+                if "relevance" not in capabilities:
+                    # it cannot floor; an older store would even reject the field
+                    sent[child.name].pop("min_relevance", None)
+            plan.append((child, reason))
+        asked = [child for child, reason in plan if reason is None]
+        vectors = await query_vectors(asked, req.query, query_vector) if asked else {}
+
+        def call(child: MemoryStore) -> Awaitable[Any]:
+            return child.recall(
+                RecallRequest.model_validate(sent[child.name]),
+                query_vector=vector_for(child, vectors),
+            )
+
+        def answer(child: MemoryStore, raw: Any) -> RecallResponse:
+            response = validated("recall.response", RecallResponse, raw)
+            relevance = "relevance" in self._capabilities[child.name]
+            check_recall(
+                response, sent[child.name], reports_relevance=relevance, verify=self._verify
+            )
+            return response
+
+        outcomes = await self._run("recall", plan, call, answer)
+        lists = {o.store: o.response.results for o in outcomes if o.response is not None}
+        fused = fuse(fusion, lists, weights=self._weights, quorum=self._quorum)
+        notes: dict[str, dict[str, Any]] = {}
+        if "min_relevance" in payload:  # docs/spec/v0.md#recall.relevance: say who floored
+            notes = {n: {"floored": "min_relevance" in sent[n]} for n in sent}
+        for store, differing in fused.disagreed.items():  # [router.copies]
+            notes.setdefault(store, {})["disagreed"] = sorted(differing)
+        if hops > 0 and fused.scores:
+            fused.scores, graph = await self._boost(req.agent_id, fused.scores, hops, outcomes)
+            for store, note in graph.items():
+                notes.setdefault(store, {}).update(note)
+        hits = fused.hits(k)
+        if len(lists) > 1:  # what only one child vouched for: [router.verify]
+            alone = Counter(h.supporting[0] for h in hits if len(h.supporting) == 1)
+            for store, count in alone.items():
+                notes.setdefault(store, {})["uncorroborated"] = count
+        return RecallResponse(
+            results=hits,
+            fusion_used=fusion,
+            stores_queried=[child.name for child in asked],
+            latency_ms=elapsed_ms(started),
+            stores=results(outcomes, lambda r: len(r.results), notes),
+        )
+
+    async def forget(self, request: ForgetRequest) -> ForgetResponse:
+        req, payload = request, to_wire(request)
+        # forget reaches every copy whatever the write policy (see the class docstring)
+        plan = self._plan(needs("forget", payload), primary_only=False)
+
+        answer = answering("forget.response", ForgetResponse, lambda r: check_forget(r, payload))
+        outcomes = await self._run("forget", plan, lambda c: c.forget(req), answer)
+        done = responses(outcomes)
+        forgotten = dict.fromkeys(i for r in done for i in r.forgotten_ids)
+        return ForgetResponse(
+            forgotten_ids=list(forgotten),
+            stores=results(outcomes, lambda r: len(r.forgotten_ids)),
+            hard_delete=req.hard_delete,
+            pending_approval=any(r.pending_approval for r in done),
+        )
+
+    async def merge(self, request: MergeRequest) -> MergeResponse:
+        req, payload = request, to_wire(request)
+        plan = self._plan(["merge"], primary_only=self._primary_only)
+
+        answer = answering("merge.response", MergeResponse, lambda r: check_merge(r, payload))
+        outcomes = await self._run("merge", plan, lambda c: c.merge(req), answer)
+        done = responses(outcomes)
+        return MergeResponse(
+            canonical=req.canonical,
+            merged_count=max(r.merged_count for r in done),
+            strategy_used=done[0].strategy_used,
+            stores=results(outcomes, lambda r: r.merged_count),
+        )
+
+    async def expire(self, request: ExpireRequest) -> ExpireResponse:
+        req, payload = request, to_wire(request)
+        if "no_recall_in_days" in payload["policy"] and not self._tracks_exactly:
+            raise untracked(self._name)
+        plan = self._plan(needs("expire", payload), primary_only=self._primary_only)
+
+        answer = answering("expire.response", ExpireResponse, lambda r: check_expire(r, payload))
+        outcomes = await self._run("expire", plan, lambda c: c.expire(req), answer)
+        done = responses(outcomes)
+        fields: dict[str, Any] = {
+            "action_taken": req.action,
+            "stores": results(outcomes, lambda r: r.matched_count),
+        }
+        if all(r.matched_ids is not None for r in done):
+            # copies share ids, so the distinct ids are the records matched
+            matched = list(dict.fromkeys(i for r in done for i in r.matched_ids or ()))
+            fields.update(matched_count=len(matched), matched_ids=matched)
+        else:  # a child that does not list ids: the largest count is the best lower bound
+            fields["matched_count"] = max(r.matched_count for r in done)
+        return ExpireResponse.model_validate(fields)
+
+    # -- health, graph, lifecycle ----------------------------------------------------------
+
+    async def health(self) -> Health:
+        """``ok`` when every child is, ``down`` when none serves, ``degraded`` in between."""
+        started = time.perf_counter()
+        outcomes = await asyncio.gather(
+            *(
+                call_child(
+                    child.name,
+                    child.health,
+                    self._deadline_s,
+                    lambda raw: validated("health", Health, raw),
+                )
+                for child in self._children
+            )
+        )
+        children = [child_health(outcome) for outcome in outcomes]
+        status = overall([child.status for child in children])
+        return Health(
+            store=self._name,
+            status=status,
+            latency_ms=elapsed_ms(started),
+            details={
+                "write_policy": self._write_policy,
+                "deadline_s": self._deadline_s,
+                "overfetch": self._overfetch,
+                "quorum": self._quorum,
+            },
+            stores=children,
+        )
+
+    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+        """Governance through the router (``ReviewStore``): every child declaring
+        ``governance`` approves the staged copies it holds; the ids approved anywhere, in
+        request order. Fails when no child can, or when every child that could failed."""
+        asked = list(dict.fromkeys(ids))
+        return await self._extra(
+            "approve", "governance", asked, lambda c: c.approve(agent_id, asked)
+        )
+
+    async def restore(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+        """``RestoreStore`` through the router: every child declaring ``archive`` restores the
+        archived copies it holds; the ids restored anywhere, in request order."""
+        asked = list(dict.fromkeys(ids))
+        return await self._extra("restore", "archive", asked, lambda c: c.restore(agent_id, asked))
+
+    async def neighbours(
+        self, agent_id: str, ids: Sequence[str], *, hops: int
+    ) -> dict[str, dict[str, int]]:
+        """The graph-capable children's neighbours of ``ids``, nearest distance first wins; a
+        router is a GraphStore so that an outer router can boost with an inner one's graph."""
+        answers = await neighbour_answers(
+            self._graph(skip=set()), agent_id, list(ids), hops, self._deadline_s
+        )
+        ok = [a.response for a in answers if a.response is not None]
+        if answers and not ok:
+            raise failure("neighbours", answers, [a.result() for a in answers])
+        merged: dict[str, dict[str, int]] = {}
+        for answer in ok:
+            for item, near in answer.items():
+                mine = merged.setdefault(item, {})
+                for other, distance in near.items():
+                    mine[other] = min(mine.get(other, distance), distance)
+        return merged
+
+    async def aclose(self) -> None:
+        """Close every child (the router stands for them); the first error is raised after all
+        children have been asked to close."""
+        closed = await asyncio.gather(
+            *(child.aclose() for child in self._children), return_exceptions=True
+        )
+        for result in closed:
+            if isinstance(result, BaseException):
+                raise result
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    @property
+    def _primary_only(self) -> bool:
+        return self._write_policy == "primary_only"
+
+    @property
+    def _tracks_exactly(self) -> bool:
+        """Whether the children's recall tracking matches what this router returns.
+
+        A child records a recall for every hit it returns. With over-fetch, several children or
+        a quorum, children return (and mark as recalled) records the router then drops, so
+        ``no_recall_in_days`` would spare records nobody was shown: the predicate cannot be
+        evaluated, and the spec says to refuse it (docs/spec/v0.md#expire.policy).
+        """
+        return len(self._children) == 1 and self._overfetch == 1 and (self._quorum or 1) == 1
+
+    def _plan(self, required: Sequence[str], *, primary_only: bool) -> _Plan:
+        """Each child with the reason it is skipped, or None when it is asked."""
+        plan: _Plan = []
+        primary: str | None = None
+        for child in self._children:
+            reason = missing_reason(self._capabilities[child.name], required)
+            if reason is None and primary_only:
+                if primary is None:
+                    primary = child.name
+                else:
+                    reason = f"write_policy primary_only: written to {primary} only"
+            plan.append((child, reason))
+        return plan
+
+    async def _run(
+        self,
+        operation: str,
+        plan: _Plan,
+        call: Callable[[MemoryStore], Awaitable[Any]],
+        answer: Callable[[MemoryStore, Any], R],
+    ) -> list[Outcome[R]]:
+        """Ask every planned child at once; raise unless at least one succeeded."""
+        if all(reason is not None for _, reason in plan):
+            raise unsupported(
+                operation, [Outcome(c.name, "skipped", error=r).result() for c, r in plan]
+            )
+
+        async def one(child: MemoryStore, reason: str | None) -> Outcome[R]:
+            if reason is not None:
+                return Outcome(child.name, "skipped", error=reason)
+            return await call_child(
+                child.name, lambda: call(child), self._deadline_s, lambda raw: answer(child, raw)
+            )
+
+        outcomes = list(await asyncio.gather(*(one(child, reason) for child, reason in plan)))
+        if not any(o.status == "ok" for o in outcomes):
+            raise failure(operation, outcomes, [o.result() for o in outcomes])
+        return outcomes
+
+    async def _boost(
+        self,
+        agent_id: str,
+        fused: dict[str, float],
+        hops: int,
+        outcomes: Sequence[Outcome[Any]],
+    ) -> tuple[dict[str, float], dict[str, dict[str, str]]]:
+        """The hop boost over ``fused``, and what each graph child did (StoreResult extras)."""
+        failed = {o.store for o in outcomes if o.status not in ("ok", "skipped")}
+        answers = await neighbour_answers(
+            self._graph(skip=failed), agent_id, sorted(fused), hops, self._deadline_s
+        )
+        notes = {
+            a.store: {"graph_status": a.status, **({"graph_error": a.error} if a.error else {})}
+            for a in answers
+        }
+        known = [a.response for a in answers if a.response is not None]
+        return hop_boost(fused, hop_distances(fused, known, hops)), notes
+
+    def _graph(self, *, skip: set[str]) -> list[Any]:
+        """The children declaring ``graph`` that answer ``neighbours`` (those in ``skip``
+        left out)."""
+        return [
+            child
+            for child in self._children
+            if "graph" in self._capabilities[child.name]
+            and isinstance(child, GraphStore)
+            and child.name not in skip
+        ]
+
+    async def _extra(
+        self,
+        operation: str,
+        capability: str,
+        asked: list[str],
+        send: Callable[[Any], Awaitable[Any]],
+    ) -> list[str]:
+        """An optional protocol's id operation (``send`` to one child), fanned out to the
+        children whose declared capability promises it (``protocol.BY_CAPABILITY``)."""
+        protocol = BY_CAPABILITY[capability]
+        able = [
+            child
+            for child in self._children
+            if capability in self._capabilities[child.name] and isinstance(child, protocol)
+        ]
+        if not able:
+            raise UnsupportedError(
+                f"no store of {self._name} declares {capability} with {operation}(); "
+                f"stores: {', '.join(c.name for c in self._children)}"
+            )
+
+        return await fan_out_ids(operation, able, asked, send, self._deadline_s)

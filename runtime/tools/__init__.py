@@ -1,3 +1,0 @@
-"""Tools beside the library, for tests, benchmarks, demos and CI: never imported by the
-kernel, the layers or the adapters (``python -m mnemowire.tools.postgres``: a throwaway local
-PostgreSQL with pgvector, trust auth and, with ``--fast``, no fsync)."""

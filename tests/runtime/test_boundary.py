@@ -1,0 +1,197 @@
+"""The validating boundary (mnemowire.layers.validating): a request is validated against its
+schema once per crossing, whatever sits behind it, and nothing invalid gets through either way.
+
+Validations are counted on the compiled validators themselves, so every path that validates
+anything (``spec.check``, ``spec.validate``, a store, the router) is seen."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from mnemowire.adapters.sqlite_vec import SqliteVecStore
+from mnemowire.embedders import HashEmbedder
+from mnemowire.errors import RequestError, StoreError, UnsupportedError
+from mnemowire.layers.memory import Memory
+from mnemowire.layers.router import MemoryRouter
+from mnemowire.layers.validating import ValidatingStore, parse_request
+from mnemowire.models import (
+    RecallHit,
+    RecallRequest,
+    RecallResponse,
+    RememberRequest,
+)
+from mnemowire.protocol import QueryVector
+from mnemowire.spec._validate import Validator
+
+AGENT = "agent-1"
+FACTS = ["Alice likes green tea", "Bob fixes bikes", "Carol grows tomatoes"]
+
+
+@pytest.fixture
+def validations(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """How many times each message was validated (by any path) while the test ran."""
+    seen: Counter[str] = Counter()
+    is_valid = Validator.is_valid  # where every validation starts (envelope asks it first)
+
+    def counted(self: Validator, payload: Any) -> bool:
+        seen[self.message] += 1
+        return is_valid(self, payload)
+
+    monkeypatch.setattr(Validator, "is_valid", counted)
+    return seen
+
+
+@pytest.fixture
+async def stores() -> AsyncIterator[list[SqliteVecStore]]:
+    opened = [
+        SqliteVecStore(":memory:", embedder=HashEmbedder(64), name=name) for name in ("a", "b")
+    ]
+    yield opened
+    for store in opened:
+        await store.aclose()
+
+
+async def test_one_recall_over_a_two_store_router_validates_its_request_once(
+    stores: list[SqliteVecStore], validations: Counter[str]
+) -> None:
+    memory = Memory(MemoryRouter(stores))
+    for fact in FACTS:
+        await memory.remember({"agent_id": AGENT, "type": "semantic", "content": fact})
+    assert validations["remember.request"] == len(FACTS)
+    validations.clear()
+
+    found = await memory.recall({"agent_id": AGENT, "query": "tea", "k": 2})
+
+    assert found.results
+    assert validations["recall.request"] == 1  # at the boundary; the router and stores trust it
+    # three different messages, each checked once where it crosses: each child's answer at
+    # the router (so one broken child is that child's invalid_response), the fused answer at
+    # the boundary
+    assert validations["recall.response"] == 3
+    assert set(validations) == {"recall.request", "recall.response"}
+
+
+async def test_one_recall_over_one_store_validates_request_and_answer_once(
+    stores: list[SqliteVecStore], validations: Counter[str]
+) -> None:
+    memory = Memory(stores[0])
+    await memory.remember({"agent_id": AGENT, "type": "semantic", "content": FACTS[0]})
+    validations.clear()
+    await memory.recall(RecallRequest(agent_id=AGENT, query="tea"))  # a model is checked too
+    assert validations == Counter({"recall.request": 1, "recall.response": 1})
+
+
+async def test_a_store_called_directly_validates_nothing(
+    stores: list[SqliteVecStore], validations: Counter[str]
+) -> None:
+    store = stores[0]
+    await store.remember(RememberRequest(agent_id=AGENT, type="semantic", content=FACTS[0]))
+    await store.recall(RecallRequest(agent_id=AGENT, query="tea"))
+    assert validations == Counter()
+
+
+async def test_a_bad_request_is_refused_naming_the_field_and_changes_nothing(
+    stores: list[SqliteVecStore],
+) -> None:
+    memory = Memory(stores[0])
+    bad: list[tuple[dict[str, Any], str, str]] = [
+        ({"agent_id": AGENT, "type": "semantic", "content": ""}, "/content", "minLength"),
+        ({"agent_id": AGENT, "type": "factual", "content": "x"}, "/type", "enum"),
+        (
+            {"agent_id": AGENT, "type": "semantic", "content": "x", "colour": 1},
+            "/colour",
+            "additional",
+        ),
+    ]
+    for request, path, rule in bad:
+        with pytest.raises(RequestError) as caught:
+            await memory.remember(request)
+        assert caught.value.code == "invalid_request"
+        assert any(d["path"] == path and rule in d["rule"] for d in caught.value.details), (
+            caught.value.details
+        )
+    found = await memory.recall({"agent_id": AGENT, "query": "x", "k": 10})
+    assert found.results == []
+
+
+async def test_a_model_built_without_validation_is_still_checked(
+    stores: list[SqliteVecStore],
+) -> None:
+    forged = RecallRequest.model_construct(agent_id=AGENT, query="tea", k=5000)
+    with pytest.raises(RequestError) as caught:
+        await Memory(stores[0]).recall(forged)
+    assert [d["path"] for d in caught.value.details] == ["/k"]
+
+
+async def test_what_is_not_an_object_is_refused_as_a_request() -> None:
+    with pytest.raises(RequestError) as caught:
+        parse_request(RecallRequest, ["agent_id", "query"])  # type: ignore[arg-type]
+    assert caught.value.details[0]["rule"] == "type"
+    with pytest.raises(TypeError, match="not a request model"):
+        parse_request(RecallResponse, {})
+
+
+async def test_a_bulk_import_with_one_bad_request_stores_nothing(
+    stores: list[SqliteVecStore],
+) -> None:
+    boundary = ValidatingStore(stores[0])
+    requests: list[dict[str, Any]] = [
+        {"agent_id": AGENT, "type": "semantic", "content": fact} for fact in FACTS
+    ]
+    requests[2] = {**requests[2], "confidence": 7}
+    with pytest.raises(RequestError) as caught:
+        await boundary.remember_many(requests)
+    assert [d["path"] for d in caught.value.details] == ["/2/confidence"]
+    assert (await boundary.recall({"agent_id": AGENT, "query": "tea", "k": 10})).results == []
+    stored = await boundary.remember_many(requests[:2], batch_size=1)
+    assert len(stored) == 2
+
+
+async def test_a_store_without_bulk_import_says_so(stores: list[SqliteVecStore]) -> None:
+    boundary = ValidatingStore(MemoryRouter(stores))
+    with pytest.raises(UnsupportedError, match="no bulk import"):
+        await boundary.remember_many([{"agent_id": AGENT, "type": "semantic", "content": "x"}])
+
+
+class Crashing(SqliteVecStore):
+    async def recall(
+        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+    ) -> RecallResponse:
+        raise KeyError("a bug")
+
+
+class Scoreless(SqliteVecStore):
+    async def recall(
+        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+    ) -> RecallResponse:
+        found = await super().recall(request, query_vector=query_vector)
+        hits = [
+            RecallHit.model_construct(**{k: v for k, v in h.model_dump().items() if k != "score"})
+            for h in found.results
+        ]
+        return found.model_copy(update={"results": hits})
+
+
+@pytest.mark.parametrize(
+    ("cls", "says"), [(Crashing, "KeyError"), (Scoreless, "invalid recall.response")]
+)
+async def test_a_store_bug_reaches_the_caller_as_a_spec_error(
+    cls: type[SqliteVecStore], says: str
+) -> None:
+    async with cls(":memory:", embedder=HashEmbedder(64), name="buggy") as store:
+        memory = Memory(store)
+        await memory.remember({"agent_id": AGENT, "type": "semantic", "content": FACTS[0]})
+        with pytest.raises(StoreError, match=says) as caught:
+            await memory.recall({"agent_id": AGENT, "query": "tea"})
+    assert caught.value.code == "store_error"
+
+
+async def test_json_handed_to_a_store_directly_says_where_json_goes(
+    stores: list[SqliteVecStore],
+) -> None:
+    with pytest.raises(TypeError, match=r"Memory\(store\)"):
+        await stores[0].remember({"agent_id": AGENT, "type": "semantic", "content": "x"})  # type: ignore[arg-type]
