@@ -4,12 +4,12 @@ A store takes the spec's requests as the generated models (``mnemowire.models``)
 the generated response models; it never invents types of its own. It does not validate: a
 request is validated once, at the boundary where it enters (``mnemowire.layers.validating``,
 which the facade, the CLI, the harness and every transport go through), and a store trusts
-the model it is handed. The surface is
-as small as the spec: one async method per operation, plus ``health`` and ``capabilities``.
-What a store may offer beyond that is an optional protocol of its own, each tied to the
-capability that promises it: ``GraphStore`` (``graph``), ``ReviewStore`` (``governance``),
-``RestoreStore`` (``archive``), and ``BulkStore`` (bulk import, no capability). Callers test
-for one with ``isinstance`` (and the declared capability), never with ``getattr``.
+the model it is handed. The surface is as small as the spec: one async method per operation,
+plus ``health`` and ``capabilities``. What a store may offer beyond that is an optional
+protocol of its own, tied to the capability that promises it: ``GraphStore`` (``graph``),
+``ReviewStore`` (``governance``), ``RestoreStore`` (``archive``); ``BulkStore`` (bulk import)
+and ``MaintainedStore`` (vacuum, prewarm) need none. Callers test for one with ``isinstance``
+(and the declared capability), never with ``getattr``.
 
 Example::
 
@@ -48,6 +48,7 @@ __all__ = [
     "BY_CAPABILITY",
     "BulkStore",
     "GraphStore",
+    "MaintainedStore",
     "MemoryStore",
     "QueryVector",
     "RestoreStore",
@@ -145,6 +146,19 @@ class BulkStore(Protocol):
         batch_size: int = ...,
         vectors: Vectors | None = None,
     ) -> list[RememberResponse]: ...
+
+
+@runtime_checkable
+class MaintainedStore(Protocol):
+    """Optional extra: the upkeep a database backend wants after heavy writes (no capability:
+    it changes nothing a client can see). ``vacuum`` reclaims space and refreshes the
+    planner's statistics (``erase=True``: also what a hard delete leaves in the database files)
+    and returns the statements run; ``prewarm`` loads the store's pages into the backend's
+    cache and returns the pages loaded per relation."""
+
+    async def vacuum(self, *, erase: bool = False) -> list[str]: ...
+
+    async def prewarm(self) -> dict[str, int]: ...
 
 
 @runtime_checkable

@@ -10,7 +10,8 @@ request is validated against its JSON Schema exactly once per crossing
 >>> boundary = ValidatingStore(store)                                  # doctest: +SKIP
 >>> await boundary.recall({"agent_id": "a", "query": "tea", "k": 5000})  # doctest: +SKIP
 Traceback (most recent call last):
-mnemowire.errors.RequestError: /k: 5000 is greater than the maximum of 1000
+mnemowire.errors.RequestError: invalid recall.request: `/k` 5000 is greater than the maximum of
+1000; fix every field listed in details and send it again
 """
 
 from __future__ import annotations

@@ -39,8 +39,9 @@ from mnemowire.apps.bench._cache import cached_embeddings
 from mnemowire.apps.bench._corpus import synthetic_texts
 from mnemowire.apps.bench._timing import percentiles
 from mnemowire.embedders import Embedder
+from mnemowire.errors import ConfigError
 from mnemowire.layers.memory import Memory
-from mnemowire.protocol import QueryVector
+from mnemowire.protocol import MaintainedStore, QueryVector
 
 __all__ = ["SERVER_SETTINGS", "run_pgvector_bench"]
 
@@ -124,6 +125,8 @@ async def _ingest(
     seconds = time.perf_counter() - started
     # what autovacuum does after a big load anyway; measured apart, so the recall numbers are
     # the steady state and not an index vacuum running beside them
+    if not isinstance(store, MaintainedStore):
+        raise ConfigError(f"{store.name} has no vacuum or prewarm; this benchmark is pgvector's")
     begun = time.perf_counter()
     await store.vacuum()
     vacuum_seconds = time.perf_counter() - begun

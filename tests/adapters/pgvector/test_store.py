@@ -8,10 +8,12 @@ import pytest
 from mnemowire import spec
 from mnemowire.adapters.pgvector import CAPABILITIES, PgVectorStore
 from mnemowire.adapters.sqlite_vec import CAPABILITIES as SQLITE_CAPABILITIES
+from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import ConfigError, ConflictError, RequestError, UnavailableError
 from mnemowire.kit import to_wire
 from mnemowire.layers.memory import Memory
+from mnemowire.protocol import MaintainedStore
 from mnemowire.registry import open_store
 
 from .conftest import Database, StoreFactory
@@ -199,6 +201,10 @@ async def test_the_registry_opens_pgvector_urls(pg_dsn: str, schema: str) -> Non
 
 async def test_vacuum_prewarm_and_drop(make_store: StoreFactory, db: Database) -> None:
     store = make_store()
+    maintained = isinstance(store.inner, MaintainedStore)  # how the bench reaches it
+    assert maintained
+    async with SqliteVecStore(":memory:", embedder=HashEmbedder(16)) as other:
+        assert not isinstance(other, MaintainedStore)
     await store.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
     await store.inner.vacuum()
     assert db.rows("SELECT count(*) FROM pg_stats WHERE schemaname = %s", db.schema) != [(0,)]
