@@ -1,0 +1,199 @@
+"""``mnemowire spec diff OLD NEW``: every change between two spec versions, classified by
+direction and kind, as text, JSON, Markdown, GitHub annotations or JUnit XML."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from xml.etree import ElementTree
+
+import click
+
+from mnemowire import spec
+from mnemowire.apps.cli._app import Exit
+from mnemowire.apps.cli._spec import spec_group
+from mnemowire.spec import diff as spec_diff
+
+__all__ = ["RENDERERS", "diff_command"]
+
+
+def _text(report: spec_diff.DiffReport, folders: tuple[Path, Path]) -> str:
+    lines = [
+        f"{c.rule.level:<4} {c.rule.id}  {c.message} {c.path or '/'}: {c.detail}; {c.rule.why}"
+        for c in report.changes
+    ]
+    return "\n".join(lines)
+
+
+def _markdown(report: spec_diff.DiffReport, folders: tuple[Path, Path]) -> str:
+    lines = [
+        f"## spec {report.old.version} → {report.new.version}",
+        "",
+        _summary(report),
+        "",
+    ]
+    if report.changes:
+        lines += [
+            "| level | rule | message | where | change | what it does |",
+            "|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {c.rule.level} | `{c.rule.id}` | `{c.message}` | `{c.path or '/'}` | "
+            f"{_cell(c.detail)} | {_cell(c.rule.why)} |"
+            for c in report.changes
+        ]
+    return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _github(report: spec_diff.DiffReport, folders: tuple[Path, Path]) -> str:
+    """Workflow commands: each change an annotation on the message's schema file."""
+    kinds = {"ERR": "error", "WARN": "warning", "INFO": "notice"}
+    lines = []
+    for c in report.changes:
+        removed = c.rule.id.endswith(".message.removed")
+        file = (folders[0] if removed else folders[1]) / f"{c.message}.json"
+        title = _escape_property(c.rule.id)
+        text = _escape_data(f"{c.path or '/'}: {c.detail}; {c.rule.why}")
+        lines.append(
+            f"::{kinds[c.rule.level]} file={_escape_property(str(file))},title={title}::{text}"
+        )
+    return "\n".join(lines)
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _junit(report: spec_diff.DiffReport, folders: tuple[Path, Path], fail_on: str) -> str:
+    """One test case per message; a change at or above ``fail_on`` is its failure."""
+    failing = {id(c) for c in report.at_least(fail_on)}
+    messages = sorted(set(report.old.messages) | set(report.new.messages))
+    suite = ElementTree.Element(
+        "testsuite",
+        name=f"spec diff {report.old.version} -> {report.new.version}",
+        tests=str(len(messages)),
+        failures=str(len({c.message for c in report.changes if id(c) in failing})),
+    )
+    for message in messages:
+        case = ElementTree.SubElement(suite, "testcase", classname="spec diff", name=message)
+        mine = [c for c in report.changes if c.message == message]
+        failed = [c for c in mine if id(c) in failing]
+        if failed:
+            failure = ElementTree.SubElement(
+                case, "failure", type=failed[0].rule.id, message=f"{len(failed)} change(s)"
+            )
+            failure.text = "\n".join(
+                f"{c.rule.level} {c.rule.id} {c.path}: {c.detail}" for c in failed
+            )
+        others = [c for c in mine if id(c) not in failing]
+        if others:
+            out = ElementTree.SubElement(case, "system-out")
+            out.text = "\n".join(_line(c) for c in others)
+    root = ElementTree.Element("testsuites")
+    root.append(suite)
+    return ElementTree.tostring(root, encoding="unicode", xml_declaration=True)
+
+
+def _line(change: spec_diff.Change) -> str:
+    return f"{change.rule.level} {change.rule.id} {change.path or '/'}: {change.detail}"
+
+
+def _summary(report: spec_diff.DiffReport) -> str:
+    counts = report.counts()
+    declared = report.declared_bump
+    says = "is not newer" if declared is None else f"declares {declared}"
+    return (
+        f"spec {report.old.version} -> {report.new.version}: {counts['ERR']} ERR, "
+        f"{counts['WARN']} WARN, {counts['INFO']} INFO; the changes require a "
+        f"{report.required_bump} bump, the version number {says}"
+    )
+
+
+RENDERERS: dict[str, Callable[[spec_diff.DiffReport, tuple[Path, Path]], str]] = {
+    "text": _text,
+    "json": lambda report, folders: spec_diff.dumps(report),
+    "markdown": _markdown,
+    "github": _github,
+}
+FOLDER = click.Path(exists=True, file_okay=False, path_type=Path)
+
+
+@spec_group.command("diff")
+@click.argument("old", type=FOLDER)
+@click.argument("new", type=FOLDER)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice([*RENDERERS, "junit"]),
+    default="text",
+    show_default=True,
+    help="text, json (spec/diff/report.schema.json), markdown, github (workflow annotations) "
+    "or junit (XML, one test case per message).",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(spec_diff.LEVELS),
+    default=None,
+    help="Exit 1 when a change is at this level or above (INFO, WARN, ERR); junit reports "
+    "those as failures (ERR when not given).",
+)
+@click.option(
+    "--check-bump",
+    is_flag=True,
+    help="Exit 1 unless NEW's version number declares at least the bump the changes require.",
+)
+def diff_command(old: Path, new: Path, output: str, fail_on: str | None, check_bump: bool) -> None:
+    """Compare the spec version folder OLD with NEW (e.g. spec/v0 spec/v0.1).
+
+    Each change gets a rule id, a level (ERR breaks existing peers, WARN needs care, INFO is
+    safe) and the bump it requires, by direction: requests (closed: what clients send) and
+    responses (open: what stores send). The rules: docs/spec/diff.md.
+    """
+    for folder in (old, new):
+        if not (folder / "common.json").is_file():
+            raise click.UsageError(
+                f"{folder} is not a spec version folder (it has no common.json); "
+                "give two folders like spec/v0 spec/v0.1"
+            )
+    report = spec_diff.diff(spec.read_spec_dir(old), spec.read_spec_dir(new))
+    if output == "junit":
+        text = _junit(report, (old, new), fail_on or "ERR")
+    else:
+        text = RENDERERS[output](report, (old, new))
+    if text:
+        click.echo(text)
+    click.echo(_summary(report), err=True)
+    failed = False
+    if fail_on is not None and report.at_least(fail_on):
+        click.echo(f"changes at {fail_on} or above: failing (--fail-on {fail_on})", err=True)
+        failed = True
+    if check_bump and not _bump_ok(report):
+        failed = True
+    if failed:
+        sys.exit(Exit.REJECTED)
+
+
+def _bump_ok(report: spec_diff.DiffReport) -> bool:
+    declared, required = report.declared_bump, report.required_bump
+    if declared is None:
+        click.echo(
+            f"--check-bump: {report.new.version} is not newer than {report.old.version}", err=True
+        )
+        return False
+    if spec_diff.BUMPS.index(declared) < spec_diff.BUMPS.index(required):
+        click.echo(
+            f"--check-bump: the changes require a {required} bump, but {report.old.version} -> "
+            f"{report.new.version} declares {declared}",
+            err=True,
+        )
+        return False
+    return True

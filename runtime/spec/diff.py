@@ -1,0 +1,552 @@
+"""``spec diff``: what changed between two spec versions, and what each change breaks.
+
+Every change is classified by **direction** and **kind**. A message's direction is read from
+the spec itself: requests are closed ([validation.closed]: what clients send, so an older
+store refuses anything new), responses are open ([versioning.open-responses]: what stores
+send, so an older client must still accept it). The same edit is safe one way and breaking
+the other: a loosened bound lets new clients send what old stores refuse (a request WARN)
+and lets new stores send what old clients reject (a response ERR). Each rule has a stable id
+(``request.bound.tightened``), a level (ERR breaks existing peers, WARN needs care, INFO is
+safe) and the version bump it requires under docs/spec/v0.md#versioning.policy.
+
+>>> report = diff(read_spec_dir(old_dir), read_spec_dir(new_dir))      # doctest: +SKIP
+>>> report.required_bump                                                # doctest: +SKIP
+'minor'
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from mnemowire.spec._loader import SpecFiles, version_key
+from mnemowire.spec._refs import absolute, lookup
+
+__all__ = [
+    "BUMPS",
+    "LEVELS",
+    "RULES",
+    "Change",
+    "DiffReport",
+    "Rule",
+    "declared_bump",
+    "diff",
+    "direction_of",
+    "dumps",
+    "to_json",
+]
+
+Level = Literal["ERR", "WARN", "INFO"]
+Bump = Literal["none", "minor", "major"]
+Direction = Literal["request", "response"]
+#: least to most severe
+LEVELS: tuple[Level, ...] = ("INFO", "WARN", "ERR")
+BUMPS: tuple[Bump, ...] = ("none", "minor", "major")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One kind of change in one direction: a stable id, how bad it is, what it requires."""
+
+    id: str
+    level: Level
+    bump: Bump
+    why: str
+
+
+def _rules() -> dict[str, Rule]:
+    table: list[tuple[str, Level, Bump, str]] = [
+        # -- requests: closed, what clients send; an older store refuses anything new ------
+        ("request.property.added.optional", "WARN", "minor",
+         "older stores refuse it (requests are closed): send it only to stores of this version"),
+        ("request.property.added.required", "ERR", "major",
+         "every older client's request now lacks it and is refused"),
+        ("request.property.removed", "ERR", "major",
+         "older clients that send it are refused (requests are closed)"),
+        ("request.required.added", "ERR", "major",
+         "older clients that leave it out are refused"),
+        ("request.required.removed", "WARN", "minor",
+         "new clients may leave it out, which older stores refuse"),
+        ("request.enum.appended", "WARN", "minor",
+         "older stores refuse the new value: send it only to stores of this version"),
+        ("request.enum.inserted", "WARN", "minor",
+         "a new value, not at the end: older stores refuse it, and bindings change order"),
+        ("request.enum.removed", "ERR", "major", "older clients that send it are refused"),
+        ("request.enum.reordered", "INFO", "none", "same values; generated bindings reorder"),
+        ("request.const.changed", "ERR", "major", "older clients send the old value"),
+        ("request.type.widened", "WARN", "minor",
+         "new clients may send a type older stores refuse"),
+        ("request.type.narrowed", "ERR", "major", "older clients' values may be refused"),
+        ("request.type.changed", "ERR", "major", "older clients' values are refused"),
+        ("request.bound.tightened", "ERR", "major", "older clients' values may be refused"),
+        ("request.bound.loosened", "WARN", "minor",
+         "new clients may send values older stores refuse"),
+        ("request.pattern.added", "ERR", "major", "older clients' text may be refused"),
+        ("request.pattern.removed", "WARN", "minor",
+         "new clients may send text older stores refuse"),
+        ("request.pattern.changed", "ERR", "major",
+         "older clients' text may be refused (a changed pattern is not proven looser)"),
+        ("request.format.added", "ERR", "major", "older clients' text may be refused"),
+        ("request.format.removed", "WARN", "minor",
+         "new clients may send text older stores refuse"),
+        ("request.format.changed", "ERR", "major", "older clients' text may be refused"),
+        ("request.additional-properties.closed", "ERR", "major",
+         "older clients' extra fields are refused"),
+        ("request.additional-properties.opened", "WARN", "minor",
+         "new clients may send fields older stores refuse"),
+        ("request.default.changed", "ERR", "major",
+         "an older client leaving the field out now asks for something else"),
+        # -- responses: open, what stores send; an older client must still accept it --------
+        ("response.property.added.optional", "INFO", "minor",
+         "older clients ignore fields they do not know"),
+        ("response.property.added.required", "INFO", "minor",
+         "older clients ignore fields they do not know"),
+        ("response.property.removed.optional", "WARN", "minor",
+         "older clients reading it find it missing (allowed: it was optional)"),
+        ("response.property.removed.required", "ERR", "major",
+         "older clients expect it in every answer"),
+        ("response.required.added", "INFO", "minor", "stores now always send it"),
+        ("response.required.removed", "ERR", "major",
+         "older clients expect it in every answer"),
+        ("response.enum.appended", "ERR", "major",
+         "older clients reject the new value (this enumeration is closed)"),
+        ("response.enum.appended.open", "INFO", "minor",
+         "older clients keep values they do not know (an open enumeration)"),
+        ("response.enum.inserted", "ERR", "major",
+         "older clients reject the new value (this enumeration is closed)"),
+        ("response.enum.inserted.open", "WARN", "minor",
+         "older clients keep the new value (open), but generated bindings change order"),
+        ("response.enum.removed", "INFO", "minor", "stores no longer send it"),
+        ("response.enum.reordered", "INFO", "none", "same values; generated bindings reorder"),
+        ("response.const.changed", "ERR", "major", "older clients expect the old value"),
+        ("response.type.widened", "ERR", "major",
+         "new stores may send a type older clients reject"),
+        ("response.type.narrowed", "INFO", "minor", "older clients accept every value sent"),
+        ("response.type.changed", "ERR", "major", "older clients reject the new values"),
+        ("response.bound.tightened", "INFO", "minor", "older clients accept every value sent"),
+        ("response.bound.loosened", "ERR", "major",
+         "new stores may send values older clients reject"),
+        ("response.pattern.added", "INFO", "minor", "older clients accept every value sent"),
+        ("response.pattern.removed", "ERR", "major",
+         "new stores may send text older clients reject"),
+        ("response.pattern.changed", "ERR", "major",
+         "new stores may send text older clients reject"),
+        ("response.format.added", "INFO", "minor", "older clients accept every value sent"),
+        ("response.format.removed", "ERR", "major",
+         "new stores may send text older clients reject"),
+        ("response.format.changed", "ERR", "major",
+         "new stores may send text older clients reject"),
+        ("response.additional-properties.closed", "INFO", "minor",
+         "stores send no extra fields now; older clients did not require any"),
+        ("response.additional-properties.opened", "ERR", "major",
+         "new stores may send fields an older client's closed schema rejects"),
+        ("response.default.changed", "WARN", "minor",
+         "a field left out now means something else to clients reading it"),
+    ]  # fmt: skip
+    for direction in ("request", "response"):
+        table += [
+            (f"{direction}.message.added", "INFO", "minor",
+             "a new message: send it only to stores that declare this version"),
+            (f"{direction}.message.removed", "ERR", "major",
+             "older peers still send or expect it"),
+            (f"{direction}.ref.changed", "INFO", "none",
+             "now named through another definition; what it accepts is compared beside"),
+            (f"{direction}.composition.changed", "ERR", "major",
+             "the alternatives (anyOf / oneOf / allOf) changed in number: not proven compatible"),
+            (f"{direction}.keyword.changed", "ERR", "major",
+             "a keyword the diff cannot prove compatible changed: review it"),
+            (f"{direction}.annotation.changed", "INFO", "none",
+             "documentation only (description, title, examples)"),
+            (f"{direction}.deprecated.added", "INFO", "minor",
+             "deprecated: still accepted, on its way out"),
+        ]  # fmt: skip
+    return {rule_id: Rule(rule_id, level, bump, why) for rule_id, level, bump, why in table}
+
+
+#: every rule, by id
+RULES: Mapping[str, Rule] = _rules()
+
+_ANNOTATIONS = ("description", "title", "examples", "$comment")
+_LOWER = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
+_UPPER = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
+_HANDLED = {
+    "$ref", "$id", "$schema", "$defs", "type", "enum", "const", "properties", "required",
+    "additionalProperties", "items", "anyOf", "oneOf", "allOf", "pattern", "format", "default",
+    "deprecated", "uniqueItems", "multipleOf", *_ANNOTATIONS, *_LOWER, *_UPPER,
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Change:
+    """One classified change: the rule, the message, where in the message (a JSON Pointer
+    into an instance; ``*`` stands for every array item), and what changed."""
+
+    rule: Rule
+    message: str
+    path: str
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule.id,
+            "level": self.rule.level,
+            "bump": self.rule.bump,
+            "direction": self.rule.id.split(".", 1)[0],
+            "message": self.message,
+            "path": self.path,
+            "detail": self.detail,
+            "why": self.rule.why,
+        }
+
+
+@dataclass(frozen=True)
+class DiffReport:
+    """Every change from ``old`` to ``new``, and the bump they require."""
+
+    old: SpecFiles
+    new: SpecFiles
+    changes: tuple[Change, ...] = field(default=())
+
+    @property
+    def required_bump(self) -> Bump:
+        return max((c.rule.bump for c in self.changes), key=BUMPS.index, default="none")
+
+    @property
+    def declared_bump(self) -> Bump | None:
+        """The bump NEW's version number declares over OLD's; None when it is not newer."""
+        return declared_bump(self.old.version, self.new.version)
+
+    def counts(self) -> dict[str, int]:
+        return {level: sum(c.rule.level == level for c in self.changes) for level in LEVELS}
+
+    def at_least(self, level: str) -> list[Change]:
+        """The changes at ``level`` (ERR, WARN or INFO) or above."""
+        floor = LEVELS.index(level)
+        return [c for c in self.changes if LEVELS.index(c.rule.level) >= floor]
+
+
+def declared_bump(old: str, new: str) -> Bump | None:
+    """What going from version ``old`` to ``new`` declares: ``v0`` → ``v1`` major, ``v0`` →
+    ``v0.1`` minor, ``v0.1`` → ``v0.1.1`` none (a patch); None when ``new`` is not newer."""
+    before, after = version_key(old), version_key(new)
+    width = max(len(before), len(after), 2)
+    before += (0,) * (width - len(before))
+    after += (0,) * (width - len(after))
+    if after <= before:
+        return None
+    if after[0] != before[0]:
+        return "major"
+    return "minor" if after[1] != before[1] else "none"
+
+
+def direction_of(schema: Mapping[str, Any]) -> Direction:
+    """Requests are closed objects ([validation.closed]); everything open is what stores send."""
+    return "request" if schema.get("additionalProperties") is False else "response"
+
+
+def diff(old: SpecFiles, new: SpecFiles) -> DiffReport:
+    """Compare every message of two spec versions (``common`` is compared through the
+    messages that use it, in the direction each uses it)."""
+    changes: list[Change] = []
+    for message in sorted(set(old.messages) | set(new.messages)):
+        if message not in new.documents:
+            direction = direction_of(old.documents[message])
+            changes.append(Change(RULES[f"{direction}.message.removed"], message, "", message))
+        elif message not in old.documents:
+            direction = direction_of(new.documents[message])
+            changes.append(Change(RULES[f"{direction}.message.added"], message, "", message))
+        else:
+            changes.extend(_Walk(old, new, message).changes())
+    return DiffReport(old, new, tuple(changes))
+
+
+class _Walk:
+    """Both versions of one message, walked side by side."""
+
+    def __init__(self, old: SpecFiles, new: SpecFiles, message: str) -> None:
+        self.message = message
+        self.old_ids = {d["$id"]: d for d in old.documents.values() if "$id" in d}
+        self.new_ids = {d["$id"]: d for d in new.documents.values() if "$id" in d}
+        self.old_doc = old.documents[message]
+        self.new_doc = new.documents[message]
+        self.direction: Direction = direction_of(self.new_doc)
+        #: the (old, new) definitions being walked, outermost first: a cycle stops there
+        self.open: set[tuple[str, str]] = set()
+
+    def changes(self) -> list[Change]:
+        old_base, new_base = self.old_doc.get("$id", ""), self.new_doc.get("$id", "")
+        return list(self._node(self.old_doc, old_base, self.new_doc, new_base, ""))
+
+    def _change(self, kind: str, path: str, detail: str) -> Change:
+        return Change(RULES[f"{self.direction}.{kind}"], self.message, path, detail)
+
+    def _resolve(self, node: Any, base: str, ids: dict[str, Any]) -> tuple[Any, str, list[str]]:
+        """``node`` with its ``$ref`` chain followed (local keywords win), the base URI it
+        now lives in, and the refs followed, as written."""
+        refs: list[str] = []
+        while isinstance(node, dict) and "$ref" in node and len(refs) < 32:
+            ref = str(node["$ref"])
+            target_uri = absolute(base, ref)
+            target = lookup(ids, target_uri)
+            if not isinstance(target, dict):
+                break
+            refs.append(ref)
+            local = {k: v for k, v in node.items() if k != "$ref"}
+            node, base = {**target, **local}, target_uri
+        return node, base, refs
+
+    def _node(
+        self,
+        old: Any,
+        old_base: str,
+        new: Any,
+        new_base: str,
+        path: str,
+        *,
+        open_enum: bool = False,
+    ) -> Iterator[Change]:
+        old, old_base, old_refs = self._resolve(old, old_base, self.old_ids)
+        new, new_base, new_refs = self._resolve(new, new_base, self.new_ids)
+        if old_refs and new_refs and old_refs[-1] != new_refs[-1]:
+            yield self._change("ref.changed", path, f"{old_refs[-1]} -> {new_refs[-1]}")
+        if not isinstance(old, dict) or not isinstance(new, dict):  # boolean schemas
+            if old != new:
+                yield self._change("keyword.changed", path, f"schema {old!r} -> {new!r}")
+            return
+        # a recursive definition: stop where the same pair of definitions is already open
+        key = (old_base, new_base) if old_refs or new_refs else None
+        if key is not None and key in self.open:
+            return
+        if key is not None:
+            self.open.add(key)
+        try:
+            yield from self._keywords(old, old_base, new, new_base, path, open_enum=open_enum)
+        finally:
+            if key is not None:
+                self.open.discard(key)
+
+    def _keywords(
+        self,
+        old: dict[str, Any],
+        old_base: str,
+        new: dict[str, Any],
+        new_base: str,
+        path: str,
+        *,
+        open_enum: bool,
+    ) -> Iterator[Change]:
+        yield from self._annotations(old, new, path)
+        yield from self._types(old, new, path)
+        yield from self._enum(old, new, path, open_enum)
+        yield from self._bounds(old, new, path)
+        yield from self._text(old, new, path)
+        yield from self._object(old, old_base, new, new_base, path)
+        yield from self._items(old, old_base, new, new_base, path)
+        yield from self._compositions(old, old_base, new, new_base, path)
+        for keyword in sorted((set(old) | set(new)) - _HANDLED):
+            if old.get(keyword) != new.get(keyword):
+                yield self._change("keyword.changed", path, f"{keyword} changed")
+
+    def _annotations(self, old: dict[str, Any], new: dict[str, Any], path: str) -> Iterator[Change]:
+        changed = [k for k in _ANNOTATIONS if old.get(k) != new.get(k)]
+        if changed:
+            yield self._change("annotation.changed", path, ", ".join(changed))
+        if new.get("deprecated") and not old.get("deprecated"):
+            yield self._change("deprecated.added", path, "deprecated: true")
+        if "default" in old and "default" in new and old["default"] != new["default"]:
+            yield self._change(
+                "default.changed", path, f"default {old['default']!r} -> {new['default']!r}"
+            )
+
+    def _types(self, old: dict[str, Any], new: dict[str, Any], path: str) -> Iterator[Change]:
+        before, after = _type_set(old), _type_set(new)
+        if before == after:
+            return
+        if after is None or (before is not None and after > before):
+            kind = "widened"
+        elif before is None or after < before:
+            kind = "narrowed"
+        else:
+            kind = "changed"
+        yield self._change(f"type.{kind}", path, f"type {_show(before)} -> {_show(after)}")
+
+    def _enum(
+        self, old: dict[str, Any], new: dict[str, Any], path: str, open_enum: bool
+    ) -> Iterator[Change]:
+        if ("const" in old or "const" in new) and old.get("const") != new.get("const"):
+            detail = f"const {old.get('const')!r} -> {new.get('const')!r}"
+            yield self._change("const.changed", path, detail)
+        before, after = old.get("enum"), new.get("enum")
+        if before is None or after is None:
+            if before is not None:  # the enumeration was lifted: any value now
+                yield self._bound("loosened", path, "enum removed")
+            elif after is not None:
+                yield self._bound("tightened", path, "enum added")
+            return
+        gone = [v for v in before if v not in after]
+        added = [v for v in after if v not in before]
+        suffix = ".open" if open_enum and self.direction == "response" else ""
+        for value in gone:
+            yield self._change("enum.removed", path, f"value {value!r} removed")
+        if added:
+            kept = [v for v in after if v in before]
+            kind = "appended" if after[: len(kept)] == kept else "inserted"
+            for value in added:
+                yield self._change(f"enum.{kind}{suffix}", path, f"value {value!r} {kind}")
+        elif not gone and before != after:
+            yield self._change("enum.reordered", path, "same values, another order")
+
+    def _bound(self, how: str, path: str, detail: str) -> Change:
+        return self._change(f"bound.{how}", path, detail)
+
+    def _bounds(self, old: dict[str, Any], new: dict[str, Any], path: str) -> Iterator[Change]:
+        for keyword in (*_LOWER, *_UPPER):
+            before, after = old.get(keyword), new.get(keyword)
+            if before == after:
+                continue
+            detail = f"{keyword} {before!r} -> {after!r}"
+            if before is None:
+                yield self._bound("tightened", path, detail)
+            elif after is None:
+                yield self._bound("loosened", path, detail)
+            elif (after > before) == (keyword in _LOWER):
+                yield self._bound("tightened", path, detail)
+            else:
+                yield self._bound("loosened", path, detail)
+        if old.get("multipleOf") != new.get("multipleOf"):
+            detail = f"multipleOf {old.get('multipleOf')!r} -> {new.get('multipleOf')!r}"
+            loosened = new.get("multipleOf") is None or (
+                old.get("multipleOf") is not None and old["multipleOf"] % new["multipleOf"] == 0
+            )
+            yield self._bound("loosened" if loosened else "tightened", path, detail)
+        if bool(old.get("uniqueItems")) != bool(new.get("uniqueItems")):
+            how = "tightened" if new.get("uniqueItems") else "loosened"
+            yield self._bound(how, path, f"uniqueItems {bool(new.get('uniqueItems'))}")
+
+    def _text(self, old: dict[str, Any], new: dict[str, Any], path: str) -> Iterator[Change]:
+        for keyword in ("pattern", "format"):
+            before, after = old.get(keyword), new.get(keyword)
+            if before == after:
+                continue
+            kind = "added" if before is None else "removed" if after is None else "changed"
+            yield self._change(f"{keyword}.{kind}", path, f"{keyword} {before!r} -> {after!r}")
+
+    def _object(
+        self, old: dict[str, Any], old_base: str, new: dict[str, Any], new_base: str, path: str
+    ) -> Iterator[Change]:
+        before, after = old.get("properties", {}), new.get("properties", {})
+        old_required, new_required = set(old.get("required", ())), set(new.get("required", ()))
+        for name in sorted(set(before) | set(after)):
+            where = f"{path}/{_escape(name)}"
+            if name not in after:
+                if self.direction == "request":
+                    yield self._change("property.removed", where, f"field {name!r} removed")
+                else:
+                    kind = "required" if name in old_required else "optional"
+                    yield self._change(f"property.removed.{kind}", where, f"field {name!r} removed")
+            elif name not in before:
+                kind = "required" if name in new_required else "optional"
+                yield self._change(f"property.added.{kind}", where, f"field {name!r} added")
+            else:
+                yield from self._node(before[name], old_base, after[name], new_base, where)
+                if name in new_required and name not in old_required:
+                    yield self._change("required.added", where, f"{name!r} now required")
+                elif name in old_required and name not in new_required:
+                    yield self._change("required.removed", where, f"{name!r} now optional")
+        for name in sorted((new_required - old_required) - set(after)):  # required, undeclared
+            yield self._change("required.added", f"{path}/{_escape(name)}", f"{name!r} required")
+        closed_before = old.get("additionalProperties") is False
+        closed_after = new.get("additionalProperties") is False
+        if closed_before != closed_after:
+            kind = "closed" if closed_after else "opened"
+            yield self._change(f"additional-properties.{kind}", path, "additionalProperties")
+        elif isinstance(old.get("additionalProperties"), dict) and isinstance(
+            new.get("additionalProperties"), dict
+        ):
+            yield from self._node(
+                old["additionalProperties"], old_base,
+                new["additionalProperties"], new_base, f"{path}/*",
+            )  # fmt: skip
+
+    def _items(
+        self, old: dict[str, Any], old_base: str, new: dict[str, Any], new_base: str, path: str
+    ) -> Iterator[Change]:
+        before, after = old.get("items"), new.get("items")
+        if isinstance(before, dict) and isinstance(after, dict):
+            yield from self._node(before, old_base, after, new_base, f"{path}/*")
+        elif before != after:
+            how = "loosened" if after is None else "tightened" if before is None else None
+            if how is None:
+                yield self._change("keyword.changed", path, "items changed")
+            else:
+                yield self._bound(how, path, f"items {'removed' if after is None else 'added'}")
+
+    def _compositions(
+        self, old: dict[str, Any], old_base: str, new: dict[str, Any], new_base: str, path: str
+    ) -> Iterator[Change]:
+        for keyword in ("anyOf", "oneOf", "allOf"):
+            before, after = old.get(keyword), new.get(keyword)
+            if before is None and after is None:
+                continue
+            if before is None or after is None or len(before) != len(after):
+                count = f"{len(before or [])} -> {len(after or [])} alternatives"
+                yield self._change("composition.changed", path, f"{keyword}: {count}")
+                continue
+            # an enumeration beside any string is open: unknown values are kept
+            open_enum = keyword == "anyOf" and any(
+                self._is_any_string(branch, new_base, self.new_ids) for branch in after
+            )
+            for old_branch, new_branch in zip(before, after, strict=True):
+                yield from self._node(
+                    old_branch, old_base, new_branch, new_base, path, open_enum=open_enum
+                )
+
+    def _is_any_string(self, node: Any, base: str, ids: dict[str, Any]) -> bool:
+        """A branch that takes any (non-empty) string: what makes an enumeration open."""
+        resolved, _, _ = self._resolve(node, base, ids)
+        return (
+            isinstance(resolved, dict)
+            and resolved.get("type") == "string"
+            and not {"enum", "const", "pattern", "format"} & set(resolved)
+        )
+
+
+def _type_set(schema: Mapping[str, Any]) -> frozenset[str] | None:
+    """The JSON types a schema allows by its ``type`` keyword; None means any type. An
+    integer is a number, so ``number`` includes ``integer``."""
+    declared = schema.get("type")
+    if declared is None:
+        return None
+    types = {declared} if isinstance(declared, str) else set(declared)
+    if "number" in types:
+        types.add("integer")
+    return frozenset(types)
+
+
+def _show(types: frozenset[str] | None) -> str:
+    if types is None:
+        return "any"
+    shown = sorted(types - {"integer"} if "number" in types else types)
+    return "|".join(shown)
+
+
+def _escape(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+def to_json(report: DiffReport) -> dict[str, Any]:
+    """The report as JSON, under spec/diff/report.schema.json."""
+    return {
+        "old": {"version": report.old.version, "digest": report.old.digest},
+        "new": {"version": report.new.version, "digest": report.new.digest},
+        "required_bump": report.required_bump,
+        "declared_bump": report.declared_bump,
+        "counts": report.counts(),
+        "changes": [c.to_json() for c in report.changes],
+    }
+
+
+def dumps(report: DiffReport) -> str:
+    return json.dumps(to_json(report), indent=2, ensure_ascii=False)

@@ -1,0 +1,434 @@
+"""``spec diff``: a corpus of minimal OLD/NEW pairs, one per rule and direction, each with the
+classification it must get; the real spec against itself; and the command's outputs."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from mnemowire import spec
+from mnemowire.apps.cli import Exit, cli
+from mnemowire.spec import diff as spec_diff
+
+ROOT = Path(__file__).parents[2]
+BASE = "https://mnemowire.dev/spec/{version}/"
+DIRECTIONS = ("request", "response")
+
+#: a request is closed, a response open: the direction comes from the schema itself
+REQUEST: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["agent_id"],
+    "properties": {
+        "agent_id": {"type": "string", "minLength": 1, "maxLength": 256},
+        "k": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 5},
+        "kind": {"enum": ["a", "b"]},
+        "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 10},
+        "name": {"type": "string", "pattern": "^[a-z]+$"},
+        "when": {"type": "string", "format": "date-time"},
+        "note": {"type": "string", "description": "a note"},
+        "ref": {"$ref": "common.json#/$defs/Word"},
+    },
+}
+RESPONSE: dict[str, Any] = {
+    "type": "object",
+    "required": ["id", "score"],
+    "properties": {
+        "id": {"type": "string"},
+        "score": {"type": "number", "minimum": 0, "maximum": 1},
+        "extra": {"type": "string"},
+        "kind": {"enum": ["a", "b"]},
+        "open_kind": {"anyOf": [{"enum": ["a", "b"]}, {"type": "string", "minLength": 1}]},
+        "nested": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {"x": {"type": "integer"}},
+        },
+        "items": {"type": "array", "items": {"type": "string", "maxLength": 10}},
+    },
+}
+COMMON: dict[str, Any] = {
+    "$defs": {
+        "Word": {"type": "string", "maxLength": 20},
+        "Other": {"type": "string", "maxLength": 20},
+    }
+}
+
+
+def _edit(base: dict[str, Any], pointer: str, value: Any) -> dict[str, Any]:
+    """``base`` with the value at ``pointer`` (``/properties/k/maximum``) set, or deleted
+    when ``value`` is ``DELETE``."""
+    edited = copy.deepcopy(base)
+    *parents, last = pointer.strip("/").split("/")
+    node: Any = edited
+    for part in parents:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    if value is DELETE:
+        if isinstance(node, list):
+            node.pop(int(last))
+        else:
+            del node[last]
+    elif isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+    return edited
+
+
+DELETE = object()
+
+
+@dataclass(frozen=True)
+class Case:
+    """One minimal OLD/NEW pair: edits (JSON Pointer, value) to the base message make NEW
+    (and, for ``old``, OLD), and the rules the diff must report, in any order."""
+
+    name: str
+    direction: str
+    edits: list[tuple[str, Any]]
+    expected: list[str]
+    old: list[tuple[str, Any]] = field(default_factory=list)
+
+
+CASES: list[Case] = [
+    # -- requests ----------------------------------------------------------------------------
+    Case("request: optional field added", "request",
+     [("/properties/colour", {"type": "string"})], ["request.property.added.optional"]),
+    Case("request: required field added", "request",
+     [("/properties/colour", {"type": "string"}), ("/required", ["agent_id", "colour"])],
+     ["request.property.added.required"]),
+    Case("request: field removed", "request",
+     [("/properties/note", DELETE)], ["request.property.removed"]),
+    Case("request: optional field made required", "request",
+     [("/required", ["agent_id", "k"])], ["request.required.added"]),
+    Case("request: required field made optional", "request",
+     [("/required", [])], ["request.required.removed"]),
+    Case("request: enum value appended", "request",
+     [("/properties/kind/enum", ["a", "b", "c"])], ["request.enum.appended"]),
+    Case("request: enum value inserted", "request",
+     [("/properties/kind/enum", ["c", "a", "b"])], ["request.enum.inserted"]),
+    Case("request: enum value removed", "request",
+     [("/properties/kind/enum", ["a"])], ["request.enum.removed"]),
+    Case("request: enum renamed is a removal and an addition", "request",
+     [("/properties/kind/enum", ["a", "c"])], ["request.enum.removed", "request.enum.appended"]),
+    Case("request: enum reordered", "request",
+     [("/properties/kind/enum", ["b", "a"])], ["request.enum.reordered"]),
+    Case("request: const added", "request",
+     [("/properties/agent_id/const", "x")], ["request.const.changed"]),
+    Case("request: type widened", "request",
+     [("/properties/k/type", ["integer", "string"])], ["request.type.widened"]),
+    Case("request: type narrowed", "request",
+     [("/properties/note/type", "string")], ["request.type.narrowed"],
+     old=[("/properties/note/type", ["string", "null"])]),
+    Case("request: type changed", "request",
+     [("/properties/k/type", "string")], ["request.type.changed"]),
+    Case("request: maximum lowered", "request",
+     [("/properties/k/maximum", 500)], ["request.bound.tightened"]),
+    Case("request: maximum raised", "request",
+     [("/properties/k/maximum", 5000)], ["request.bound.loosened"]),
+    Case("request: minimum raised", "request",
+     [("/properties/k/minimum", 2)], ["request.bound.tightened"]),
+    Case("request: maxLength added", "request",
+     [("/properties/note/maxLength", 100)], ["request.bound.tightened"]),
+    Case("request: maxItems removed", "request",
+     [("/properties/tags/maxItems", DELETE)], ["request.bound.loosened"]),
+    Case("request: array items bound inside", "request",
+     [("/properties/tags/items/maxLength", 5)], ["request.bound.tightened"]),
+    Case("request: uniqueItems added", "request",
+     [("/properties/tags/uniqueItems", True)], ["request.bound.tightened"]),
+    Case("request: pattern added", "request",
+     [("/properties/note/pattern", "^x")], ["request.pattern.added"]),
+    Case("request: pattern removed", "request",
+     [("/properties/name/pattern", DELETE)], ["request.pattern.removed"]),
+    Case("request: pattern changed", "request",
+     [("/properties/name/pattern", "^[a-z0-9]+$")], ["request.pattern.changed"]),
+    Case("request: format added", "request",
+     [("/properties/note/format", "email")], ["request.format.added"]),
+    Case("request: format removed", "request",
+     [("/properties/when/format", DELETE)], ["request.format.removed"]),
+    Case("request: format changed", "request",
+     [("/properties/when/format", "date")], ["request.format.changed"]),
+    Case("request: opened to extra fields", "request",
+     [("/properties/tags/items", {"type": "object", "additionalProperties": True})],
+     ["request.additional-properties.opened"],
+     old=[("/properties/tags/items", {"type": "object", "additionalProperties": False})]),
+    Case("request: a nested object closed", "request",
+     [("/properties/tags/items", {"type": "object", "additionalProperties": False})],
+     ["request.additional-properties.closed"],
+     old=[("/properties/tags/items", {"type": "object"})]),
+    Case("request: default changed", "request",
+     [("/properties/k/default", 10)], ["request.default.changed"]),
+    Case("request: description changed", "request",
+     [("/properties/note/description", "a longer note")], ["request.annotation.changed"]),
+    Case("request: deprecated", "request",
+     [("/properties/note/deprecated", True)], ["request.deprecated.added"]),
+    Case("request: $ref retargeted to an equal definition", "request",
+     [("/properties/ref/$ref", "common.json#/$defs/Other")], ["request.ref.changed"]),
+    Case("request: $ref retargeted, and the target is tighter", "request",
+     [("/properties/ref/$ref", "common.json#/$defs/Other"), ("/properties/ref/maxLength", 5)],
+     ["request.ref.changed", "request.bound.tightened"]),
+    Case("request: alternatives added", "request",
+     [("/properties/note", {"anyOf": [{"type": "string"}, {"type": "integer"}]})],
+     ["request.annotation.changed", "request.composition.changed", "request.type.widened"]),
+    Case("request: a keyword the diff cannot prove", "request",
+     [("/properties/note/contentMediaType", "application/json")], ["request.keyword.changed"]),
+    # -- responses ---------------------------------------------------------------------------
+    Case("response: optional field added", "response",
+     [("/properties/colour", {"type": "string"})], ["response.property.added.optional"]),
+    Case("response: required field added", "response",
+     [("/properties/colour", {"type": "string"}), ("/required", ["id", "score", "colour"])],
+     ["response.property.added.required"]),
+    Case("response: optional field removed", "response",
+     [("/properties/extra", DELETE)], ["response.property.removed.optional"]),
+    Case("response: required field removed", "response",
+     [("/properties/score", DELETE), ("/required", ["id"])],
+     ["response.property.removed.required"]),
+    Case("response: field made required", "response",
+     [("/required", ["id", "score", "extra"])], ["response.required.added"]),
+    Case("response: field made optional", "response",
+     [("/required", ["id"])], ["response.required.removed"]),
+    Case("response: closed enum value appended", "response",
+     [("/properties/kind/enum", ["a", "b", "c"])], ["response.enum.appended"]),
+    Case("response: closed enum value inserted", "response",
+     [("/properties/kind/enum", ["c", "a", "b"])], ["response.enum.inserted"]),
+    Case("response: open enum value appended", "response",
+     [("/properties/open_kind/anyOf/0/enum", ["a", "b", "c"])],
+     ["response.enum.appended.open"]),
+    Case("response: open enum value inserted", "response",
+     [("/properties/open_kind/anyOf/0/enum", ["c", "a", "b"])],
+     ["response.enum.inserted.open"]),
+    Case("response: enum value removed", "response",
+     [("/properties/kind/enum", ["a"])], ["response.enum.removed"]),
+    Case("response: enum reordered", "response",
+     [("/properties/kind/enum", ["b", "a"])], ["response.enum.reordered"]),
+    Case("response: const changed", "response",
+     [("/properties/id/const", "x")], ["response.const.changed"]),
+    Case("response: type widened", "response",
+     [("/properties/id/type", ["string", "null"])], ["response.type.widened"]),
+    Case("response: type narrowed", "response",
+     [("/properties/score/type", "integer")], ["response.type.narrowed"]),
+    Case("response: type changed", "response",
+     [("/properties/id/type", "integer")], ["response.type.changed"]),
+    Case("response: maximum raised", "response",
+     [("/properties/score/maximum", 2)], ["response.bound.loosened"]),
+    Case("response: maximum lowered", "response",
+     [("/properties/score/maximum", 0.5)], ["response.bound.tightened"]),
+    Case("response: array item bound loosened", "response",
+     [("/properties/items/items/maxLength", 20)], ["response.bound.loosened"]),
+    Case("response: pattern added", "response",
+     [("/properties/id/pattern", "^[A-Z]+$")], ["response.pattern.added"]),
+    Case("response: pattern removed", "response",
+     [("/properties/id/pattern", DELETE)], ["response.pattern.removed"],
+     old=[("/properties/id/pattern", "^x")]),
+    Case("response: pattern changed", "response",
+     [("/properties/id/pattern", "^y")], ["response.pattern.changed"],
+     old=[("/properties/id/pattern", "^x")]),
+    Case("response: format added", "response",
+     [("/properties/id/format", "uuid")], ["response.format.added"]),
+    Case("response: nested object opened", "response",
+     [("/properties/nested/additionalProperties", True)],
+     ["response.additional-properties.opened"]),
+    Case("response: nested object closed", "response",
+     [("/properties/extra", {"type": "object", "additionalProperties": False})],
+     ["response.type.changed", "response.additional-properties.closed"]),
+    Case("response: default changed", "response",
+     [("/properties/score/default", 0.5)], ["response.default.changed"],
+     old=[("/properties/score/default", 0.1)]),
+    Case("response: format removed", "response",
+     [("/properties/id/format", DELETE)], ["response.format.removed"],
+     old=[("/properties/id/format", "uuid")]),
+    Case("response: format changed", "response",
+     [("/properties/id/format", "uri")], ["response.format.changed"],
+     old=[("/properties/id/format", "uuid")]),
+    Case("response: deprecated", "response",
+     [("/properties/extra/deprecated", True)], ["response.deprecated.added"]),
+    Case("response: $ref retargeted", "response",
+     [("/properties/extra", {"$ref": "common.json#/$defs/Other"})], ["response.ref.changed"],
+     old=[("/properties/extra", {"$ref": "common.json#/$defs/Word"})]),
+    Case("response: alternatives removed", "response",
+     [("/properties/open_kind", {"enum": ["a", "b"]})],
+     ["response.composition.changed", "response.bound.tightened"]),
+    Case("response: a keyword the diff cannot prove", "response",
+     [("/properties/extra/contentMediaType", "application/json")], ["response.keyword.changed"]),
+    Case("response: description changed", "response",
+     [("/properties/id/description", "the id")], ["response.annotation.changed"]),
+]  # fmt: skip
+
+
+def _version(root: Path, version: str, message: str, schema: dict[str, Any]) -> Path:
+    folder = root / version
+    folder.mkdir(parents=True)
+    common = {"$id": BASE.format(version=version) + "common.json", **COMMON}
+    (folder / "common.json").write_text(json.dumps(common))
+    document = {"$id": BASE.format(version=version) + f"{message}.json", **schema}
+    (folder / f"{message}.json").write_text(json.dumps(document))
+    return folder
+
+
+def _classify(
+    tmp_path: Path, direction: str, old: dict[str, Any], new: dict[str, Any]
+) -> list[str]:
+    message = f"thing.{direction}"
+    report = spec_diff.diff(
+        spec.read_spec_dir(_version(tmp_path, "v0", message, old)),
+        spec.read_spec_dir(_version(tmp_path, "v0.1", message, new)),
+    )
+    return [c.rule.id for c in report.changes]
+
+
+def test_the_corpus_covers_every_rule_in_its_direction() -> None:
+    """One case per rule and direction (messages added and removed: the test below)."""
+    covered = {rule for case in CASES for rule in case.expected}
+    messages = {
+        f"{d}.message.{how}" for d in ("request", "response") for how in ("added", "removed")
+    }
+    assert len(CASES) >= 40
+    assert sorted(set(spec_diff.RULES) - covered - messages) == []
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_each_change_is_classified(tmp_path: Path, case: Case) -> None:
+    old = REQUEST if case.direction == "request" else RESPONSE
+    for pointer, value in case.old:
+        old = _edit(old, pointer, value)
+    new = old
+    for pointer, value in case.edits:
+        new = _edit(new, pointer, value)
+    assert sorted(_classify(tmp_path, case.direction, old, new)) == sorted(case.expected)
+
+
+def test_the_same_edit_is_safe_one_way_and_breaking_the_other(tmp_path: Path) -> None:
+    """A raised maximum: new clients may send what old stores refuse (request, WARN); new
+    stores may send what old clients reject (response, ERR)."""
+    request = _classify(
+        tmp_path / "q", "request", REQUEST, _edit(REQUEST, "/properties/k/maximum", 5000)
+    )
+    response = _classify(
+        tmp_path / "s", "response", RESPONSE, _edit(RESPONSE, "/properties/score/maximum", 2)
+    )
+    assert [spec_diff.RULES[r].level for r in request] == ["WARN"]
+    assert [spec_diff.RULES[r].level for r in response] == ["ERR"]
+
+
+def test_messages_added_and_removed(tmp_path: Path) -> None:
+    old = _version(tmp_path, "v0", "gone.request", REQUEST)
+    new = _version(tmp_path, "v0.1", "fresh.response", RESPONSE)
+    report = spec_diff.diff(spec.read_spec_dir(old), spec.read_spec_dir(new))
+    assert [(c.rule.id, c.message) for c in report.changes] == [
+        ("response.message.added", "fresh.response"),
+        ("request.message.removed", "gone.request"),
+    ]
+    assert report.required_bump == "major"
+
+
+def test_the_real_spec_against_itself_has_no_change() -> None:
+    files = spec.read_spec_dir(ROOT / "spec" / "v0")
+    report = spec_diff.diff(files, files)
+    assert report.changes == ()
+    assert report.required_bump == "none"
+
+
+def test_declared_bumps() -> None:
+    assert spec_diff.declared_bump("v0", "v0.1") == "minor"
+    assert spec_diff.declared_bump("v0.5", "v1") == "major"
+    assert spec_diff.declared_bump("v0.1", "v0.1.1") == "none"
+    assert spec_diff.declared_bump("v0.1", "v0.1") is None
+    assert spec_diff.declared_bump("v0.2", "v0.1") is None
+
+
+@pytest.fixture
+def v0_to_edited(tmp_path: Path) -> tuple[Path, Path]:
+    """The real v0 and a v0.1 with one safe and one breaking request change."""
+    old = tmp_path / "v0"
+    new = tmp_path / "v0.1"
+    for folder in (old, new):
+        folder.mkdir()
+        for source in (ROOT / "spec" / "v0").glob("*.json"):
+            text = source.read_text(encoding="utf-8")
+            if folder is new:
+                text = text.replace("/spec/v0/", "/spec/v0.1/")
+            (folder / source.name).write_text(text, encoding="utf-8")
+    recall = json.loads((new / "recall.request.json").read_text())
+    recall["properties"]["k"]["maximum"] = 500
+    recall["properties"]["cursor"] = {"type": "string"}
+    (new / "recall.request.json").write_text(json.dumps(recall))
+    return old, new
+
+
+def test_the_command_prints_json_under_its_schema(v0_to_edited: tuple[Path, Path]) -> None:
+    old, new = v0_to_edited
+    result = CliRunner().invoke(cli, ["spec", "diff", str(old), str(new), "--format", "json"])
+    assert result.exit_code == Exit.OK, result.output
+    report = json.loads(result.stdout)
+    schema = json.loads((ROOT / "spec" / "diff" / "report.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(report)
+    assert {(c["rule"], c["path"]) for c in report["changes"]} == {
+        ("request.bound.tightened", "/k"),
+        ("request.property.added.optional", "/cursor"),
+    }
+    assert (report["required_bump"], report["declared_bump"]) == ("major", "minor")
+    assert "require a major bump" in result.stderr
+
+
+def test_fail_on_and_check_bump_fail_with_exit_1(v0_to_edited: tuple[Path, Path]) -> None:
+    old, new = v0_to_edited
+    runner = CliRunner()
+    for options in (["--fail-on", "ERR"], ["--fail-on", "WARN"], ["--check-bump"]):
+        result = runner.invoke(cli, ["spec", "diff", str(old), str(new), *options])
+        assert result.exit_code == Exit.REJECTED, (options, result.output)
+    assert "declares minor" in result.stderr
+    same = runner.invoke(cli, ["spec", "diff", str(old), str(old), "--check-bump"])
+    assert same.exit_code == Exit.REJECTED
+    assert "not newer" in same.stderr
+
+
+def test_every_output_format(v0_to_edited: tuple[Path, Path]) -> None:
+    old, new = v0_to_edited
+    runner = CliRunner()
+
+    def run(output: str) -> str:
+        result = runner.invoke(cli, ["spec", "diff", str(old), str(new), "--format", output])
+        assert result.exit_code == Exit.OK, result.output
+        return result.stdout
+
+    assert "ERR  request.bound.tightened  recall.request /k: maximum 1000 -> 500" in run("text")
+    assert "| ERR | `request.bound.tightened` | `recall.request` | `/k` |" in run("markdown")
+    github = run("github").splitlines()
+    error = f"::error file={new}/recall.request.json,title=request.bound.tightened::/k: "
+    assert [line.startswith(error) for line in github].count(True) == 1
+    assert any(line.startswith("::warning ") for line in github)
+    suite = ElementTree.fromstring(run("junit").split("?>", 1)[1])[0]
+    failures = [case.get("name") for case in suite if case.find("failure") is not None]
+    assert failures == ["recall.request"]
+    assert suite.get("tests") == str(len(spec.read_spec_dir(new).messages))
+
+
+def test_a_folder_that_is_not_a_spec_version_is_a_usage_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["spec", "diff", str(tmp_path), str(ROOT / "spec" / "v0")])
+    assert result.exit_code == Exit.USAGE
+    assert "no common.json" in result.output
+
+
+def test_a_recursive_definition_is_walked_without_end(tmp_path: Path) -> None:
+    """A schema that refers to itself (a tree of filters, say) is compared once per place it
+    is reached and stops where the same definitions are already being compared."""
+    old = _edit(REQUEST, "/properties/child", {"$ref": "#"})
+    new = _edit(old, "/properties/k/maximum", 500)
+    report = _classify(tmp_path, "request", old, new)
+    assert report == ["request.bound.tightened", "request.bound.tightened"]  # /child/k and /k
+
+
+def test_the_rules_page_lists_every_rule_as_the_code_has_it() -> None:
+    page = (ROOT / "docs" / "spec" / "diff.md").read_text(encoding="utf-8")
+    table = page.split("<!-- rules:start -->", 1)[1].split("<!-- rules:end -->", 1)[0]
+    rows = [line.split(" | ") for line in table.strip().splitlines()[2:]]
+    listed = {row[0].strip("| `"): (row[1], row[2]) for row in rows}
+    assert listed == {r.id: (r.level, r.bump) for r in spec_diff.RULES.values()}
