@@ -72,9 +72,13 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session
 def spec(session: nox.Session) -> None:
-    """Lint the spec in the source tree and check every example against both validators."""
+    """Lint the spec in the source tree, check every example against both validators, and
+    hold the changelog and every pair of versions to the version policy."""
     session.install("-e", ".")
     session.run("mnemowire", "spec", "lint", "--dir", "spec/v0")
+    # the changelog is generated from spec diff: stale is a failure, and so is any pair of
+    # versions whose numbers declare less than their changes require
+    session.run("mnemowire", "spec", "changelog", "--check")
 
 
 def install_local(session: nox.Session, *extras: str) -> None:

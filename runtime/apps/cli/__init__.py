@@ -10,6 +10,7 @@ from mnemowire.apps.cli import (  # noqa: F401  (each module registers its comma
     _demo,
     _operations,
     _spec,
+    _spec_changelog,
     _spec_diff,
 )
 from mnemowire.apps.cli._app import Exit, cli, main
