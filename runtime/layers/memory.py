@@ -101,22 +101,27 @@ class SyncMemory:
         self._runner.run(self._memory.aclose())
         self._runner.close()
 
-    def remember(self, request: RememberRequest | dict[str, Any]) -> RememberResponse:
+    def remember(self, request: RememberRequest | Mapping[str, Any]) -> RememberResponse:
         return self._runner.run(self._memory.remember(request))
 
     def recall(
-        self, request: RecallRequest | dict[str, Any], *, query_vector: QueryVector | None = None
+        self, request: RecallRequest | Mapping[str, Any], *, query_vector: QueryVector | None = None
     ) -> RecallResponse:
         return self._runner.run(self._memory.recall(request, query_vector=query_vector))
 
-    def forget(self, request: ForgetRequest | dict[str, Any]) -> ForgetResponse:
+    def forget(self, request: ForgetRequest | Mapping[str, Any]) -> ForgetResponse:
         return self._runner.run(self._memory.forget(request))
 
-    def merge(self, request: MergeRequest | dict[str, Any]) -> MergeResponse:
+    def merge(self, request: MergeRequest | Mapping[str, Any]) -> MergeResponse:
         return self._runner.run(self._memory.merge(request))
 
-    def expire(self, request: ExpireRequest | dict[str, Any]) -> ExpireResponse:
+    def expire(self, request: ExpireRequest | Mapping[str, Any]) -> ExpireResponse:
         return self._runner.run(self._memory.expire(request))
+
+    def remember_many(
+        self, requests: Sequence[RememberRequest | Mapping[str, Any]], **options: Any
+    ) -> list[RememberResponse]:
+        return self._runner.run(self._memory.remember_many(requests, **options))
 
     def health(self) -> Health:
         return self._runner.run(self._memory.health())

@@ -103,6 +103,9 @@ def test_sync_memory_for_scripts(tmp_path: Path) -> None:
             == 1
         )
         assert memory.health().status == "ok"
+        bulk = [{"agent_id": "b", "type": "semantic", "content": f"tea {i}"} for i in range(3)]
+        assert len(memory.remember_many(bulk, batch_size=2)) == 3
+        assert len(memory.recall({"agent_id": "b", "query": "tea", "k": 10}).results) == 3
 
 
 def test_registry_knows_our_scheme_and_explains_unknown_ones() -> None:
