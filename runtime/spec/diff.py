@@ -98,6 +98,14 @@ def _rules() -> dict[str, Rule]:
          "new clients may send fields older stores refuse"),
         ("request.default.changed", "ERR", "major",
          "an older client leaving the field out now asks for something else"),
+        ("request.alternative.added", "WARN", "minor",
+         "new clients may send what older stores refuse (an anyOf alternative added)"),
+        ("request.alternative.removed", "ERR", "major",
+         "older clients' requests that took it are refused"),
+        ("request.condition.added", "ERR", "major",
+         "older clients' requests may fail the new condition"),
+        ("request.condition.removed", "WARN", "minor",
+         "new clients may send what older stores refuse"),
         # -- responses: open, what stores send; an older client must still accept it --------
         ("response.property.added.optional", "INFO", "minor",
          "older clients ignore fields they do not know"),
@@ -144,6 +152,12 @@ def _rules() -> dict[str, Rule]:
          "new stores may send fields an older client's closed schema rejects"),
         ("response.default.changed", "WARN", "minor",
          "a field left out now means something else to clients reading it"),
+        ("response.alternative.added", "ERR", "major",
+         "new stores may send what older clients reject (an anyOf alternative added)"),
+        ("response.alternative.removed", "INFO", "minor", "older clients accept every value sent"),
+        ("response.condition.added", "INFO", "minor", "older clients accept every value sent"),
+        ("response.condition.removed", "ERR", "major",
+         "new stores may send what older clients reject"),
     ]  # fmt: skip
     for direction in ("request", "response"):
         table += [
@@ -154,7 +168,7 @@ def _rules() -> dict[str, Rule]:
             (f"{direction}.ref.changed", "INFO", "none",
              "now named through another definition; what it accepts is compared beside"),
             (f"{direction}.composition.changed", "ERR", "major",
-             "the alternatives (anyOf / oneOf / allOf) changed in number: not proven compatible"),
+             "oneOf alternatives changed in number: a new one may overlap, not proven safe"),
             (f"{direction}.keyword.changed", "ERR", "major",
              "a keyword the diff cannot prove compatible changed: review it"),
             (f"{direction}.annotation.changed", "INFO", "none",
@@ -486,22 +500,50 @@ class _Walk:
     def _compositions(
         self, old: dict[str, Any], old_base: str, new: dict[str, Any], new_base: str, path: str
     ) -> Iterator[Change]:
+        """anyOf / oneOf / allOf, branch by branch: unchanged branches are matched, an edited
+        one is compared with its counterpart, the rest are added or removed. An anyOf branch
+        added lets more through (an alternative); an allOf entry, or a whole anyOf / oneOf
+        where there was none, lets less through (a condition)."""
         for keyword in ("anyOf", "oneOf", "allOf"):
-            before, after = old.get(keyword), new.get(keyword)
-            if before is None and after is None:
+            before, after = list(old.get(keyword) or ()), list(new.get(keyword) or ())
+            if not before and not after:
                 continue
-            if before is None or after is None or len(before) != len(after):
-                count = f"{len(before or [])} -> {len(after or [])} alternatives"
-                yield self._change("composition.changed", path, f"{keyword}: {count}")
+            if keyword not in old or keyword not in new:
+                kind = "condition.added" if keyword in new else "condition.removed"
+                yield self._change(
+                    kind, path, f"{keyword} {'added' if keyword in new else 'removed'}"
+                )
                 continue
             # an enumeration beside any string is open: unknown values are kept
             open_enum = keyword == "anyOf" and any(
                 self._is_any_string(branch, new_base, self.new_ids) for branch in after
             )
-            for old_branch, new_branch in zip(before, after, strict=True):
+            if len(before) == len(after):
+                pairs, gone, added = list(zip(before, after, strict=True)), [], []
+            else:  # match the branches written the same; what is left was added or removed
+                pairs = [(b, b) for b in before if b in after]
+                gone = [b for b in before if b not in after]
+                added = [b for b in after if b not in before]
+                if len(gone) == len(added):  # edited in place: each with its counterpart
+                    pairs += list(zip(gone, added, strict=True))
+                    gone, added = [], []
+            for old_branch, new_branch in pairs:  # a $ref written the same may point to a change
                 yield from self._node(
                     old_branch, old_base, new_branch, new_base, path, open_enum=open_enum
                 )
+            if not gone and not added:
+                continue
+            if keyword == "oneOf":  # exactly one must match: any new branch may overlap
+                count = f"{len(before)} -> {len(after)} alternatives"
+                yield self._change("composition.changed", path, f"oneOf: {count}")
+                continue
+            more, less = ("alternative.added", "alternative.removed")
+            if keyword == "allOf":
+                more, less = ("condition.added", "condition.removed")
+            for branch in added:
+                yield self._change(more, path, f"{keyword}: {_brief(branch)} added")
+            for branch in gone:
+                yield self._change(less, path, f"{keyword}: {_brief(branch)} removed")
 
     def _is_any_string(self, node: Any, base: str, ids: dict[str, Any]) -> bool:
         """A branch that takes any (non-empty) string: what makes an enumeration open."""
@@ -511,6 +553,14 @@ class _Walk:
             and resolved.get("type") == "string"
             and not {"enum", "const", "pattern", "format"} & set(resolved)
         )
+
+
+def _brief(schema: Any) -> str:
+    """A schema in a few words, for a change's detail."""
+    if isinstance(schema, dict) and "description" in schema:
+        return repr(str(schema["description"])[:60])
+    text = json.dumps(schema, sort_keys=True)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _type_set(schema: Mapping[str, Any]) -> frozenset[str] | None:

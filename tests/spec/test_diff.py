@@ -76,10 +76,12 @@ def _edit(base: dict[str, Any], pointer: str, value: Any) -> dict[str, Any]:
             node.pop(int(last))
         else:
             del node[last]
+    elif isinstance(node, list) and int(last) == len(node):
+        node.append(copy.deepcopy(value))
     elif isinstance(node, list):
-        node[int(last)] = value
+        node[int(last)] = copy.deepcopy(value)
     else:
-        node[last] = value
+        node[last] = copy.deepcopy(value)
     return edited
 
 
@@ -98,6 +100,7 @@ class Case:
     old: list[tuple[str, Any]] = field(default_factory=list)
 
 
+EITHER = {"anyOf": [{"type": "string"}, {"type": "integer"}]}
 CASES: list[Case] = [
     # -- requests ----------------------------------------------------------------------------
     Case("request: optional field added", "request",
@@ -175,9 +178,26 @@ CASES: list[Case] = [
     Case("request: $ref retargeted, and the target is tighter", "request",
      [("/properties/ref/$ref", "common.json#/$defs/Other"), ("/properties/ref/maxLength", 5)],
      ["request.ref.changed", "request.bound.tightened"]),
-    Case("request: alternatives added", "request",
-     [("/properties/note", {"anyOf": [{"type": "string"}, {"type": "integer"}]})],
-     ["request.annotation.changed", "request.composition.changed", "request.type.widened"]),
+    Case("request: a condition where there was none", "request",
+     [("/properties/k/anyOf", [{"minimum": 2}, {"maximum": 3}])], ["request.condition.added"]),
+    Case("request: a condition lifted", "request",
+     [("/properties/k/allOf", DELETE)], ["request.condition.removed"],
+     old=[("/properties/k/allOf", [{"minimum": 2}])]),
+    Case("request: an anyOf alternative added", "request",
+     [("/properties/either/anyOf/2", {"type": "boolean"})], ["request.alternative.added"],
+     old=[("/properties/either", EITHER)]),
+    Case("request: an anyOf alternative removed", "request",
+     [("/properties/either/anyOf/1", DELETE)], ["request.alternative.removed"],
+     old=[("/properties/either", EITHER)]),
+    Case("request: an anyOf alternative edited", "request",
+     [("/properties/either/anyOf/0/maxLength", 5)], ["request.bound.tightened"],
+     old=[("/properties/either", EITHER)]),
+    Case("request: an allOf entry added", "request",
+     [("/allOf/1", {"required": ["k"]})], ["request.condition.added"],
+     old=[("/allOf", [{"required": ["agent_id"]}])]),
+    Case("request: a oneOf alternative added", "request",
+     [("/properties/either/oneOf/2", {"type": "number"})], ["request.composition.changed"],
+     old=[("/properties/either", {"oneOf": [{"type": "string"}, {"type": "integer"}]})]),
     Case("request: a keyword the diff cannot prove", "request",
      [("/properties/note/contentMediaType", "application/json")], ["request.keyword.changed"]),
     # -- responses ---------------------------------------------------------------------------
@@ -253,9 +273,21 @@ CASES: list[Case] = [
     Case("response: $ref retargeted", "response",
      [("/properties/extra", {"$ref": "common.json#/$defs/Other"})], ["response.ref.changed"],
      old=[("/properties/extra", {"$ref": "common.json#/$defs/Word"})]),
-    Case("response: alternatives removed", "response",
+    Case("response: an open enumeration closed", "response",
      [("/properties/open_kind", {"enum": ["a", "b"]})],
-     ["response.composition.changed", "response.bound.tightened"]),
+     ["response.condition.removed", "response.bound.tightened"]),
+    Case("response: a condition where there was none", "response",
+     [("/properties/score/anyOf", [{"maximum": 0.5}, {"minimum": 0.9}])],
+     ["response.condition.added"]),
+    Case("response: an anyOf alternative added", "response",
+     [("/properties/either/anyOf/2", {"type": "boolean"})], ["response.alternative.added"],
+     old=[("/properties/either", EITHER)]),
+    Case("response: an anyOf alternative removed", "response",
+     [("/properties/either/anyOf/1", DELETE)], ["response.alternative.removed"],
+     old=[("/properties/either", EITHER)]),
+    Case("response: a oneOf alternative added", "response",
+     [("/properties/either/oneOf/2", {"type": "number"})], ["response.composition.changed"],
+     old=[("/properties/either", {"oneOf": [{"type": "string"}, {"type": "integer"}]})]),
     Case("response: a keyword the diff cannot prove", "response",
      [("/properties/extra/contentMediaType", "application/json")], ["response.keyword.changed"]),
     Case("response: description changed", "response",
@@ -432,3 +464,22 @@ def test_the_rules_page_lists_every_rule_as_the_code_has_it() -> None:
     rows = [line.split(" | ") for line in table.strip().splitlines()[2:]]
     listed = {row[0].strip("| `"): (row[1], row[2]) for row in rows}
     assert listed == {r.id: (r.level, r.bump) for r in spec_diff.RULES.values()}
+
+
+def test_a_memory_type_added_in_common_is_read_per_direction(tmp_path: Path) -> None:
+    """One edit in common.json, judged where each message uses it: a closed request enum
+    (WARN) and, behind OpenMemoryType's $ref, an open response enum (INFO)."""
+    old, new = tmp_path / "v0", tmp_path / "v0.1"
+    for folder in (old, new):
+        folder.mkdir()
+        for source in (ROOT / "spec" / "v0").glob("*.json"):
+            (folder / source.name).write_text(source.read_text(encoding="utf-8"))
+    common = json.loads((new / "common.json").read_text())
+    common["$defs"]["MemoryType"]["enum"].append("working")
+    (new / "common.json").write_text(json.dumps(common))
+    report = spec_diff.diff(spec.read_spec_dir(old), spec.read_spec_dir(new))
+    found = {(c.message, c.path, c.rule.id) for c in report.changes}
+    assert ("remember.request", "/type", "request.enum.appended") in found
+    assert ("recall.response", "/results/*/type", "response.enum.appended.open") in found
+    assert {c.rule.level for c in report.changes} == {"WARN", "INFO"}
+    assert report.required_bump == "minor"
