@@ -346,11 +346,14 @@ class MemoryRouter:
 
     async def forget(self, request: ForgetRequest) -> ForgetResponse:
         req, payload = request, to_wire(request)
-        # forget reaches every copy whatever the write policy (see the class docstring)
+        # forget reaches every copy whatever the write policy (see the class docstring); each
+        # child gets a copy of the request, so one that alters it alters nobody else's
         plan = self._plan(needs("forget", payload), primary_only=False)
 
         answer = answering("forget.response", ForgetResponse, lambda r: check_forget(r, payload))
-        outcomes = await self._run("forget", plan, lambda c: c.forget(req), answer)
+        outcomes = await self._run(
+            "forget", plan, lambda c: c.forget(req.model_copy(deep=True)), answer
+        )
         done = responses(outcomes)
         forgotten = dict.fromkeys(i for r in done for i in r.forgotten_ids)
         return ForgetResponse(
@@ -365,7 +368,9 @@ class MemoryRouter:
         plan = self._plan(["merge"], primary_only=self._primary_only)
 
         answer = answering("merge.response", MergeResponse, lambda r: check_merge(r, payload))
-        outcomes = await self._run("merge", plan, lambda c: c.merge(req), answer)
+        outcomes = await self._run(
+            "merge", plan, lambda c: c.merge(req.model_copy(deep=True)), answer
+        )
         done = responses(outcomes)
         return MergeResponse(
             canonical=req.canonical,
@@ -381,7 +386,9 @@ class MemoryRouter:
         plan = self._plan(needs("expire", payload), primary_only=self._primary_only)
 
         answer = answering("expire.response", ExpireResponse, lambda r: check_expire(r, payload))
-        outcomes = await self._run("expire", plan, lambda c: c.expire(req), answer)
+        outcomes = await self._run(
+            "expire", plan, lambda c: c.expire(req.model_copy(deep=True)), answer
+        )
         done = responses(outcomes)
         fields: dict[str, Any] = {
             "action_taken": req.action,

@@ -12,7 +12,7 @@ import pytest
 from mnemowire.adapters.pgvector import PgVectorStore
 from mnemowire.adapters.sqlite_vec import CAPABILITIES, SqliteVecStore
 from mnemowire.errors import MnemowireError
-from mnemowire.models import Capabilities
+from mnemowire.models import Capabilities, ForgetRequest, ForgetResponse
 from mnemowire.protocol import BulkStore, GraphStore, RestoreStore, ReviewStore
 from tests.runtime.conftest import RouterFactory, StoreFactory
 
@@ -129,3 +129,24 @@ async def test_a_router_speaks_the_oldest_spec_version_of_its_children(
     newer = make_store("newer", cls=NewerStore)
     assert make_router([newer]).capabilities().spec_version == "v0.1"
     assert make_router([newer, make_store("older")]).capabilities().spec_version == "v0"
+
+
+class Meddling(SqliteVecStore):
+    """Rewrites the request it was handed before it acts (a careless adapter)."""
+
+    async def forget(self, request: ForgetRequest) -> ForgetResponse:
+        request.ids = ["not-there"]
+        return await super().forget(request)
+
+
+async def test_a_child_altering_its_request_alters_no_other_childs(
+    make_store: StoreFactory, make_router: RouterFactory
+) -> None:
+    meddler, honest = make_store("meddler", cls=Meddling), make_store("honest")
+    router = make_router([meddler, honest])
+    stored = await router.remember({"agent_id": AGENT, "type": "semantic", "content": "tea"})
+    await router.forget({"agent_id": AGENT, "ids": [stored.id]})
+    assert (await honest.recall({"agent_id": AGENT, "query": "tea"})).results == []
+    assert [h.id for h in (await meddler.recall({"agent_id": AGENT, "query": "tea"})).results] == [
+        stored.id
+    ]
