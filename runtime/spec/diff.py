@@ -188,7 +188,8 @@ _UPPER = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties
 _HANDLED = {
     "$ref", "$id", "$schema", "$defs", "type", "enum", "const", "properties", "required",
     "additionalProperties", "items", "anyOf", "oneOf", "allOf", "pattern", "format", "default",
-    "deprecated", "uniqueItems", "multipleOf", *_ANNOTATIONS, *_LOWER, *_UPPER,
+    "deprecated", "uniqueItems", "multipleOf", "if", "then", "else", *_ANNOTATIONS, *_LOWER,
+    *_UPPER,
 }  # fmt: skip
 
 
@@ -288,6 +289,9 @@ class _Walk:
         self.direction: Direction = direction_of(self.new_doc)
         #: the (old, new) definitions being walked, outermost first: a cycle stops there
         self.open: set[tuple[str, str]] = set()
+        #: > 0 inside an anyOf / oneOf / allOf branch or a then / else: a property named there
+        #: constrains a field rather than declaring one
+        self.constraining = 0
 
     def changes(self) -> list[Change]:
         old_base, new_base = self.old_doc.get("$id", ""), self.new_doc.get("$id", "")
@@ -359,6 +363,7 @@ class _Walk:
         yield from self._object(old, old_base, new, new_base, path)
         yield from self._items(old, old_base, new, new_base, path)
         yield from self._compositions(old, old_base, new, new_base, path)
+        yield from self._conditional(old, old_base, new, new_base, path)
         for keyword in sorted((set(old) | set(new)) - _HANDLED):
             if old.get(keyword) != new.get(keyword):
                 yield self._change("keyword.changed", path, f"{keyword} changed")
@@ -454,7 +459,10 @@ class _Walk:
         old_required, new_required = set(old.get("required", ())), set(new.get("required", ()))
         for name in sorted(set(before) | set(after)):
             where = f"{path}/{_escape(name)}"
-            if name not in after:
+            if self.constraining and (name not in after or name not in before):
+                kind = "condition.removed" if name not in after else "condition.added"
+                yield self._change(kind, where, f"a constraint on {name!r} {kind.split('.')[1]}")
+            elif name not in after:
                 if self.direction == "request":
                     yield self._change("property.removed", where, f"field {name!r} removed")
                 else:
@@ -528,7 +536,7 @@ class _Walk:
                     pairs += list(zip(gone, added, strict=True))
                     gone, added = [], []
             for old_branch, new_branch in pairs:  # a $ref written the same may point to a change
-                yield from self._node(
+                yield from self._constraint(
                     old_branch, old_base, new_branch, new_base, path, open_enum=open_enum
                 )
             if not gone and not added:
@@ -544,6 +552,47 @@ class _Walk:
                 yield self._change(more, path, f"{keyword}: {_brief(branch)} added")
             for branch in gone:
                 yield self._change(less, path, f"{keyword}: {_brief(branch)} removed")
+
+    def _conditional(
+        self, old: dict[str, Any], old_base: str, new: dict[str, Any], new_base: str, path: str
+    ) -> Iterator[Change]:
+        """if / then / else. Under the same ``if``, ``then`` and ``else`` are constraints on the
+        message like any other (compared as such; one added is a condition added). A changed
+        ``if`` moves which messages a constraint applies to, both ways at once: not proven,
+        so it is flagged for review."""
+        if "if" not in old and "if" not in new:
+            return
+        if old.get("if") != new.get("if"):
+            how = "added" if "if" not in old else "removed" if "if" not in new else "changed"
+            yield self._change(
+                "keyword.changed", path, f"if {how}: review which messages it reaches"
+            )
+            return
+        for keyword in ("then", "else"):
+            if keyword in old and keyword in new:
+                yield from self._constraint(old[keyword], old_base, new[keyword], new_base, path)
+            elif keyword in old or keyword in new:
+                kind = "condition.added" if keyword in new else "condition.removed"
+                yield self._change(
+                    kind, path, f"{keyword} {'added' if keyword in new else 'removed'}"
+                )
+
+    def _constraint(
+        self,
+        old: Any,
+        old_base: str,
+        new: Any,
+        new_base: str,
+        path: str,
+        *,
+        open_enum: bool = False,
+    ) -> Iterator[Change]:
+        """A branch or a then / else, compared as a constraint on the message."""
+        self.constraining += 1
+        try:
+            yield from self._node(old, old_base, new, new_base, path, open_enum=open_enum)
+        finally:
+            self.constraining -= 1
 
     def _is_any_string(self, node: Any, base: str, ids: dict[str, Any]) -> bool:
         """A branch that takes any (non-empty) string: what makes an enumeration open."""
