@@ -111,6 +111,8 @@ def _rules() -> dict[str, Rule]:
          "older clients ignore fields they do not know"),
         ("response.property.added.required", "INFO", "minor",
          "older clients ignore fields they do not know"),
+        ("response.property.added.closed", "ERR", "major",
+         "the object is closed: an older client's schema rejects the field it does not know"),
         ("response.property.removed.optional", "WARN", "minor",
          "older clients reading it find it missing (allowed: it was optional)"),
         ("response.property.removed.required", "ERR", "major",
@@ -457,9 +459,12 @@ class _Walk:
     ) -> Iterator[Change]:
         before, after = old.get("properties", {}), new.get("properties", {})
         old_required, new_required = set(old.get("required", ())), set(new.get("required", ()))
+        old_closed = old.get("additionalProperties") is False
         for name in sorted(set(before) | set(after)):
             where = f"{path}/{_escape(name)}"
-            if self.constraining and (name not in after or name not in before):
+            if name not in before and self.direction == "response" and old_closed:
+                yield self._change("property.added.closed", where, f"field {name!r} added")
+            elif self.constraining and (name not in after or name not in before):
                 kind = "condition.removed" if name not in after else "condition.added"
                 yield self._change(kind, where, f"a constraint on {name!r} {kind.split('.')[1]}")
             elif name not in after:

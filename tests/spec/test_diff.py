@@ -253,6 +253,9 @@ CASES: list[Case] = [
      old=[("/properties/id/pattern", "^x")]),
     Case("response: format added", "response",
      [("/properties/id/format", "uuid")], ["response.format.added"]),
+    Case("response: a field added to a closed object", "response",
+     [("/properties/nested/properties/y", {"type": "integer"})],
+     ["response.property.added.closed"]),
     Case("response: nested object opened", "response",
      [("/properties/nested/additionalProperties", True)],
      ["response.additional-properties.opened"]),
@@ -516,3 +519,21 @@ def test_conditionals(
     for pointer, value in edits:
         new = _edit(new, pointer, value)
     assert _classify(tmp_path, "request", old, new) == expected
+
+
+def test_a_field_added_to_a_reviewable_request_breaks_older_reviewers(tmp_path: Path) -> None:
+    """remember.request gains an optional field: safe for remember.request itself (a WARN),
+    but review-request, which stores send, embeds the request under its closed schema."""
+    old, new = tmp_path / "v0", tmp_path / "v0.1"
+    for folder in (old, new):
+        folder.mkdir()
+        for source in (ROOT / "spec" / "v0").glob("*.json"):
+            (folder / source.name).write_text(source.read_text(encoding="utf-8"))
+    remember = json.loads((new / "remember.request.json").read_text())
+    remember["properties"]["seal"] = {"type": "string"}
+    (new / "remember.request.json").write_text(json.dumps(remember))
+    report = spec_diff.diff(spec.read_spec_dir(old), spec.read_spec_dir(new))
+    assert [(c.message, c.path, c.rule.id) for c in report.changes] == [
+        ("remember.request", "/seal", "request.property.added.optional"),
+        ("review-request", "/request/seal", "response.property.added.closed"),
+    ]
