@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
+from mnemowire.spec._diff_rules import BUMPS, LEVELS, RULES, Bump, Direction, Rule
 from mnemowire.spec._loader import SpecFiles, version_key
 from mnemowire.spec._refs import absolute, lookup
 
@@ -37,152 +38,6 @@ __all__ = [
     "dumps",
     "to_json",
 ]
-
-Level = Literal["ERR", "WARN", "INFO"]
-Bump = Literal["none", "minor", "major"]
-Direction = Literal["request", "response"]
-#: least to most severe
-LEVELS: tuple[Level, ...] = ("INFO", "WARN", "ERR")
-BUMPS: tuple[Bump, ...] = ("none", "minor", "major")
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One kind of change in one direction: a stable id, how bad it is, what it requires."""
-
-    id: str
-    level: Level
-    bump: Bump
-    why: str
-
-
-def _rules() -> dict[str, Rule]:
-    table: list[tuple[str, Level, Bump, str]] = [
-        # -- requests: closed, what clients send; an older store refuses anything new ------
-        ("request.property.added.optional", "WARN", "minor",
-         "older stores refuse it (requests are closed): send it only to stores of this version"),
-        ("request.property.added.required", "ERR", "major",
-         "every older client's request now lacks it and is refused"),
-        ("request.property.removed", "ERR", "major",
-         "older clients that send it are refused (requests are closed)"),
-        ("request.required.added", "ERR", "major",
-         "older clients that leave it out are refused"),
-        ("request.required.removed", "WARN", "minor",
-         "new clients may leave it out, which older stores refuse"),
-        ("request.enum.appended", "WARN", "minor",
-         "older stores refuse the new value: send it only to stores of this version"),
-        ("request.enum.inserted", "WARN", "minor",
-         "a new value, not at the end: older stores refuse it, and bindings change order"),
-        ("request.enum.removed", "ERR", "major", "older clients that send it are refused"),
-        ("request.enum.reordered", "INFO", "none", "same values; generated bindings reorder"),
-        ("request.const.changed", "ERR", "major", "older clients send the old value"),
-        ("request.type.widened", "WARN", "minor",
-         "new clients may send a type older stores refuse"),
-        ("request.type.narrowed", "ERR", "major", "older clients' values may be refused"),
-        ("request.type.changed", "ERR", "major", "older clients' values are refused"),
-        ("request.bound.tightened", "ERR", "major", "older clients' values may be refused"),
-        ("request.bound.loosened", "WARN", "minor",
-         "new clients may send values older stores refuse"),
-        ("request.pattern.added", "ERR", "major", "older clients' text may be refused"),
-        ("request.pattern.removed", "WARN", "minor",
-         "new clients may send text older stores refuse"),
-        ("request.pattern.changed", "ERR", "major",
-         "older clients' text may be refused (a changed pattern is not proven looser)"),
-        ("request.format.added", "ERR", "major", "older clients' text may be refused"),
-        ("request.format.removed", "WARN", "minor",
-         "new clients may send text older stores refuse"),
-        ("request.format.changed", "ERR", "major", "older clients' text may be refused"),
-        ("request.additional-properties.closed", "ERR", "major",
-         "older clients' extra fields are refused"),
-        ("request.additional-properties.opened", "WARN", "minor",
-         "new clients may send fields older stores refuse"),
-        ("request.default.changed", "ERR", "major",
-         "an older client leaving the field out now asks for something else"),
-        ("request.alternative.added", "WARN", "minor",
-         "new clients may send what older stores refuse (an anyOf alternative added)"),
-        ("request.alternative.removed", "ERR", "major",
-         "older clients' requests that took it are refused"),
-        ("request.condition.added", "ERR", "major",
-         "older clients' requests may fail the new condition"),
-        ("request.condition.removed", "WARN", "minor",
-         "new clients may send what older stores refuse"),
-        # -- responses: open, what stores send; an older client must still accept it --------
-        ("response.property.added.optional", "INFO", "minor",
-         "older clients ignore fields they do not know"),
-        ("response.property.added.required", "INFO", "minor",
-         "older clients ignore fields they do not know"),
-        ("response.property.added.closed", "ERR", "major",
-         "the object is closed: an older client's schema rejects the field it does not know"),
-        ("response.property.removed.optional", "WARN", "minor",
-         "older clients reading it find it missing (allowed: it was optional)"),
-        ("response.property.removed.required", "ERR", "major",
-         "older clients expect it in every answer"),
-        ("response.required.added", "INFO", "minor", "stores now always send it"),
-        ("response.required.removed", "ERR", "major",
-         "older clients expect it in every answer"),
-        ("response.enum.appended", "ERR", "major",
-         "older clients reject the new value (this enumeration is closed)"),
-        ("response.enum.appended.open", "INFO", "minor",
-         "older clients keep values they do not know (an open enumeration)"),
-        ("response.enum.inserted", "ERR", "major",
-         "older clients reject the new value (this enumeration is closed)"),
-        ("response.enum.inserted.open", "WARN", "minor",
-         "older clients keep the new value (open), but generated bindings change order"),
-        ("response.enum.removed", "INFO", "minor", "stores no longer send it"),
-        ("response.enum.reordered", "INFO", "none", "same values; generated bindings reorder"),
-        ("response.const.changed", "ERR", "major", "older clients expect the old value"),
-        ("response.type.widened", "ERR", "major",
-         "new stores may send a type older clients reject"),
-        ("response.type.narrowed", "INFO", "minor", "older clients accept every value sent"),
-        ("response.type.changed", "ERR", "major", "older clients reject the new values"),
-        ("response.bound.tightened", "INFO", "minor", "older clients accept every value sent"),
-        ("response.bound.loosened", "ERR", "major",
-         "new stores may send values older clients reject"),
-        ("response.pattern.added", "INFO", "minor", "older clients accept every value sent"),
-        ("response.pattern.removed", "ERR", "major",
-         "new stores may send text older clients reject"),
-        ("response.pattern.changed", "ERR", "major",
-         "new stores may send text older clients reject"),
-        ("response.format.added", "INFO", "minor", "older clients accept every value sent"),
-        ("response.format.removed", "ERR", "major",
-         "new stores may send text older clients reject"),
-        ("response.format.changed", "ERR", "major",
-         "new stores may send text older clients reject"),
-        ("response.additional-properties.closed", "INFO", "minor",
-         "stores send no extra fields now; older clients did not require any"),
-        ("response.additional-properties.opened", "ERR", "major",
-         "new stores may send fields an older client's closed schema rejects"),
-        ("response.default.changed", "WARN", "minor",
-         "a field left out now means something else to clients reading it"),
-        ("response.alternative.added", "ERR", "major",
-         "new stores may send what older clients reject (an anyOf alternative added)"),
-        ("response.alternative.removed", "INFO", "minor", "older clients accept every value sent"),
-        ("response.condition.added", "INFO", "minor", "older clients accept every value sent"),
-        ("response.condition.removed", "ERR", "major",
-         "new stores may send what older clients reject"),
-    ]  # fmt: skip
-    for direction in ("request", "response"):
-        table += [
-            (f"{direction}.message.added", "INFO", "minor",
-             "a new message: send it only to stores that declare this version"),
-            (f"{direction}.message.removed", "ERR", "major",
-             "older peers still send or expect it"),
-            (f"{direction}.ref.changed", "INFO", "none",
-             "now named through another definition; what it accepts is compared beside"),
-            (f"{direction}.composition.changed", "ERR", "major",
-             "oneOf alternatives changed in number: a new one may overlap, not proven safe"),
-            (f"{direction}.keyword.changed", "ERR", "major",
-             "a keyword the diff cannot prove compatible changed: review it"),
-            (f"{direction}.annotation.changed", "INFO", "none",
-             "documentation only (description, title, examples)"),
-            (f"{direction}.deprecated.added", "INFO", "minor",
-             "deprecated: still accepted, on its way out"),
-        ]  # fmt: skip
-    return {rule_id: Rule(rule_id, level, bump, why) for rule_id, level, bump, why in table}
-
-
-#: every rule, by id
-RULES: Mapping[str, Rule] = _rules()
 
 _ANNOTATIONS = ("description", "title", "examples", "$comment")
 _LOWER = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
@@ -235,6 +90,12 @@ class DiffReport:
         """The bump NEW's version number declares over OLD's; None when it is not newer."""
         return declared_bump(self.old.version, self.new.version)
 
+    @property
+    def bump_ok(self) -> bool:
+        """NEW is newer and its version number declares at least the bump the changes need."""
+        declared = self.declared_bump
+        return declared is not None and BUMPS.index(declared) >= BUMPS.index(self.required_bump)
+
     def counts(self) -> dict[str, int]:
         return {level: sum(c.rule.level == level for c in self.changes) for level in LEVELS}
 
@@ -267,6 +128,7 @@ def diff(old: SpecFiles, new: SpecFiles) -> DiffReport:
     """Compare every message of two spec versions (``common`` is compared through the
     messages that use it, in the direction each uses it)."""
     changes: list[Change] = []
+    ids = (_by_id(old), _by_id(new))  # every $ref resolves among these, read once
     for message in sorted(set(old.messages) | set(new.messages)):
         if message not in new.documents:
             direction = direction_of(old.documents[message])
@@ -275,17 +137,26 @@ def diff(old: SpecFiles, new: SpecFiles) -> DiffReport:
             direction = direction_of(new.documents[message])
             changes.append(Change(RULES[f"{direction}.message.added"], message, "", message))
         else:
-            changes.extend(_Walk(old, new, message).changes())
+            changes.extend(_Walk(old, new, message, ids).changes())
     return DiffReport(old, new, tuple(changes))
+
+
+def _by_id(files: SpecFiles) -> dict[str, Any]:
+    return {d["$id"]: d for d in files.documents.values() if "$id" in d}
 
 
 class _Walk:
     """Both versions of one message, walked side by side."""
 
-    def __init__(self, old: SpecFiles, new: SpecFiles, message: str) -> None:
+    def __init__(
+        self,
+        old: SpecFiles,
+        new: SpecFiles,
+        message: str,
+        ids: tuple[dict[str, Any], dict[str, Any]],
+    ) -> None:
         self.message = message
-        self.old_ids = {d["$id"]: d for d in old.documents.values() if "$id" in d}
-        self.new_ids = {d["$id"]: d for d in new.documents.values() if "$id" in d}
+        self.old_ids, self.new_ids = ids
         self.old_doc = old.documents[message]
         self.new_doc = new.documents[message]
         self.direction: Direction = direction_of(self.new_doc)

@@ -10,20 +10,15 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from mnemowire.apps.cli import Exit, cli
+from tests.spec._copies import copies_of_v0
 
 ROOT = Path(__file__).parents[2]
 
 
 def _tree(tmp_path: Path, *versions: str) -> Path:
-    """A spec/ folder holding the real v0 under each of ``versions`` (ids renamed)."""
-    root = tmp_path / "spec"
-    for version in versions:
-        folder = root / version
-        folder.mkdir(parents=True)
-        for source in (ROOT / "spec" / "v0").glob("*.json"):
-            text = source.read_text(encoding="utf-8").replace("/spec/v0/", f"/spec/{version}/")
-            (folder / source.name).write_text(text, encoding="utf-8")
-    return root
+    """A spec/ folder holding the real v0 under each of ``versions``."""
+    copies_of_v0(tmp_path / "spec", *versions)
+    return tmp_path / "spec"
 
 
 def _edit(root: Path, version: str, change: Mapping[str, object]) -> None:

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from mnemowire import spec
 from mnemowire.apps.cli import Exit, cli
 from mnemowire.spec import diff as spec_diff
+from tests.spec._copies import copies_of_v0
 
 ROOT = Path(__file__).parents[2]
 BASE = "https://mnemowire.dev/spec/{version}/"
@@ -382,15 +383,7 @@ def test_declared_bumps() -> None:
 @pytest.fixture
 def v0_to_edited(tmp_path: Path) -> tuple[Path, Path]:
     """The real v0 and a v0.1 with one safe and one breaking request change."""
-    old = tmp_path / "v0"
-    new = tmp_path / "v0.1"
-    for folder in (old, new):
-        folder.mkdir()
-        for source in (ROOT / "spec" / "v0").glob("*.json"):
-            text = source.read_text(encoding="utf-8")
-            if folder is new:
-                text = text.replace("/spec/v0/", "/spec/v0.1/")
-            (folder / source.name).write_text(text, encoding="utf-8")
+    old, new = copies_of_v0(tmp_path, "v0", "v0.1")
     recall = json.loads((new / "recall.request.json").read_text())
     recall["properties"]["k"]["maximum"] = 500
     recall["properties"]["cursor"] = {"type": "string"}
@@ -472,11 +465,7 @@ def test_the_rules_page_lists_every_rule_as_the_code_has_it() -> None:
 def test_a_memory_type_added_in_common_is_read_per_direction(tmp_path: Path) -> None:
     """One edit in common.json, judged where each message uses it: a closed request enum
     (WARN), behind OpenMemoryType's $ref an open response enum (INFO), and inside a then."""
-    old, new = tmp_path / "v0", tmp_path / "v0.1"
-    for folder in (old, new):
-        folder.mkdir()
-        for source in (ROOT / "spec" / "v0").glob("*.json"):
-            (folder / source.name).write_text(source.read_text(encoding="utf-8"))
+    old, new = copies_of_v0(tmp_path, "v0", "v0.1")
     common = json.loads((new / "common.json").read_text())
     common["$defs"]["MemoryType"]["enum"].append("working")
     (new / "common.json").write_text(json.dumps(common))
@@ -524,11 +513,7 @@ def test_conditionals(
 def test_a_field_added_to_a_reviewable_request_breaks_older_reviewers(tmp_path: Path) -> None:
     """remember.request gains an optional field: safe for remember.request itself (a WARN),
     but review-request, which stores send, embeds the request under its closed schema."""
-    old, new = tmp_path / "v0", tmp_path / "v0.1"
-    for folder in (old, new):
-        folder.mkdir()
-        for source in (ROOT / "spec" / "v0").glob("*.json"):
-            (folder / source.name).write_text(source.read_text(encoding="utf-8"))
+    old, new = copies_of_v0(tmp_path, "v0", "v0.1")
     remember = json.loads((new / "remember.request.json").read_text())
     remember["properties"]["seal"] = {"type": "string"}
     (new / "remember.request.json").write_text(json.dumps(remember))

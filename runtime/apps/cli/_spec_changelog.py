@@ -13,6 +13,7 @@ import click
 from mnemowire import spec
 from mnemowire.apps.cli._app import Exit
 from mnemowire.apps.cli._spec import spec_group
+from mnemowire.apps.cli._spec_diff import change_table, summary
 from mnemowire.spec import diff as spec_diff
 
 __all__ = ["changelog", "policy_breaches"]
@@ -41,22 +42,9 @@ def changelog(root: Path) -> str:
 
 def _section(older: spec.SpecFiles, newer: spec.SpecFiles) -> str:
     report = spec_diff.diff(older, newer)
-    counts = report.counts()
-    lines = [
-        f"## {newer.version}",
-        "",
-        f"From {older.version}: {counts['ERR']} ERR, {counts['WARN']} WARN, {counts['INFO']} "
-        f"INFO; the changes require a {report.required_bump} bump, the version number "
-        f"declares {report.declared_bump or 'none (it is not newer)'}.",
-    ]
+    lines = [f"## {newer.version}", "", summary(report) + "."]
     if report.changes:
-        lines += ["", "| level | rule | message | where | change |", "|---|---|---|---|---|"]
-        lines += [
-            f"| {c.rule.level} | `{c.rule.id}` | `{c.message}` | `{c.path or '/'}` | "
-            + c.detail.replace("|", "\\|")
-            + " |"
-            for c in report.changes
-        ]
+        lines += ["", *change_table(report.changes)]
     return "\n".join(lines)
 
 
@@ -68,14 +56,12 @@ def policy_breaches(root: Path) -> list[str]:
     for i, older in enumerate(versions):
         for newer in versions[i + 1 :]:
             report = spec_diff.diff(older, newer)
-            declared, required = report.declared_bump, report.required_bump
-            if declared is None or spec_diff.BUMPS.index(declared) < spec_diff.BUMPS.index(
-                required
-            ):
-                worst = [c for c in report.changes if c.rule.bump == required][:3]
+            if not report.bump_ok:
+                worst = [c for c in report.changes if c.rule.bump == report.required_bump][:3]
                 breaches.append(
-                    f"{older.version} -> {newer.version}: the changes require a {required} "
-                    f"bump, the version number declares {declared or 'none'} ("
+                    f"{older.version} -> {newer.version}: the changes require a "
+                    f"{report.required_bump} bump, the version number declares "
+                    f"{report.declared_bump or 'none'} ("
                     + "; ".join(f"{c.rule.id} {c.message} {c.path or '/'}" for c in worst)
                     + ")"
                 )

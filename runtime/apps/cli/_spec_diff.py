@@ -4,7 +4,7 @@ direction and kind, as text, JSON, Markdown, GitHub annotations or JUnit XML."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -15,7 +15,7 @@ from mnemowire.apps.cli._app import Exit
 from mnemowire.apps.cli._spec import spec_group
 from mnemowire.spec import diff as spec_diff
 
-__all__ = ["RENDERERS", "diff_command"]
+__all__ = ["RENDERERS", "change_table", "diff_command", "summary"]
 
 
 def _text(report: spec_diff.DiffReport, folders: tuple[Path, Path]) -> str:
@@ -27,23 +27,22 @@ def _text(report: spec_diff.DiffReport, folders: tuple[Path, Path]) -> str:
 
 
 def _markdown(report: spec_diff.DiffReport, folders: tuple[Path, Path]) -> str:
-    lines = [
-        f"## spec {report.old.version} → {report.new.version}",
-        "",
-        _summary(report),
-        "",
+    heading = [f"## spec {report.old.version} → {report.new.version}", "", summary(report)]
+    return "\n".join([*heading, "", *change_table(report.changes)] if report.changes else heading)
+
+
+def change_table(changes: Sequence[spec_diff.Change]) -> list[str]:
+    """The changes as the rows of a Markdown table, its header first (the changelog's too)."""
+    rows = [
+        "| level | rule | message | where | change | what it does |",
+        "|---|---|---|---|---|---|",
     ]
-    if report.changes:
-        lines += [
-            "| level | rule | message | where | change | what it does |",
-            "|---|---|---|---|---|---|",
-        ]
-        lines += [
-            f"| {c.rule.level} | `{c.rule.id}` | `{c.message}` | `{c.path or '/'}` | "
-            f"{_cell(c.detail)} | {_cell(c.rule.why)} |"
-            for c in report.changes
-        ]
-    return "\n".join(lines)
+    rows += [
+        f"| {c.rule.level} | `{c.rule.id}` | `{c.message}` | `{c.path or '/'}` | "
+        f"{_cell(c.detail)} | {_cell(c.rule.why)} |"
+        for c in changes
+    ]
+    return rows
 
 
 def _cell(text: str) -> str:
@@ -73,20 +72,20 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _junit(report: spec_diff.DiffReport, folders: tuple[Path, Path], fail_on: str) -> str:
+def _junit(report: spec_diff.DiffReport, fail_on: str) -> str:
     """One test case per message; a change at or above ``fail_on`` is its failure."""
-    failing = {id(c) for c in report.at_least(fail_on)}
+    failing = set(report.at_least(fail_on))
     messages = sorted(set(report.old.messages) | set(report.new.messages))
     suite = ElementTree.Element(
         "testsuite",
         name=f"spec diff {report.old.version} -> {report.new.version}",
         tests=str(len(messages)),
-        failures=str(len({c.message for c in report.changes if id(c) in failing})),
+        failures=str(len({c.message for c in report.changes if c in failing})),
     )
     for message in messages:
         case = ElementTree.SubElement(suite, "testcase", classname="spec diff", name=message)
         mine = [c for c in report.changes if c.message == message]
-        failed = [c for c in mine if id(c) in failing]
+        failed = [c for c in mine if c in failing]
         if failed:
             failure = ElementTree.SubElement(
                 case, "failure", type=failed[0].rule.id, message=f"{len(failed)} change(s)"
@@ -94,7 +93,7 @@ def _junit(report: spec_diff.DiffReport, folders: tuple[Path, Path], fail_on: st
             failure.text = "\n".join(
                 f"{c.rule.level} {c.rule.id} {c.path}: {c.detail}" for c in failed
             )
-        others = [c for c in mine if id(c) not in failing]
+        others = [c for c in mine if c not in failing]
         if others:
             out = ElementTree.SubElement(case, "system-out")
             out.text = "\n".join(_line(c) for c in others)
@@ -107,7 +106,7 @@ def _line(change: spec_diff.Change) -> str:
     return f"{change.rule.level} {change.rule.id} {change.path or '/'}: {change.detail}"
 
 
-def _summary(report: spec_diff.DiffReport) -> str:
+def summary(report: spec_diff.DiffReport) -> str:
     counts = report.counts()
     declared = report.declared_bump
     says = "is not newer" if declared is None else f"declares {declared}"
@@ -166,12 +165,12 @@ def diff_command(old: Path, new: Path, output: str, fail_on: str | None, check_b
             )
     report = spec_diff.diff(spec.read_spec_dir(old), spec.read_spec_dir(new))
     if output == "junit":
-        text = _junit(report, (old, new), fail_on or "ERR")
+        text = _junit(report, fail_on or "ERR")
     else:
         text = RENDERERS[output](report, (old, new))
     if text:
         click.echo(text)
-    click.echo(_summary(report), err=True)
+    click.echo(summary(report), err=True)
     failed = False
     if fail_on is not None and report.at_least(fail_on):
         click.echo(f"changes at {fail_on} or above: failing (--fail-on {fail_on})", err=True)
@@ -183,17 +182,15 @@ def diff_command(old: Path, new: Path, output: str, fail_on: str | None, check_b
 
 
 def _bump_ok(report: spec_diff.DiffReport) -> bool:
-    declared, required = report.declared_bump, report.required_bump
-    if declared is None:
+    if report.bump_ok:
+        return True
+    old, new = report.old.version, report.new.version
+    if report.declared_bump is None:
+        click.echo(f"--check-bump: {new} is not newer than {old}", err=True)
+    else:
         click.echo(
-            f"--check-bump: {report.new.version} is not newer than {report.old.version}", err=True
-        )
-        return False
-    if spec_diff.BUMPS.index(declared) < spec_diff.BUMPS.index(required):
-        click.echo(
-            f"--check-bump: the changes require a {required} bump, but {report.old.version} -> "
-            f"{report.new.version} declares {declared}",
+            f"--check-bump: the changes require a {report.required_bump} bump, but {old} -> "
+            f"{new} declares {report.declared_bump}",
             err=True,
         )
-        return False
-    return True
+    return False
