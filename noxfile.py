@@ -10,6 +10,7 @@ import contextlib
 import shutil
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import nox
 
@@ -75,7 +76,8 @@ def spec(session: nox.Session) -> None:
     """Lint the spec in the source tree, check every example against both validators, and
     hold the changelog and every pair of versions to the version policy."""
     session.install("-e", ".")
-    session.run("mnemowire", "spec", "lint", "--dir", "spec/v0")
+    for version in sorted(p.parent.name for p in Path("spec").glob("v*/common.json")):
+        session.run("mnemowire", "spec", "lint", "--dir", f"spec/{version}")
     # the changelog is generated from spec diff: stale is a failure, and so is any pair of
     # versions whose numbers declare less than their changes require
     session.run("mnemowire", "spec", "changelog", "--check")
@@ -166,4 +168,5 @@ def bench(session: nox.Session) -> None:
         session.run("mnemowire", "bench", "all", *stores, "--out", "bench-out", *session.posargs)
     session.run("mnemowire", "bench", "pgvector", "--out", "bench-out")  # its own server
     session.run("mnemowire", "bench", "validation", "--out", "bench-out")
+    session.run("mnemowire", "bench", "records", "--out", "bench-out")
     session.run("mnemowire", "bench", "embedders", "--out", "bench-out")

@@ -7,6 +7,7 @@ Build-time only: nothing in the runtime imports this package.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import importlib
 from collections.abc import Iterable, Sequence
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from mnemowire.codegen._output import GeneratedFile, header_lines
 from mnemowire.codegen.emit import python
+from mnemowire.codegen.ir import Spec
 from mnemowire.codegen.load import CodegenError, load
 from mnemowire.spec import LATEST, SpecFiles, available_versions, read_spec, read_spec_dir
 
@@ -51,7 +53,7 @@ def generate(
     versions = [sources] if isinstance(sources, SpecFiles) else list(sources)
     if not versions:
         raise CodegenError("no spec version to generate from")
-    specs = [load(files) for files in versions]
+    specs = _dated([load(files) for files in versions])
     files: list[GeneratedFile] = []
     for language in languages:
         module = importlib.import_module(LANGUAGES[language])
@@ -59,6 +61,18 @@ def generate(
             files.extend(python.emit_module(spec) for spec in specs[:-1])
         files.extend(module.emit(specs[-1]))
     return sorted(files, key=lambda f: f.path)
+
+
+def _dated(specs: list[Spec]) -> list[Spec]:
+    """Each message marked with the first version (of these, oldest first) that has it."""
+    first: dict[str, str] = {}
+    dated = []
+    for spec in specs:
+        for message in spec.messages:
+            first.setdefault(message.name, spec.version)
+        messages = tuple(dataclasses.replace(m, since=first[m.name]) for m in spec.messages)
+        dated.append(dataclasses.replace(spec, messages=messages))
+    return dated
 
 
 def spec_files(version: str = LATEST, spec_root: Path | None = None) -> SpecFiles:

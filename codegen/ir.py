@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from mnemowire.spec import version_key
+
 __all__ = [
     "Conditional",
     "Constraints",
@@ -78,6 +80,8 @@ class Schema:
     property_names: Constraints | None = None
     conditionals: tuple[Conditional, ...] = ()
     require_any: tuple[RequireAny, ...] = ()
+    # ref: members of the target this use forbids ({"$ref": X, "properties": {"f": false}})
+    forbidden: tuple[str, ...] = ()
     # array
     items: Schema | None = None
     # union
@@ -152,6 +156,9 @@ class Message:
     #: how deeply the message may nest ([messages.wellformed]: requests less than what a store
     #: sends back, which wraps their metadata a few levels deeper)
     max_depth: int = 64
+    #: the first spec version with this message: an operation newer than the first version of
+    #: the tree is optional (a store of an older version lacks it), declared by capability
+    since: str = ""
 
 
 @dataclass(frozen=True)
@@ -164,6 +171,15 @@ class Spec:
     messages: tuple[Message, ...]
     #: messages with semantic rules beyond the schema (docs/spec/v0.md), by rule name
     semantic_rules: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def first_version(self) -> str:
+        """The oldest version any message of this spec dates from."""
+        return min((m.since or self.version for m in self.messages), key=version_key)
+
+    def optional(self, operation: str) -> bool:
+        """Whether ``operation`` came after the first version: a store may lack it."""
+        return (self.message(f"{operation}.request").since or self.version) != self.first_version
 
     def type(self, name: str) -> NamedType:
         return next(t for t in self.types if t.name == name)

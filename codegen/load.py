@@ -100,7 +100,8 @@ class _Builder:
             target = absolute(base, node["$ref"])
             if target not in self.names:
                 raise CodegenError(f"{base}: $ref {node['$ref']!r} is not a named definition")
-            return Schema("ref", description, ref=self.names[target])
+            forbidden = tuple(sorted(node.get("properties") or ()))  # the spec lint: all false
+            return Schema("ref", description, ref=self.names[target], forbidden=forbidden)
         if "anyOf" in node and not node.get("type"):
             members = tuple(self.schema(m, base) for m in node["anyOf"])
             return Schema("union", description, members=members, open_enum=self._open_enum(members))

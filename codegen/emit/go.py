@@ -398,6 +398,10 @@ class _GoOperation:
     request: str
     response: str
     doc: list[str]
+    #: added after the first version: its own interface, which a store may implement
+    optional: bool = False
+    interface: str = ""
+    interface_doc: tuple[str, ...] = ()
 
 
 class _Model:
@@ -816,12 +820,22 @@ class _Model:
             response = self.spec.message(f"{operation}.response")
             method = go_name(operation)
             doc = f"{method} serves {_a(m.name)}. {_sentence(m.description)}"
+            optional = self.spec.optional(operation)
+            interface = f"{method}Store"
+            about = (
+                f"{interface} is a MemoryStore that also serves {m.name} (added in {m.since}): "
+                f"a store that implements it declares the capability {operation}. Callers "
+                "find it with a type assertion."
+            )
             out.append(
                 _GoOperation(
                     method,
                     self.go_names[m.type_name],
                     self.go_names[response.type_name],
                     comment([doc], 1),
+                    optional,
+                    interface,
+                    tuple(comment([about], 0)) if optional else (),
                 )
             )
         return out
@@ -907,7 +921,7 @@ class _Model:
             "store_doc": comment(
                 [
                     "MemoryStore is anything that implements the operations of memorywire ("
-                    + ", ".join(op.method for op in operations)
+                    + ", ".join(op.method for op in operations if not op.optional)
                     + "): a backend adapter, or a router over several stores.",
                     "A store validates every request before it acts on it (the Decode functions "
                     "do both) and changes nothing for an invalid one; an operation that fails "
@@ -984,7 +998,11 @@ class _Body:
         """Statements validating the value ``v`` at pointer ``p`` against ``schema``."""
         if schema.kind == "ref":
             assert schema.ref is not None
-            return [f"{self.model.validator_name(schema.ref)}(r, {v}, {p})"]
+            call = f"{self.model.validator_name(schema.ref)}(r, {v}, {p})"
+            if not schema.forbidden:
+                return [call]
+            names = ", ".join(json.dumps(name) for name in schema.forbidden)
+            return [call, f"r.forbid({p}, {v}, {names})"]
         if schema.kind == "primitive":
             return self._primitive(schema, v, p, site)
         if schema.kind == "union":

@@ -161,7 +161,7 @@ def _constraints(constraints: Constraints) -> dict[str, Any]:
 
 def _run_generator(schema: dict[str, Any]) -> str:
     from datamodel_code_generator import generate
-    from datamodel_code_generator.enums import DataModelType, InputFileType
+    from datamodel_code_generator.enums import DataModelType, InputFileType, StrictTypes
     from datamodel_code_generator.format import Formatter, PythonVersion
     from datamodel_code_generator.parser import LiteralType
 
@@ -181,6 +181,8 @@ def _run_generator(schema: dict[str, Any]) -> str:
         collapse_root_models=True,
         strict_nullable=True,
         disable_timestamp=True,
+        # "yes" is not a boolean: lax Pydantic would read it as True and hide the mistake
+        strict_types=[StrictTypes.bool],
         formatters=[Formatter.BUILTIN],
     )
     if not isinstance(result, str):

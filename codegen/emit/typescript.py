@@ -43,7 +43,7 @@ DEV_DEPENDENCIES = {"@types/node": "20.19.43", "typescript": "5.9.3"}
 #: Test modules under ``test/``, compiled to ``dist/tests/test/``.
 TEST_MODULES = ("guards", "runtime", "vectors")
 #: Where the spec examples are, seen from ``generated/ts``.
-EXAMPLES_DIR = "../../spec/v0/examples"
+EXAMPLES_DIR = "../../spec/{version}/examples"
 
 _WIDTH = 100
 _MAX_SAFE_INTEGER = 2**53 - 1
@@ -191,6 +191,8 @@ class _Operation:
     request: str
     response: str
     doc: list[str]
+    #: added after the first version: a store may lack it (it declares the capability)
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -210,7 +212,7 @@ class _Package:
         self.version = spec.version
         self.digest = spec.digest
         self.name = PACKAGE_NAME
-        self.examples_dir = EXAMPLES_DIR
+        self.examples_dir = EXAMPLES_DIR.format(version=spec.version)
         self.dev_dependencies = sorted(DEV_DEPENDENCIES.items())
         self.test_modules = list(TEST_MODULES)
         self.description = (
@@ -383,8 +385,16 @@ class _Package:
                 "fails (code `invalid_request` with one detail per broken rule when the request "
                 f"is not a valid `{request.name}`).",
             ]
+            optional = self.spec.optional(name)
+            if optional:
+                paragraphs.append(
+                    f"Optional: added in {request.since}; a store that has it declares the "
+                    f"capability `{name}`."
+                )
             operations.append(
-                _Operation(name, request.type_name, response.type_name, _jsdoc(paragraphs, "  "))
+                _Operation(
+                    name, request.type_name, response.type_name, _jsdoc(paragraphs, "  "), optional
+                )
             )
         return operations
 
@@ -725,7 +735,7 @@ class _Validators:
 
     def _check(self, schema: Schema, x: str, p: _Path, e: str, label: str) -> list[str]:
         if schema.kind == "ref":
-            return [_call(f"check{schema.ref}", x, str(p), e)]
+            return [_call(f"check{schema.ref}", x, str(p), e), *self._forbid(schema, x, p, e)]
         if schema.kind == "primitive":
             return self._primitive(schema, x, p, e, label, reason="")
         if schema.kind == "union":
@@ -742,9 +752,15 @@ class _Validators:
             return [_if([f"!{test}({x})"], then=wrong)]
         return [f"if (!{test}({x})) {{", *_indent([wrong]), "} else {", *_indent(inner), "}"]
 
+    def _forbid(self, schema: Schema, x: str, p: _Path, e: str) -> list[str]:
+        if not schema.forbidden:
+            return []
+        self._use("forbid")
+        return [_call("forbid", x, str(p), e, *(json.dumps(n) for n in schema.forbidden))]
+
     def _bound(self, expression: str, schema: Schema, p: _Path, e: str, label: str) -> list[str]:
         """Check the value of ``expression`` (a member): passed to a ref's check, else bound."""
-        if schema.kind == "ref":
+        if schema.kind == "ref" and not schema.forbidden:
             return [_call(f"check{schema.ref}", expression, str(p), e)]
         x = self._fresh("x")
         return [f"const {x} = {expression};", *self._check(schema, x, p, e, label)]

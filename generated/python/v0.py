@@ -8,7 +8,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel, StrictBool
 
 
 class ErrorDetail(BaseModel):
@@ -42,28 +42,28 @@ class FilterOperators(BaseModel):
         extra="forbid",
     )
     field_eq: Annotated[
-        str | Annotated[float, Field(ge=-9007199254740991.0, le=9007199254740991.0)] | bool | None,
+        str | Annotated[float, Field(ge=-9007199254740991.0, le=9007199254740991.0)] | StrictBool | None,
         Field(alias="$eq"),
     ] = None
     """
     The value equals this scalar.
     """
     field_ne: Annotated[
-        str | Annotated[float, Field(ge=-9007199254740991.0, le=9007199254740991.0)] | bool | None,
+        str | Annotated[float, Field(ge=-9007199254740991.0, le=9007199254740991.0)] | StrictBool | None,
         Field(alias="$ne"),
     ] = None
     """
     The value is absent or differs from this scalar.
     """
     field_in: Annotated[
-        list[str | Annotated[float, Field(ge=-9007199254740991.0, le=9007199254740991.0)] | bool | None] | None,
+        list[str | Annotated[float, Field(ge=-9007199254740991.0, le=9007199254740991.0)] | StrictBool | None] | None,
         Field(alias="$in", max_length=1000, min_length=1),
     ] = None
     """
     The value equals one of these scalars.
     """
     field_nin: Annotated[
-        list[str | Annotated[float, Field(ge=-9007199254740991.0, le=9007199254740991.0)] | bool | None] | None,
+        list[str | Annotated[float, Field(ge=-9007199254740991.0, le=9007199254740991.0)] | StrictBool | None] | None,
         Field(alias="$nin", max_length=1000, min_length=1),
     ] = None
     """
@@ -93,7 +93,7 @@ class FilterOperators(BaseModel):
     """
     The value is a number (or string) less than or equal to this one.
     """
-    field_exists: Annotated[bool | None, Field(alias="$exists")] = None
+    field_exists: Annotated[StrictBool | None, Field(alias="$exists")] = None
     """
     true: the key is present; false: the key is absent.
     """
@@ -127,7 +127,7 @@ class ReviewDecision(BaseModel):
     """
     Review the decision answers.
     """
-    approved: bool
+    approved: StrictBool
     """
     true commits the staged write; false discards it.
     """
@@ -600,7 +600,7 @@ class RememberRequest(BaseModel):
     """
     When the memory stops being recalled. A time in the past stores a record that is already expired.
     """
-    approval_required: bool = False
+    approval_required: StrictBool = False
     """
     Stage the write for human review: the record stays invisible to recall until a reviewer approves it.
     """
@@ -639,14 +639,14 @@ class RememberRequest(BaseModel):
 
 
 class ScopeFilter(
-    RootModel[dict[str, FilterOperators | str | Annotated[float, Field(ge=-9007199254740991.0, le=9007199254740991.0)] | bool | None]]
+    RootModel[dict[str, FilterOperators | str | Annotated[float, Field(ge=-9007199254740991.0, le=9007199254740991.0)] | StrictBool | None]]
 ):
     """
     A metadata filter that selects records to change. Same shape as Filter (at most 64 keys) but never empty, because an empty filter matches every record.
     """
 
     root: Annotated[
-        dict[str, FilterOperators | str | Annotated[float, Field(ge=-9007199254740991.0, le=9007199254740991.0)] | bool | None],
+        dict[str, FilterOperators | str | Annotated[float, Field(ge=-9007199254740991.0, le=9007199254740991.0)] | StrictBool | None],
         Field(max_length=64, min_length=1),
     ]
 
@@ -794,14 +794,14 @@ class ExpireResponse(BaseModel):
 
 
 class Filter(
-    RootModel[dict[str, FilterOperators | str | Annotated[float, Field(ge=-9007199254740991.0, le=9007199254740991.0)] | bool | None]]
+    RootModel[dict[str, FilterOperators | str | Annotated[float, Field(ge=-9007199254740991.0, le=9007199254740991.0)] | StrictBool | None]]
 ):
     """
     Metadata filter: every key names a top-level metadata key and every condition must hold (conditions are ANDed). A scalar means equality; an object holds operators. At most 64 keys: every store must execute what the schema accepts, and each key is a condition evaluated on every record in scope.
     """
 
     root: Annotated[
-        dict[str, FilterOperators | str | Annotated[float, Field(ge=-9007199254740991.0, le=9007199254740991.0)] | bool | None],
+        dict[str, FilterOperators | str | Annotated[float, Field(ge=-9007199254740991.0, le=9007199254740991.0)] | StrictBool | None],
         Field(max_length=64),
     ]
 
@@ -830,7 +830,7 @@ class ForgetRequest(BaseModel):
     """
     Forget records whose metadata satisfies this filter.
     """
-    hard_delete: bool = False
+    hard_delete: StrictBool = False
     """
     Erase content and embeddings for good (for erasure requests). Default: soft delete, which hides the record but keeps it for audit.
     """
@@ -856,11 +856,11 @@ class ForgetResponse(BaseModel):
     """
     What each store did.
     """
-    hard_delete: bool
+    hard_delete: StrictBool
     """
     Whether the records were erased rather than hidden.
     """
-    pending_approval: bool | None = None
+    pending_approval: StrictBool | None = None
     """
     True when the forget waits for a reviewer.
     """
@@ -996,7 +996,7 @@ class RememberResponse(BaseModel):
     """
     What each store did.
     """
-    pending_approval: bool
+    pending_approval: StrictBool
     """
     True when the write is staged for review and invisible to recall until approved.
     """
@@ -1004,7 +1004,7 @@ class RememberResponse(BaseModel):
     """
     Where a reviewer can approve or reject the staged write, when a review UI is configured.
     """
-    replayed: bool | None = None
+    replayed: StrictBool | None = None
     """
     True when a record with the request's client-chosen id already existed, so this response repeats the first write's result and nothing new was stored.
     """

@@ -114,6 +114,8 @@ _BOTH: list[tuple[str, Level, Bump, str]] = [
     ("message.added", "INFO", "minor",
      "a new message: send it only to stores that declare this version"),
     ("message.removed", "ERR", "major", "older peers still send or expect it"),
+    ("condition.added.new-field", "INFO", "minor",
+     "it applies only to messages carrying a field this version adds, which no older peer sends"),
     ("enum.reordered", "INFO", "none", "same values; generated bindings reorder"),
     ("ref.changed", "INFO", "none",
      "now named through another definition; what it accepts is compared beside"),

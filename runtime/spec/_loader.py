@@ -26,7 +26,7 @@ __all__ = [
 SPEC_PACKAGE = "mnemowire.schemas"
 COMMON = "common"
 #: The newest spec version this package ships; what every API uses unless told otherwise.
-LATEST = "v0"
+LATEST = "v0.1"
 
 
 @dataclass(frozen=True)

@@ -240,6 +240,8 @@ def _details(error: Any, by_id: dict[str, Any]) -> list[Detail]:
         return [_detail([*path, str(inner.instance)], "propertyNames", inner.message)]
     if kind == "AnyOf":
         return _any_of(error, path, by_id)
+    if kind == "FalseSchema":  # a field named only to forbid it here: as good as unknown
+        return [_detail(path, "additionalProperties", "is not allowed here")]
     message = error.message
     if kind == "Custom":
         message = str(error.message)

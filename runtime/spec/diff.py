@@ -185,7 +185,12 @@ class _Walk:
                 break
             refs.append(ref)
             local = {k: v for k, v in node.items() if k != "$ref"}
-            node, base = {**target, **local}, target_uri
+            merged = {**target, **local}
+            if isinstance(target.get("properties"), dict) and isinstance(
+                local.get("properties"), dict
+            ):  # properties beside a $ref refine the target's, name by name
+                merged["properties"] = {**target["properties"], **local["properties"]}
+            node, base = merged, target_uri
         return node, base, refs
 
     def _node(
@@ -328,7 +333,7 @@ class _Walk:
     def _object(
         self, old: dict[str, Any], old_base: str, new: dict[str, Any], new_base: str, path: str
     ) -> Iterator[Change]:
-        before, after = old.get("properties", {}), new.get("properties", {})
+        before, after = _present(old), _present(new)
         old_required, new_required = set(old.get("required", ())), set(new.get("required", ()))
         old_closed = old.get("additionalProperties") is False
         for name in sorted(set(before) | set(after)):
@@ -394,6 +399,12 @@ class _Walk:
                 continue
             if keyword not in old or keyword not in new:
                 kind = "condition.added" if keyword in new else "condition.removed"
+                if (
+                    keyword == "allOf"
+                    and after
+                    and all(_reaches_only_new_fields(branch, old) for branch in after)
+                ):
+                    kind = "condition.added.new-field"
                 yield self._change(
                     kind, path, f"{keyword} {'added' if keyword in new else 'removed'}"
                 )
@@ -425,7 +436,10 @@ class _Walk:
             if keyword == "allOf":
                 more, less = ("condition.added", "condition.removed")
             for branch in added:
-                yield self._change(more, path, f"{keyword}: {_brief(branch)} added")
+                kind = more
+                if keyword == "allOf" and _reaches_only_new_fields(branch, old):
+                    kind = "condition.added.new-field"
+                yield self._change(kind, path, f"{keyword}: {_brief(branch)} added")
             for branch in gone:
                 yield self._change(less, path, f"{keyword}: {_brief(branch)} removed")
 
@@ -478,6 +492,26 @@ class _Walk:
             and resolved.get("type") == "string"
             and not {"enum", "const", "pattern", "format"} & set(resolved)
         )
+
+
+def _present(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The properties a message may carry: in a closed object a property declared ``false``
+    can never be present, the same as one not named."""
+    properties = dict(schema.get("properties", {}))
+    if schema.get("additionalProperties") is False:
+        return {name: s for name, s in properties.items() if s is not False}
+    return properties
+
+
+def _reaches_only_new_fields(branch: Any, old: Mapping[str, Any]) -> bool:
+    """An if / then whose ``if`` requires a field the old, closed object did not allow: it
+    applies only to messages no older peer can send."""
+    if not isinstance(branch, dict) or not isinstance(branch.get("if"), dict):
+        return False
+    if old.get("additionalProperties") is not False:
+        return False
+    required = branch["if"].get("required", ())
+    return any(name not in _present(old) for name in required)
 
 
 def _brief(schema: Any) -> str:

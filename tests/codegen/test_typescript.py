@@ -29,7 +29,7 @@ from mnemowire.codegen.emit import typescript
 from .conftest import PACKAGE, TIMEOUT, _run, _tool
 
 ROOT = Path(__file__).parents[2]
-EXAMPLES_ARG = "../../spec/v0/examples"  # as the package sees it
+EXAMPLES_ARG = f"../../spec/{spec.LATEST}/examples"  # as the package sees it
 EXAMPLES = list(spec.read_spec().examples())
 
 Pairs = list[tuple[str, str]]

@@ -37,7 +37,7 @@ def test_all_three_languages_agree_with_every_annotation(
         python[(example.message, example.name)] = (not pairs, pairs)
     languages = {
         "python": python,
-        "ts": _parse(_run([*ts_vectors, "../../spec/v0/examples"])),
+        "ts": _parse(_run([*ts_vectors, f"../../spec/{spec.LATEST}/examples"])),
         "go": _parse(go(go_env, "run", "./cmd/vectors", str(EXAMPLES_DIR))),
     }
     rows = [f"{'vector':<58} {'expect':<7} " + " ".join(f"{lang:<7}" for lang in languages)]

@@ -196,6 +196,15 @@ CASES: list[Case] = [
     Case("request: an allOf entry added", "request",
      [("/allOf/1", {"required": ["k"]})], ["request.condition.added"],
      old=[("/allOf", [{"required": ["agent_id"]}])]),
+    Case("request: a condition on a field this version adds", "request",
+     [("/properties/colour", {"type": "string"}),
+      ("/allOf/1", {"if": {"required": ["colour"]}, "then": {"required": ["k"]}})],
+     ["request.property.added.optional", "request.condition.added.new-field"],
+     old=[("/allOf", [{"required": ["agent_id"]}]), ("/additionalProperties", False)]),
+    Case("request: a condition on a field older clients could send", "request",
+     [("/allOf/1", {"if": {"required": ["note"]}, "then": {"required": ["k"]}})],
+     ["request.condition.added"],
+     old=[("/allOf", [{"required": ["agent_id"]}]), ("/additionalProperties", False)]),
     Case("request: a oneOf alternative added", "request",
      [("/properties/either/oneOf/2", {"type": "number"})], ["request.composition.changed"],
      old=[("/properties/either", {"oneOf": [{"type": "string"}, {"type": "integer"}]})]),
@@ -289,6 +298,10 @@ CASES: list[Case] = [
     Case("response: an anyOf alternative removed", "response",
      [("/properties/either/anyOf/1", DELETE)], ["response.alternative.removed"],
      old=[("/properties/either", EITHER)]),
+    Case("response: a condition on a field this version adds", "response",
+     [("/properties/nested/properties/y", {"type": "integer"}),
+      ("/properties/nested/allOf", [{"if": {"required": ["y"]}, "then": {"required": ["x"]}}])],
+     ["response.property.added.closed", "response.condition.added.new-field"]),
     Case("response: a oneOf alternative added", "response",
      [("/properties/either/oneOf/2", {"type": "number"})], ["response.composition.changed"],
      old=[("/properties/either", {"oneOf": [{"type": "string"}, {"type": "integer"}]})]),
@@ -508,6 +521,48 @@ def test_conditionals(
     for pointer, value in edits:
         new = _edit(new, pointer, value)
     assert _classify(tmp_path, "request", old, new) == expected
+
+
+def test_a_field_forbidden_beside_a_ref_is_gone(tmp_path: Path) -> None:
+    """``{"$ref": X, "properties": {"f": false}}``: X without f. Properties beside a $ref refine
+    the target's name by name, and in a closed object a property that is ``false`` can never
+    be present: what v0.1 does to present a staged remember without its seal."""
+    common: dict[str, Any] = {"$defs": {"Thing": {"type": "object", "additionalProperties": False,
+                                  "properties": {"a": {"type": "string"}}}}}  # fmt: skip
+    grown = copy.deepcopy(common)
+    grown["$defs"]["Thing"]["properties"]["seal"] = {"type": "string"}
+    old = {"type": "object", "properties": {"thing": {"$ref": "common.json#/$defs/Thing"}}}
+    new = _edit(old, "/properties/thing/properties", {"seal": False})
+    versions = []
+    for version, defs, schema in (("v0", common, old), ("v0.1", grown, new)):
+        folder = _version(tmp_path, version, "thing.response", schema)
+        (folder / "common.json").write_text(
+            json.dumps({"$id": BASE.format(version=version) + "common.json", **defs})
+        )
+        versions.append(spec.read_spec_dir(folder))
+    assert [c.rule.id for c in spec_diff.diff(*versions).changes] == []
+    plain = spec.read_spec_dir(_version(tmp_path / "plain", "v0.1", "thing.response", old))
+    (tmp_path / "plain" / "v0.1" / "common.json").write_text(
+        json.dumps({"$id": BASE.format(version="v0.1") + "common.json", **grown})
+    )
+    plain = spec.read_spec_dir(tmp_path / "plain" / "v0.1")
+    assert [c.rule.id for c in spec_diff.diff(versions[0], plain).changes] == [
+        "response.property.added.closed"  # without the false, the field is there
+    ]
+
+
+def test_v0_1_needs_no_more_than_a_minor_bump() -> None:
+    """The real v0 -> v0.1: every change a minor one at most, no ERR, and the three new request
+    fields are the only WARNs ([compat.minor])."""
+    report = spec_diff.diff(spec.read_spec("v0"), spec.read_spec("v0.1"))
+    assert report.required_bump == "minor"
+    assert report.bump_ok
+    assert report.at_least("ERR") == []
+    assert [(c.message, c.path) for c in report.at_least("WARN")] == [
+        ("expire.request", "/dry_run"),
+        ("recall.request", "/query_vector"),
+        ("remember.request", "/seal"),
+    ]
 
 
 def test_a_field_added_to_a_reviewable_request_breaks_older_reviewers(tmp_path: Path) -> None:

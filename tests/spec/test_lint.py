@@ -13,15 +13,18 @@ import pytest
 from mnemowire import spec
 from mnemowire.spec.lint import canonical_json, lint
 
-SOURCE = Path(__file__).parents[2] / "spec" / "v0"
+SOURCE = Path(__file__).parents[2] / "spec" / spec.LATEST
 
 
-def test_shipped_spec_is_clean() -> None:
-    assert lint(spec.read_spec()) == []
+@pytest.mark.parametrize("version", spec.available_versions())
+def test_shipped_spec_is_clean(version: str) -> None:
+    assert lint(spec.read_spec(version)) == []
 
 
-def test_source_tree_spec_is_the_shipped_one() -> None:
-    assert spec.read_spec_dir(SOURCE).digest == spec.read_spec().digest
+@pytest.mark.parametrize("version", spec.available_versions())
+def test_source_tree_spec_is_the_shipped_one(version: str) -> None:
+    source = SOURCE.parent / version
+    assert spec.read_spec_dir(source).digest == spec.read_spec(version).digest
 
 
 @pytest.fixture
@@ -29,7 +32,7 @@ def spec_copy(tmp_path: Path) -> Callable[[str, Callable[[dict[str, Any]], None]
     """Copy spec/v0, let a test edit one file, and return the rules the lint reports."""
 
     def run(file: str, edit: Callable[[dict[str, Any]], None]) -> list[str]:
-        target = tmp_path / "v0"
+        target = tmp_path / SOURCE.name
         shutil.copytree(SOURCE, target)
         path = target / file
         doc = json.loads(path.read_text())
@@ -104,15 +107,15 @@ def test_unsupported_conditional_shape_is_rejected(spec_copy: Any) -> None:
 def test_wrong_annotation_on_an_example_is_reported(spec_copy: Any, tmp_path: Path) -> None:
     rules = spec_copy("recall.request.json", lambda doc: None)
     assert rules == []
-    example = tmp_path / "v0" / "examples" / "recall.request" / "invalid" / "k-zero.json"
+    example = tmp_path / SOURCE.name / "examples" / "recall.request" / "invalid" / "k-zero.json"
     data = json.loads(example.read_text())
     data["errors"] = [{"path": "/k", "rule": "maximum"}]
     example.write_text(canonical_json(data))
-    assert [p.rule for p in lint(spec.read_spec_dir(tmp_path / "v0"))] == ["example"]
+    assert [p.rule for p in lint(spec.read_spec_dir(tmp_path / SOURCE.name))] == ["example"]
 
 
 def test_non_canonical_formatting_is_reported(tmp_path: Path) -> None:
-    target = tmp_path / "v0"
+    target = tmp_path / SOURCE.name
     shutil.copytree(SOURCE, target)
     path = target / "health.json"
     path.write_text(json.dumps(json.loads(path.read_text())))
@@ -120,7 +123,7 @@ def test_non_canonical_formatting_is_reported(tmp_path: Path) -> None:
 
 
 def test_missing_coverage_is_reported(tmp_path: Path) -> None:
-    target = tmp_path / "v0"
+    target = tmp_path / SOURCE.name
     shutil.copytree(SOURCE, target)
     for example in (target / "examples" / "recall.request" / "valid").iterdir():
         data = json.loads(example.read_text())
