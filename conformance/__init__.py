@@ -22,6 +22,7 @@ from typing import Any
 from mnemowire.conformance import (  # noqa: F401  (register the checks)
     _fuzz,
     _stateful,
+    browse,
     checks,
     retention,
 )
@@ -57,15 +58,15 @@ __all__ = [
 GENERATING = ("fuzz.", "model.")
 
 
-def spec_href(out: Path, version: str) -> str | None:
-    """The spec's prose (docs/spec/<version>.md) relative to ``out``, if a folder above it
-    holds one; None otherwise."""
+def spec_href(out: Path) -> str | None:
+    """The folder of the spec's prose (docs/spec/, holding v0.md) relative to ``out``, if a
+    folder above it holds one; None otherwise."""
     import os
 
     here = out.resolve()
     for folder in (here, *here.parents):
-        prose = folder / "docs" / "spec" / f"{version}.md"
-        if prose.is_file():
+        prose = folder / "docs" / "spec"
+        if (prose / "v0.md").is_file():
             return Path(os.path.relpath(prose, here)).as_posix()
     return None
 
@@ -145,7 +146,7 @@ def write_outputs(report: Report, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     report.save(out / "report.json")
     files = {
-        "report.md": markdown(report, spec_href(out, report.data["header"]["spec_version"])),
+        "report.md": markdown(report, spec_href(out)),
         "matrix.html": html_matrix([report]),
         "badge.json": json.dumps(badge(report), indent=2) + "\n",
     }

@@ -48,7 +48,7 @@ def _operation(message: str) -> str:
 
 
 async def _valid(h: Harness, message: str) -> None:
-    cases = await asyncio.to_thread(sample, requests(message), h.examples, h.seed)
+    cases = await asyncio.to_thread(sample, requests(message, h.version), h.examples, h.seed)
     operation = _operation(message)
     for request in cases:
         try:
@@ -74,7 +74,8 @@ async def _valid(h: Harness, message: str) -> None:
 
 
 async def _invalid(h: Harness, message: str) -> None:
-    cases = await asyncio.to_thread(sample, invalid_requests(message), h.examples, h.seed)
+    strategy = invalid_requests(message, h.version)
+    cases = await asyncio.to_thread(sample, strategy, h.examples, h.seed)
     operation = _operation(message)
     witness = h.agent("witness")
     for text in ("Alice likes tea", "Bob fixes bikes", "the sky is blue"):

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from mnemowire import spec
 from mnemowire.errors import MnemowireError
 from mnemowire.kit import now_ms, to_wire
-from mnemowire.layers.validating import parse_request
+from mnemowire.layers.validating import OPERATIONS, parse_request, spoken_version
 from mnemowire.models import (
     Capabilities,
     ExpireRequest,
@@ -39,7 +39,7 @@ from mnemowire.models import (
     RememberRequest,
     RememberResponse,
 )
-from mnemowire.protocol import MemoryStore, QueryVector
+from mnemowire.protocol import MemoryStore, QueryEmbedding
 
 __all__ = [
     "CHECKS",
@@ -59,9 +59,7 @@ Status = Literal["PASS", "FAIL", "SKIP", "ERROR"]
 Strength = Literal["MUST", "SHOULD", "MAY"]
 #: opens a fresh store for one check and closes it afterwards
 StoreFactory = Callable[[], AbstractAsyncContextManager[MemoryStore]]
-_RESPONSES = {"remember": "remember.response", "recall": "recall.response",
-              "forget": "forget.response", "merge": "merge.response",
-              "expire": "expire.response"}  # fmt: skip
+_RESPONSES = {operation: f"{operation}.response" for operation in OPERATIONS}
 
 
 class CheckFailed(AssertionError):
@@ -92,6 +90,12 @@ class Check:
     needs: frozenset[str]
     summary: str
     run: Callable[[Harness], Awaitable[None]]
+    #: the spec version whose prose holds the section (docs/spec/<spec>.md)
+    spec: str = "v0"
+
+    @property
+    def document(self) -> str:
+        return f"{self.spec}.md"
 
 
 @dataclass(frozen=True)
@@ -118,15 +122,21 @@ CHECKS: list[Check] = []
 
 
 def check(
-    check_id: str, *, section: str, strength: Strength = "MUST", needs: Iterable[str] = ()
+    check_id: str,
+    *,
+    section: str,
+    strength: Strength = "MUST",
+    needs: Iterable[str] = (),
+    spec: str = "v0",
 ) -> Callable[[Callable[[Harness], Awaitable[None]]], Callable[[Harness], Awaitable[None]]]:
-    """Register a check. ``section`` is an id in docs/spec/v0.md; ``needs`` are capabilities."""
+    """Register a check. ``section`` is an id in docs/spec/<spec>.md (``spec``: the version
+    that added the rule); ``needs`` are capabilities."""
 
     def register(run: Callable[[Harness], Awaitable[None]]) -> Callable[[Harness], Awaitable[None]]:
         if any(c.id == check_id for c in CHECKS):
             raise ValueError(f"duplicate check id {check_id!r}")
         summary = (run.__doc__ or check_id).strip().splitlines()[0]
-        CHECKS.append(Check(check_id, section, strength, frozenset(needs), summary, run))
+        CHECKS.append(Check(check_id, section, strength, frozenset(needs), summary, run, spec))
         return run
 
     return register
@@ -140,6 +150,8 @@ class Parsed:
 
     def __init__(self, inner: MemoryStore) -> None:
         self.inner = inner
+        #: requests are held to the version the store speaks, as at the boundary
+        self.version = spoken_version(inner)
 
     @property
     def name(self) -> str:
@@ -155,23 +167,38 @@ class Parsed:
         await self.inner.aclose()
 
     async def remember(self, request: Any) -> RememberResponse:
-        return await self.inner.remember(parse_request(RememberRequest, request))
+        return await self.inner.remember(
+            parse_request(RememberRequest, request, version=self.version)
+        )
 
     async def recall(
-        self, request: Any, *, query_vector: QueryVector | None = None
+        self, request: Any, *, query_vector: QueryEmbedding | None = None
     ) -> RecallResponse:
         return await self.inner.recall(
-            parse_request(RecallRequest, request), query_vector=query_vector
+            parse_request(RecallRequest, request, version=self.version), query_vector=query_vector
         )
 
     async def forget(self, request: Any) -> ForgetResponse:
-        return await self.inner.forget(parse_request(ForgetRequest, request))
+        return await self.inner.forget(parse_request(ForgetRequest, request, version=self.version))
 
     async def merge(self, request: Any) -> MergeResponse:
-        return await self.inner.merge(parse_request(MergeRequest, request))
+        return await self.inner.merge(parse_request(MergeRequest, request, version=self.version))
 
     async def expire(self, request: Any) -> ExpireResponse:
-        return await self.inner.expire(parse_request(ExpireRequest, request))
+        return await self.inner.expire(parse_request(ExpireRequest, request, version=self.version))
+
+    def __getattr__(self, operation: str) -> Any:
+        """The operations spec v0.1 added, each the store's own (a check needing one is
+        skipped unless the store declares its capability)."""
+        if operation not in OPERATIONS:
+            raise AttributeError(operation)
+        method = getattr(self.inner, operation)
+        model = OPERATIONS[operation][0]
+
+        async def call(request: Any) -> Any:
+            return await method(parse_request(model, request, version=self.version))
+
+        return call
 
 
 class Harness:
@@ -195,6 +222,8 @@ class Harness:
         self.examples = options.examples
         self.stateful_runs = options.stateful_runs
         self.capabilities = set(store.capabilities().capabilities)
+        #: the spec version the store speaks: what generated requests are drawn from
+        self.version = spoken_version(store)
         #: every request the check sent, in order: the reproducer of a scenario that fails
         self.trail: list[tuple[str, dict[str, Any]]] = []
 

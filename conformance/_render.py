@@ -65,7 +65,7 @@ def markdown(report: Report, spec_href: str | None = None) -> str:
                 lines += [f"Reproducer of `{c['id']}`:", "", "```", c["reproducer"], "```", ""]
     lines += ["| check | section | strength | status |", "|---|---|---|---|"]
     lines += [
-        f"| `{c['id']}` | {_section(c['section'], header['spec_version'], spec_href)} "
+        f"| `{c['id']}` | {_section(c['section'], c.get('document', 'v0.md'), spec_href)} "
         f"| {c['strength']} | {c['status']} |"
         for c in report.data["checks"]
     ]
@@ -78,10 +78,10 @@ def ran(report: Report) -> int:
     return counts["PASS"] + counts["FAIL"] + counts["ERROR"]
 
 
-def _section(section: str, version: str, spec_href: str | None) -> str:
+def _section(section: str, document: str, spec_href: str | None) -> str:
     if spec_href is None:
-        return f"{version}.md#{section}"
-    return f"[{section}]({spec_href}#{section})"
+        return f"{document}#{section}"
+    return f"[{section}]({spec_href}/{document}#{section})"
 
 
 def html_matrix(reports: Sequence[Report]) -> str:
@@ -100,7 +100,8 @@ def html_matrix(reports: Sequence[Report]) -> str:
             cells.append(_cell_html(found))
         rows.append(
             f"<tr><td><code>{html.escape(check_id)}</code></td>"
-            f"<td>{html.escape(item['section'])}</td><td>{item['strength']}</td>"
+            f"<td>{html.escape(item.get('document', 'v0.md'))}#{html.escape(item['section'])}</td>"
+            f"<td>{item['strength']}</td>"
             f"<td>{html.escape(item['summary'])}</td>{''.join(cells)}</tr>"
         )
     totals = "".join(

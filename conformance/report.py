@@ -59,6 +59,7 @@ class Report:
             {
                 "id": o.check.id,
                 "section": o.check.section,
+                "document": o.check.document,
                 "strength": o.check.strength,
                 "summary": o.check.summary,
                 "status": o.status,

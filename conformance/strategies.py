@@ -65,12 +65,13 @@ def state_machines(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @functools.cache
-def requests(message: str) -> st.SearchStrategy[dict[str, Any]]:
-    """Requests valid under ``message``'s schema (and the spec's semantic rules).
+def requests(message: str, version: str = spec.LATEST) -> st.SearchStrategy[dict[str, Any]]:
+    """Requests valid under ``message``'s schema in spec ``version`` (the one the store under
+    test speaks) and the spec's semantic rules.
 
     Cached: building a strategy from a schema is the expensive part of generating."""
-    base = from_schema(spec.inlined_schema(message))
-    validator = spec.validator(message)
+    base = from_schema(spec.inlined_schema(message, version=version))
+    validator = spec.validator(message, version=version)
 
     @st.composite
     def valid(draw: st.DrawFn) -> dict[str, Any]:
@@ -98,15 +99,16 @@ _WRONG_TYPE = {"string": 12345, "integer": "twelve", "number": "twelve", "boolea
 
 
 @functools.cache
-def invalid_requests(message: str) -> st.SearchStrategy[Mutation]:
-    """Valid requests with exactly one rule broken on one top-level field."""
-    schema = spec.inlined_schema(message)
+def invalid_requests(message: str, version: str = spec.LATEST) -> st.SearchStrategy[Mutation]:
+    """Valid requests (of spec ``version``) with exactly one rule broken on one top-level
+    field."""
+    schema = spec.inlined_schema(message, version=version)
     properties: dict[str, Any] = schema["properties"]
     required: list[str] = schema.get("required", [])
 
     @st.composite
     def mutated(draw: st.DrawFn) -> Mutation:
-        request = dict(draw(requests(message)))
+        request = dict(draw(requests(message, version)))
         options = ["unknown"] + (["missing"] if required else [])
         typed = [name for name in request if properties.get(name, {}).get("type") in _WRONG_TYPE]
         bounded = [name for name in request if _out_of_bounds(properties.get(name, {}))]

@@ -6,10 +6,12 @@ request is validated once, at the boundary where it enters (``mnemowire.layers.v
 which the facade, the CLI, the harness and every transport go through), and a store trusts
 the model it is handed. The surface is as small as the spec: one async method per operation,
 plus ``health`` and ``capabilities``. What a store may offer beyond that is an optional
-protocol of its own, tied to the capability that promises it: ``GraphStore`` (``graph``),
-``ReviewStore`` (``governance``), ``RestoreStore`` (``archive``); ``BulkStore`` (bulk import)
-and ``MaintainedStore`` (vacuum, prewarm) need none. Callers test for one with ``isinstance``
-(and the declared capability), never with ``getattr``.
+protocol of its own, tied to the capability that promises it: the operations spec v0.1 added
+(``GetStore``, ``ListStore``, ``RestoreStore``, ``UpdateStore``, ``BatchStore``: capabilities
+``get``, ``list``, ``restore``, ``update``, ``remember_batch``), ``GraphStore`` (``graph``) and
+``ReviewStore`` (``governance``); ``BulkStore`` (bulk import) and ``MaintainedStore`` (vacuum,
+prewarm) need none. Callers test for one with ``isinstance`` (and the declared capability),
+never with ``getattr``.
 
 Example::
 
@@ -35,29 +37,43 @@ if TYPE_CHECKING:
         ExpireResponse,
         ForgetRequest,
         ForgetResponse,
+        GetRequest,
+        GetResponse,
         Health,
+        ListRequest,
+        ListResponse,
         MergeRequest,
         MergeResponse,
         RecallRequest,
         RecallResponse,
+        RememberBatchRequest,
+        RememberBatchResponse,
         RememberRequest,
         RememberResponse,
+        RestoreRequest,
+        RestoreResponse,
+        UpdateRequest,
+        UpdateResponse,
     )
 
 __all__ = [
     "BY_CAPABILITY",
+    "BatchStore",
     "BulkStore",
+    "GetStore",
     "GraphStore",
+    "ListStore",
     "MaintainedStore",
     "MemoryStore",
-    "QueryVector",
+    "QueryEmbedding",
     "RestoreStore",
     "ReviewStore",
+    "UpdateStore",
 ]
 
 
 @dataclass(frozen=True)
-class QueryVector:
+class QueryEmbedding:
     """A query already embedded, so a router embeds once for every store sharing the model.
 
     A store uses it only when ``embedder`` equals its own embedder's name; otherwise it embeds
@@ -83,7 +99,7 @@ class MemoryStore(Protocol):
         ...
 
     async def recall(
-        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
     ) -> RecallResponse:
         """Return the best visible matches, best first; see docs/spec/v0.md#recall.scope."""
         ...
@@ -171,13 +187,51 @@ class ReviewStore(Protocol):
 
 
 @runtime_checkable
-class RestoreStore(Protocol):
-    """Optional extra of a store that declares ``archive``: archived records come back into
-    recall. Returns the ids restored, in request order."""
+class GetStore(Protocol):
+    """Optional (capability ``get``, spec v0.1): records by id (docs/spec/v0.1.md#get.scope)."""
 
-    async def restore(self, agent_id: str, ids: Sequence[str]) -> list[str]: ...
+    async def get(self, request: GetRequest) -> GetResponse: ...
+
+
+@runtime_checkable
+class ListStore(Protocol):
+    """Optional (capability ``list``, spec v0.1): an agent's records page by page, with a
+    cursor bound to the request (docs/spec/v0.1.md#list.cursor)."""
+
+    async def list(self, request: ListRequest) -> ListResponse: ...
+
+
+@runtime_checkable
+class RestoreStore(Protocol):
+    """Optional (capability ``restore``, spec v0.1): archived records come back into recall
+    (docs/spec/v0.1.md#restore.archived)."""
+
+    async def restore(self, request: RestoreRequest) -> RestoreResponse: ...
+
+
+@runtime_checkable
+class UpdateStore(Protocol):
+    """Optional (capability ``update``, spec v0.1): change one record at the version the
+    caller read (docs/spec/v0.1.md#update.version)."""
+
+    async def update(self, request: UpdateRequest) -> UpdateResponse: ...
+
+
+@runtime_checkable
+class BatchStore(Protocol):
+    """Optional (capability ``remember_batch``, spec v0.1): many remembers in one message, all
+    or nothing (docs/spec/v0.1.md#batch.atomic)."""
+
+    async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse: ...
 
 
 #: the optional protocols a declared capability promises (a store declaring the capability
 #: without the protocol cannot be reached through a router for it)
-BY_CAPABILITY: dict[str, type[Any]] = {"governance": ReviewStore, "archive": RestoreStore}
+BY_CAPABILITY: dict[str, type[Any]] = {
+    "governance": ReviewStore,
+    "get": GetStore,
+    "list": ListStore,
+    "restore": RestoreStore,
+    "update": UpdateStore,
+    "remember_batch": BatchStore,
+}

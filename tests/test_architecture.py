@@ -37,6 +37,7 @@ TIERS = {
         "mnemowire.errors",
         "mnemowire.kit",
         "mnemowire.fusion",
+        "mnemowire.seals",
         "mnemowire.filters",
         "mnemowire.embedders",
         "mnemowire.spec",

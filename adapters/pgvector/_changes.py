@@ -123,6 +123,13 @@ async def expire(conn: Any, req: ExpireRequest, payload: dict[str, Any], now: in
     """Apply the policy's action to what it matches ([expire.policy]); their ids. Demote sets
     the factor (it never compounds)."""
     scope = expire_scope(DIALECT, req, now, last_recalled="r.at")
+    if req.dry_run:  # [expire.dry-run]: matched, reported, nothing changed
+        cursor = await conn.execute(
+            "SELECT m.seq, m.id FROM memories m LEFT JOIN recalls r ON r.memory = m.seq "
+            f"WHERE {scope.sql}",
+            scope.args,
+        )
+        return [record_id for _, record_id in sorted(await cursor.fetchall())]
     change_args: list[Any]
     if req.action == "demote":
         change, change_args = "demote = %s", [req.demote_factor]
@@ -143,15 +150,24 @@ async def expire(conn: Any, req: ExpireRequest, payload: dict[str, Any], now: in
 
 
 async def set_visible(  # noqa: PLR0917 (the store's approve and restore, one statement each)
-    conn: Any, agent_id: str, ids: list[str], from_state: str, operation: str, now: int
+    conn: Any,
+    agent_id: str,
+    user_id: str | None,
+    ids: list[str],
+    from_state: str,
+    operation: str,
+    now: int,
 ) -> list[str]:
-    """Make the agent's records in ``from_state`` among ``ids`` visible again; their ids."""
+    """Make the agent's (and user's) records in ``from_state`` among ``ids`` visible again;
+    their ids, in the order of ``ids``."""
+    user = "" if user_id is None else " AND user_id = %s"
     cursor = await conn.execute(
         "UPDATE memories SET state = 'active', updated_at = %s "
-        "WHERE agent_id = %s AND state = %s AND id = ANY(%s) RETURNING seq, id",
-        (now, agent_id, from_state, ids),
+        f"WHERE agent_id = %s AND state = %s{user} AND id = ANY(%s) RETURNING id",
+        (now, agent_id, from_state, *([] if user_id is None else [user_id]), ids),
     )
-    done = [record_id for _, record_id in sorted(await cursor.fetchall())]
+    found = {row[0] for row in await cursor.fetchall()}
+    done = [record_id for record_id in dict.fromkeys(ids) if record_id in found]
     request = {"agent_id": agent_id, "ids": ids}
     await insert_audit(conn, audit_row(now, operation, agent_id, done, request, None))
     return done

@@ -61,4 +61,6 @@ def _operator(column: str, key: str, op: str, arg: Any) -> tuple[str, list[Any]]
 
 #: PostgreSQL's spelling of the kit's scopes: ``%s`` parameters, ``= ANY(%s)`` arrays, and
 #: the metadata filter over JSONB
-DIALECT = Dialect(param="%s", operator=_operator, membership="any", true="true")
+DIALECT = Dialect(
+    param="%s", operator=_operator, membership="any", true="true", code_point_order=' COLLATE "C"'
+)

@@ -28,6 +28,7 @@ nothing else of such a record is kept).
 from __future__ import annotations
 
 import hashlib
+import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -176,11 +177,29 @@ def _v3(dimension: int) -> list[Statement]:
     ]
 
 
+def _v4(dimension: int) -> list[Statement]:
+    """Spec v0.1: a record's version (update's optimistic concurrency) and seal, the orders a
+    list pages in per agent (ids compared byte by byte, whatever the database's collation),
+    and the key list cursors are authenticated with (kept here, so cursors outlive a process
+    and work across every process serving the schema)."""
+    return [
+        sql.SQL("ALTER TABLE memories ADD COLUMN version bigint NOT NULL DEFAULT 1"),
+        sql.SQL("ALTER TABLE memories ADD COLUMN seal jsonb"),
+        sql.SQL('CREATE INDEX memories_newest ON memories (agent_id, created_at, id COLLATE "C")'),
+        sql.SQL('CREATE INDEX memories_agent_ids ON memories (agent_id, id COLLATE "C")'),
+        sql.SQL("CREATE TABLE store_keys (name text PRIMARY KEY, key bytea NOT NULL)"),
+        sql.SQL("INSERT INTO store_keys (name, key) VALUES ('cursor', {})").format(
+            sql.Literal(secrets.token_bytes(32))
+        ),
+    ]
+
+
 #: (description, statements for a vector dimension); append only, never edit a published one
 MIGRATIONS: list[tuple[str, Callable[[int], list[Statement]]]] = [
     ("memories, recalls, audit log, HNSW and full-text indexes", _v1),
     ("keyword index keyed by agent; erased ids", _v2),
     ("keyword index over the visible records' words, usable without statistics", _v3),
+    ("record versions and seals, list orders, the cursor key", _v4),
 ]
 
 

@@ -47,7 +47,8 @@ __all__ = [
 COLUMNS = (
     "m.seq, m.id, m.agent_id, m.user_id, m.type, m.content, m.metadata, m.confidence, m.source, "
     "m.created_at, m.updated_at, m.expires_at, m.event_time, m.location, m.participants, "
-    "m.sentiment, m.valence, m.arousal, m.emotion, m.target, m.state, m.merged_into, m.demote"
+    "m.sentiment, m.valence, m.arousal, m.emotion, m.target, m.state, m.merged_into, m.demote, "
+    "m.version, m.seal"
 )
 #: a record's keyword index entry while it is visible (``memories_search`` indexes exactly this
 #: expression; a query must spell it the same way, with ``m`` for ``memories``, to use it). An

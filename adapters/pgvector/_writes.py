@@ -12,7 +12,15 @@ from psycopg.types.json import Jsonb
 from mnemowire.adapters.pgvector._sql import lexemes_of
 from mnemowire.embedders import Vectors
 from mnemowire.errors import StoreError
-from mnemowire.kit import TYPE_FIELDS, StoredWrite, digest, new_id, replay, searchable_text
+from mnemowire.kit import (
+    TYPE_FIELDS,
+    StoredWrite,
+    digest,
+    in_batch,
+    new_id,
+    replay,
+    searchable_text,
+)
 from mnemowire.models import RememberRequest, RememberResponse, StoreResult
 
 __all__ = ["audit_row", "existing", "insert_audit", "write"]
@@ -24,21 +32,23 @@ _COLUMNS = (
     "id", "agent_id", "user_id", "type", "content", "metadata", "confidence", "source",
     "created_at", "updated_at", "expires_at", "event_time", "location", "participants",
     "sentiment", "valence", "arousal", "emotion", "target", "state", "embedding", "search",
+    "seal",
 )  # fmt: skip
 _TYPES = (
     "text", "text", "text", "text", "text", "jsonb", "float8", "text", "int8", "int8", "int8",
     "int8", "text", "jsonb", "text", "float8", "float8", "text", "text", "text", "vector",
-    "tsvector",
+    "tsvector", "jsonb",
 )  # fmt: skip
 _AUDIT_COLUMNS = ("at", "operation", "agent_id", "ids", "request_sha256", "detail")
 _AUDIT_TYPES = ("int8", "text", "text", "jsonb", "text", "jsonb")
 
 
 async def existing(
-    conn: Any, reqs: Sequence[RememberRequest], result: Result
+    conn: Any, reqs: Sequence[RememberRequest], result: Result, offset: int | None = None
 ) -> list[RememberResponse | None]:
     """Per request, the kit's ``replay`` of its id: the first write's response for the same
-    writer's record, None for an id never used (or no id), ConflictError otherwise."""
+    writer's record, None for an id never used (or no id), ConflictError otherwise (naming the
+    request's place, ``offset`` onwards, in a batch message)."""
     wanted = [r.id for r in reqs if r.id is not None]
     found: dict[str, StoredWrite] = {}
     erased: set[str] = set()
@@ -56,15 +66,12 @@ async def existing(
         if missing:
             cursor = await conn.execute("SELECT id FROM erased WHERE id = ANY(%s)", (missing,))
             erased = {row[0] for row in await cursor.fetchall()}
-    return [
-        replay(
-            req,
-            None if req.id is None else found.get(req.id),
-            erased=req.id in erased,
-            result=result(0),
-        )
-        for req in reqs
-    ]
+    out: list[RememberResponse | None] = []
+    for number, req in enumerate(reqs):
+        with in_batch(None if offset is None else offset + number):
+            stored = None if req.id is None else found.get(req.id)
+            out.append(replay(req, stored, erased=req.id in erased, result=result(0)))
+    return out
 
 
 async def write(
@@ -75,15 +82,19 @@ async def write(
     now: int,
     result: Result,
     copy: bool = False,
+    offset: int | None = None,
 ) -> list[RememberResponse]:
     """Store new records (replaying ids that exist): one INSERT, or COPY for bulk (``copy``).
-    A duplicate id inside the batch replays its first occurrence."""
-    replays = await existing(conn, [r for r, _ in batch], result)
+    A duplicate id inside the batch replays its first occurrence. ``offset``: the batch's
+    place in a batch message, so an error names the request."""
+    replays = await existing(conn, [r for r, _ in batch], result, offset)
     rows: list[tuple[Any, ...]] = []
     audits: list[tuple[Any, ...]] = []
     out: list[RememberResponse] = []
     fresh: dict[str, tuple[RememberRequest, RememberResponse]] = {}
-    for (req, payload), vector, earlier in zip(batch, vectors, replays, strict=True):
+    for number, ((req, payload), vector, earlier) in enumerate(
+        zip(batch, vectors, replays, strict=True)
+    ):
         if earlier is not None:
             out.append(earlier)
             continue
@@ -92,7 +103,8 @@ async def write(
             stored = StoredWrite(
                 first.agent_id, first.user_id, first.type, first.content, now, pending=False
             )
-            replay(req, stored, erased=False, result=result(0))  # or the id's conflict
+            with in_batch(None if offset is None else offset + number):
+                replay(req, stored, erased=False, result=result(0))  # or the id's conflict
             out.append(response.model_copy(update={"replayed": True}))
             continue
         record_id = req.id or new_id()
@@ -186,6 +198,7 @@ def _row(
         "pending" if pending else "active",
         vector,
         lexemes_of(req.agent_id, searchable_text(req.type, req.content)),
+        Jsonb(payload["seal"]) if "seal" in payload else None,
     )
 
 

@@ -18,6 +18,7 @@ reconnects once the server answers again.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import contextlib
 import functools
 import time
@@ -29,7 +30,7 @@ from psycopg import sql
 from psycopg.rows import dict_row
 
 from mnemowire import __version__
-from mnemowire.adapters.pgvector import _changes
+from mnemowire.adapters.pgvector import _browse, _changes
 from mnemowire.adapters.pgvector._bulk import BulkOptions, bulk_import
 from mnemowire.adapters.pgvector._database import Database, one
 from mnemowire.adapters.pgvector._migrations import (
@@ -48,12 +49,16 @@ from mnemowire.adapters.pgvector._writes import existing, write
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import ConfigError, MnemowireError, UnavailableError
 from mnemowire.kit import (
+    Cursors,
     EmbedderSetup,
     MergePlan,
+    UpdatePlan,
     bulk_requests,
     declare,
     elapsed_ms,
     embed,
+    get_answer,
+    list_answer,
     now_ms,
     query_embedding,
     recall_answer,
@@ -64,28 +69,39 @@ from mnemowire.kit import (
 )
 from mnemowire.kit.keywords import keyword_terms, rare_terms
 from mnemowire.models import (
+    SPEC_VERSION,
     Capabilities,
     Capability,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
     ForgetResponse,
+    GetRequest,
+    GetResponse,
     Health,
+    ListRequest,
+    ListResponse,
     MergeRequest,
     MergeResponse,
     RecallRequest,
     RecallResponse,
+    RememberBatchRequest,
+    RememberBatchResponse,
     RememberRequest,
     RememberResponse,
+    RestoreRequest,
+    RestoreResponse,
     StoreResult,
+    UpdateRequest,
+    UpdateResponse,
     v0,
 )
-from mnemowire.protocol import QueryVector
+from mnemowire.protocol import QueryEmbedding
 
 __all__ = ["CAPABILITIES", "SPEC_VERSIONS", "PgVectorStore"]
 
 #: the spec versions this store speaks, oldest first (``capabilities`` reports the newest)
-SPEC_VERSIONS = (v0.SPEC_VERSION,)
+SPEC_VERSIONS = (v0.SPEC_VERSION, SPEC_VERSION)
 #: everything the spec defines but ``graph``: the store knows no neighbours
 CAPABILITIES = tuple(c.value for c in Capability if c != Capability.GRAPH)
 
@@ -148,6 +164,7 @@ class PgVectorStore:
         )
         self._db = connect(dsn, name=self._name)
         self._sizes = AgentSizes()
+        self._cursors: Cursors | None = None  # read from the database on the first list
         #: the ANALYZE a recall started because the statistics were stale, while it runs
         self._analyzing: asyncio.Task[None] | None = None
         self._setup = EmbedderSetup(embedder)
@@ -246,12 +263,12 @@ class PgVectorStore:
         self,
         request: RecallRequest,
         *,
-        query_vector: QueryVector | None = None,
+        query_vector: QueryEmbedding | None = None,
     ) -> RecallResponse:
         req, payload = request, to_wire(request)
         await self._setup()
         started = time.perf_counter()
-        vector = await query_embedding(self.embedder, req.query, query_vector)
+        vector = await query_embedding(self.embedder, req, query_vector)
         now = self._clock()
         scope = Scope.of(req, payload, now)
         k = req.k
@@ -320,6 +337,7 @@ class PgVectorStore:
             action_taken=req.action,
             matched_ids=ids,
             stores=[self._result(len(ids), started)],
+            **({"dry_run": True} if req.dry_run else {}),
         )
 
     async def health(self) -> Health:
@@ -347,7 +365,7 @@ class PgVectorStore:
         vectors: Vectors | None = None,
         rebuild_index: bool = False,
         concurrency: int = 1,
-    ) -> list[RememberResponse]:
+    ) -> builtins.list[RememberResponse]:
         """Bulk import (the boundary validates every request before this sees any, so one bad
         request stores nothing): the vectors are checked first,
         then each batch is embedded (outside any transaction) and written with COPY in one
@@ -382,14 +400,82 @@ class PgVectorStore:
             await self._analyze()
         return responses
 
-    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+    async def approve(self, agent_id: str, ids: Sequence[str]) -> builtins.list[str]:
         """Governance: make staged (pending) writes of ``agent_id`` visible; returns the ids
         approved. Rejecting a staged write is forgetting it (docs/spec/v0.md#remember.pending)."""
-        return await self._set_visible(agent_id, list(ids), "pending", "approve")
+        return await self._set_visible(agent_id, None, list(ids), "pending", "approve")
 
-    async def restore(self, agent_id: str, ids: Sequence[str]) -> list[str]:
-        """Bring archived records of ``agent_id`` back into recall; returns the ids restored."""
-        return await self._set_visible(agent_id, list(ids), "archived", "restore")
+    # -- spec v0.1 ----------------------------------------------------------------------------
+
+    async def get(self, request: GetRequest) -> GetResponse:
+        started = time.perf_counter()
+        now = self._clock()
+        async with self._db.connection("get") as conn:
+            found = await _browse.get(conn, request, now)
+        return get_answer(request.ids, found, now, self._result(len(found), started))
+
+    async def list(self, request: ListRequest) -> ListResponse:
+        started = time.perf_counter()
+        now = self._clock()
+        async with self._db.connection("list") as conn:
+            if self._cursors is None:
+                self._cursors = Cursors(await _browse.cursor_key(conn))
+            after = self._cursors.position(request)
+            spec_filter = to_wire(request).get("filter")
+            rows = await _browse.list_after(conn, request, spec_filter, now, after)
+        page, more = rows[: request.limit], len(rows) > request.limit
+        cursor = self._cursors.make(request, page[-1]) if more else None
+        return list_answer(page, cursor, now, self._result(len(page), started))
+
+    async def restore(self, request: RestoreRequest) -> RestoreResponse:
+        """Bring archived records back into recall ([restore.archived])."""
+        started = time.perf_counter()
+        restored = await self._set_visible(
+            request.agent_id, request.user_id, request.ids, "archived", "restore"
+        )
+        return RestoreResponse(
+            restored=restored,
+            latency_ms=elapsed_ms(started),
+            stores=[self._result(len(restored), started)],
+        )
+
+    async def update(self, request: UpdateRequest) -> UpdateResponse:
+        """Change one record at the version the caller read ([update.version]): planned on a
+        read, embedded (new content) outside any transaction, written under a row lock if
+        still at that version."""
+        await self._setup()
+        started = time.perf_counter()
+        async with self._db.connection("update") as conn:
+            plan = UpdatePlan.of(request, await _browse.update_target(conn, request))
+        if plan.new_text is not None:
+            plan.vector = (await self._embed([plan.new_text]))[0]
+        now = self._clock()
+        async with self._db.transaction("update") as conn:
+            await _browse.apply_update(conn, request, to_wire(request), plan, now)
+        return plan.answer(request, now, self._result(1, started))
+
+    async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
+        """Many remembers in one transaction, all or nothing ([batch.atomic])."""
+        await self._setup()
+        started = time.perf_counter()
+        batch = [(r, to_wire(r)) for r in request.requests]
+        vectors = await self._embed([searchable_text(r.type, r.content) for r, _ in batch])
+        async with self._db.transaction("remember_batch") as conn:
+            results = await write(
+                conn,
+                batch,
+                vectors,
+                now=self._clock(),
+                result=self._results(started),
+                copy=True,
+                offset=0,
+            )
+        self._sizes.changed({r.agent_id for r, _ in batch})
+        return RememberBatchResponse(
+            results=results,
+            latency_ms=elapsed_ms(started),
+            stores=[self._result(sum(not r.replayed for r in results), started)],
+        )
 
     async def grant(self, role: str) -> None:
         """Give ``role`` what it needs to run this store and no more (run as the schema's
@@ -399,7 +485,7 @@ class PgVectorStore:
             for statement in grant_statements(self.schema, role):
                 await conn.execute(statement)
 
-    async def vacuum(self, *, erase: bool = False) -> list[str]:
+    async def vacuum(self, *, erase: bool = False) -> builtins.list[str]:
         """VACUUM (ANALYZE) the store's tables, what autovacuum would do soon anyway: after a
         bulk import, so the visibility map and statistics are current before traffic arrives
         (instead of an autovacuum of the HNSW index competing with it), or after hard deletes,
@@ -467,7 +553,7 @@ class PgVectorStore:
 
     # -- plumbing ----------------------------------------------------------------------------
 
-    async def _embed(self, texts: list[str]) -> Vectors:
+    async def _embed(self, texts: builtins.list[str]) -> Vectors:
         return await embed(self.embedder, texts)
 
     def _result(self, count: int, started: float) -> StoreResult:
@@ -496,9 +582,9 @@ class PgVectorStore:
 
     def _trace(
         self,
-        found: list[dict[str, Any]],
-        matched: list[dict[str, Any]],
-        terms: list[str],
+        found: builtins.list[dict[str, Any]],
+        matched: builtins.list[dict[str, Any]],
+        terms: builtins.list[str],
         fetch: int,
     ) -> None:
         if self._tracer is not None:
@@ -508,7 +594,7 @@ class PgVectorStore:
 
     async def _search(
         self, conn: Any, scope: Scope, vector: Any, query: str, fetch: int
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    ) -> tuple[builtins.list[dict[str, Any]], builtins.list[dict[str, Any]], builtins.list[str]]:
         """The query's words counted, then both searches in one statement: (vector hits
         nearest first, keyword hits best first, the words searched)."""
         documents = (await self._sizes.of(conn, scope.agent_id)).size
@@ -528,7 +614,7 @@ class PgVectorStore:
 
     async def _search_replica(
         self, scope: Scope, vector: Any, query: str, fetch: int
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    ) -> tuple[builtins.list[dict[str, Any]], builtins.list[dict[str, Any]], builtins.list[str]]:
         """The searches on the replica; on the primary while the replica cannot be reached."""
         if self._replica is not None:
             try:
@@ -540,7 +626,7 @@ class PgVectorStore:
         async with self._db.connection("recall") as conn:
             return await self._search(conn, scope, vector, query, fetch)
 
-    async def _track(self, conn: Any, stale: list[int], now: int) -> None:
+    async def _track(self, conn: Any, stale: builtins.list[int], now: int) -> None:
         """Record the recall time of records (seq numbers, ascending: rows are locked in that
         order, so concurrent recalls never deadlock; a record deleted meanwhile is skipped).
         One statement, its own transaction, committed without waiting for the WAL flush: a
@@ -559,13 +645,18 @@ class PgVectorStore:
     # -- governance, health -----------------------------------------------------------
 
     async def _set_visible(
-        self, agent_id: str, ids: list[str], from_state: str, operation: str
-    ) -> list[str]:
+        self,
+        agent_id: str,
+        user_id: str | None,
+        ids: builtins.list[str],
+        from_state: str,
+        operation: str,
+    ) -> builtins.list[str]:
         if not ids:
             return []
         async with self._db.transaction(operation) as conn:
             done = await _changes.set_visible(
-                conn, agent_id, ids, from_state, operation, self._clock()
+                conn, agent_id, user_id, ids, from_state, operation, self._clock()
             )
         self._sizes.changed([agent_id])
         return done

@@ -22,7 +22,7 @@ __all__ = ["COLUMNS", "M_COLUMNS", "Scope", "blob", "record"]
 COLUMNS = (
     "rowid, id, agent_id, user_id, type, content, metadata, confidence, source, created_at, "
     "updated_at, expires_at, event_time, location, participants, sentiment, valence, arousal, "
-    "emotion, target, state, merged_into, demote, last_recalled_at"
+    "emotion, target, state, merged_into, demote, last_recalled_at, version, seal"
 )
 _NAMES = tuple(c.strip() for c in COLUMNS.split(","))
 #: the same columns of ``memories AS m``
@@ -35,6 +35,8 @@ def record(row: Sequence[Any]) -> dict[str, Any]:
     out["metadata"] = json.loads(out["metadata"])
     if out["participants"] is not None:
         out["participants"] = json.loads(out["participants"])
+    if out["seal"] is not None:
+        out["seal"] = json.loads(out["seal"])
     return out
 
 

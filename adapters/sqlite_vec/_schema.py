@@ -8,13 +8,14 @@ filters apply inside the KNN, before the k nearest are chosen.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from typing import Any
 
 from mnemowire.adapters.sqlite_vec._keywords import add_record
 from mnemowire.kit import searchable_text
 
-__all__ = ["MIGRATIONS", "NEVER", "NO_USER", "migrate", "user_key"]
+__all__ = ["MIGRATIONS", "NEVER", "NO_USER", "cursor_key", "migrate", "user_key"]
 
 #: expires_at stored for records that never expire (vec0 metadata columns cannot hold NULL)
 NEVER = 2**62
@@ -123,8 +124,28 @@ def _v3(connection: Any, dimension: int) -> None:
     connection.execute("DROP TABLE memories_fts")
 
 
+def _v4(connection: Any, dimension: int) -> None:
+    # spec v0.1: a record's version (update's optimistic concurrency) and seal; the orders a
+    # list pages in, per agent; the key list cursors are authenticated with (kept here, so a
+    # cursor outlives the process that made it)
+    connection.execute("ALTER TABLE memories ADD COLUMN version INTEGER NOT NULL DEFAULT 1")
+    connection.execute("ALTER TABLE memories ADD COLUMN seal TEXT")
+    connection.execute("CREATE INDEX memories_newest ON memories(agent_id, created_at, id)")
+    connection.execute("CREATE INDEX memories_agent_ids ON memories(agent_id, id)")
+    connection.execute(
+        "INSERT INTO mnemowire_meta(key, value) VALUES ('cursor_key', ?)",
+        (secrets.token_hex(32),),
+    )
+
+
 #: migration n (1-based) brings the schema from version n-1 to n; never edit a published one
-MIGRATIONS: list[Callable[[Any, int], None]] = [_v1, _v2, _v3]
+MIGRATIONS: list[Callable[[Any, int], None]] = [_v1, _v2, _v3, _v4]
+
+
+def cursor_key(connection: Any) -> bytes:
+    """The key this database's list cursors are authenticated with."""
+    row = connection.execute("SELECT value FROM mnemowire_meta WHERE key = 'cursor_key'").fetchone()
+    return bytes.fromhex(row[0])
 
 
 def migrate(connection: Any, dimension: int) -> int:

@@ -180,8 +180,8 @@ def write_record(  # noqa: PLR0917 (a remember's parts, as the store has them)
     cursor = tx.execute(
         "INSERT INTO memories(id, agent_id, user_id, type, content, metadata, confidence, "
         "source, created_at, updated_at, expires_at, event_time, location, participants, "
-        "sentiment, valence, arousal, emotion, target, state, embedding) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "sentiment, valence, arousal, emotion, target, state, embedding, seal) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             fields["id"],
             fields["agent_id"],
@@ -204,6 +204,7 @@ def write_record(  # noqa: PLR0917 (a remember's parts, as the store has them)
             fields["target"],
             "pending" if pending else "active",
             blob(vector),
+            json.dumps(payload["seal"]) if "seal" in payload else None,
         ),
     )
     if not pending:
@@ -343,6 +344,8 @@ def expire(
             f"SELECT {COLUMNS} FROM memories m WHERE {scope.sql} ORDER BY m.rowid", scope.args
         )
     ]
+    if req.dry_run:  # [expire.dry-run]: matched, reported, nothing changed
+        return [r["id"] for r in matched]
     for found in matched:
         if req.action == "demote":
             tx.execute(
@@ -364,17 +367,20 @@ def expire(
 def set_visible(  # noqa: PLR0917 (the store's approve and restore, one statement each)
     tx: Any,
     agent_id: str,
+    user_id: str | None,
     ids: list[str],
     from_state: str,
     operation: str,
     now: int,
     index: IndexWriter,
 ) -> list[str]:
-    """Make the agent's records in ``from_state`` among ``ids`` visible again; their ids."""
+    """Make the agent's (and user's) records in ``from_state`` among ``ids`` visible again;
+    their ids, in the order of ``ids``."""
+    user = "" if user_id is None else " AND user_id = ?"
     rows = tx.execute(
-        f"SELECT {COLUMNS}, embedding FROM memories WHERE agent_id = ? AND state = ? "
+        f"SELECT {COLUMNS}, embedding FROM memories WHERE agent_id = ? AND state = ?{user} "
         f"AND id IN ({','.join('?' * len(ids))}) ORDER BY rowid",
-        [agent_id, from_state, *ids],
+        [agent_id, from_state, *([] if user_id is None else [user_id]), *ids],
     ).fetchall()
     for row in rows:
         found = record(row[:-1])
@@ -383,6 +389,7 @@ def set_visible(  # noqa: PLR0917 (the store's approve and restore, one statemen
             (now, found["rowid"]),
         )
         index.add(tx, found["rowid"], found, np.frombuffer(row[-1], np.float32))
-    done = [row[1] for row in rows]
+    restored = {row[1] for row in rows}
+    done = [record_id for record_id in dict.fromkeys(ids) if record_id in restored]
     audit(tx, now, operation, agent_id, done, {"agent_id": agent_id, "ids": ids})
     return done

@@ -12,6 +12,7 @@ gets its full k. Every operation is one transaction (``_database``; the writes: 
 from __future__ import annotations
 
 import asyncio
+import builtins
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -19,23 +20,28 @@ from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
 from mnemowire import __version__
-from mnemowire.adapters.sqlite_vec import _writes
+from mnemowire.adapters.sqlite_vec import _browse, _writes
 from mnemowire.adapters.sqlite_vec._accel import IndexCache
 from mnemowire.adapters.sqlite_vec._database import Database, Job
 from mnemowire.adapters.sqlite_vec._driver import find_driver
 from mnemowire.adapters.sqlite_vec._records import Scope
-from mnemowire.adapters.sqlite_vec._schema import NEVER
+from mnemowire.adapters.sqlite_vec._schema import NEVER, cursor_key
 from mnemowire.adapters.sqlite_vec._search import search
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import ConfigError, MnemowireError, UnavailableError
 from mnemowire.kit import (
+    Cursors,
     EmbedderSetup,
     MergePlan,
+    UpdatePlan,
     bulk_requests,
     declare,
     elapsed_ms,
     embed,
+    get_answer,
+    in_batch,
     integer,
+    list_answer,
     now_ms,
     number,
     query_embedding,
@@ -47,30 +53,41 @@ from mnemowire.kit import (
     url_options,
 )
 from mnemowire.models import (
+    SPEC_VERSION,
     Capabilities,
     Capability,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
     ForgetResponse,
+    GetRequest,
+    GetResponse,
     Health,
     HealthStatus,
+    ListRequest,
+    ListResponse,
     MergeRequest,
     MergeResponse,
     RecallRequest,
     RecallResponse,
+    RememberBatchRequest,
+    RememberBatchResponse,
     RememberRequest,
     RememberResponse,
+    RestoreRequest,
+    RestoreResponse,
     StoreResult,
+    UpdateRequest,
+    UpdateResponse,
     v0,
 )
-from mnemowire.protocol import QueryVector
+from mnemowire.protocol import QueryEmbedding
 
 __all__ = ["CAPABILITIES", "SPEC_VERSIONS", "SqliteVecStore"]
 
 T = TypeVar("T")
 #: the spec versions this store speaks, oldest first (``capabilities`` reports the newest)
-SPEC_VERSIONS = (v0.SPEC_VERSION,)
+SPEC_VERSIONS = (v0.SPEC_VERSION, SPEC_VERSION)
 #: everything the spec defines but ``graph``: the store knows no neighbours
 CAPABILITIES = tuple(c.value for c in Capability if c != Capability.GRAPH)
 #: how often, at most, recall tracking rewrites a record's last_recalled_at
@@ -134,6 +151,7 @@ class SqliteVecStore:
         #: recall times not written yet, record id -> epoch ms (see ``_track_recalls``)
         self._recalled: dict[str, int] = {}
         self._db = Database(path, self._name, find_driver(driver), embedder)
+        self._cursors: Cursors | None = None  # read from the database on the first list
 
     @classmethod
     def from_url(
@@ -199,11 +217,11 @@ class SqliteVecStore:
         self,
         request: RecallRequest,
         *,
-        query_vector: QueryVector | None = None,
+        query_vector: QueryEmbedding | None = None,
     ) -> RecallResponse:
         await self._setup()
         started = time.perf_counter()
-        vector = await query_embedding(self.embedder, request.query, query_vector)
+        vector = await query_embedding(self.embedder, request, query_vector)
         answer = self._recall_inline(request, vector, started)
         if answer is not None:
             return answer
@@ -247,7 +265,7 @@ class SqliteVecStore:
         *,
         batch_size: int = 64,
         vectors: Vectors | None = None,
-    ) -> list[RememberResponse]:
+    ) -> builtins.list[RememberResponse]:
         """Bulk import (the boundary validates every request before this sees any, so one bad
         request stores nothing): the vectors are checked first,
         then content is embedded in batches and each batch is written in one transaction.
@@ -269,14 +287,62 @@ class SqliteVecStore:
             responses.extend(await self._call(self._insert, batch, embedded, started))
         return responses
 
-    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+    async def approve(self, agent_id: str, ids: Sequence[str]) -> builtins.list[str]:
         """Governance: make staged (pending) writes of ``agent_id`` visible; returns the ids
         approved. Rejecting a staged write is forgetting it (docs/spec/v0.md#remember.pending)."""
-        return await self._call(self._set_visible, agent_id, list(ids), "pending", "approve")
+        return await self._call(self._set_visible, agent_id, None, list(ids), "pending", "approve")
 
-    async def restore(self, agent_id: str, ids: Sequence[str]) -> list[str]:
-        """Bring archived records of ``agent_id`` back into recall; returns the ids restored."""
-        return await self._call(self._set_visible, agent_id, list(ids), "archived", "restore")
+    # -- spec v0.1 ----------------------------------------------------------------------------
+
+    async def get(self, request: GetRequest) -> GetResponse:
+        """By id, so its cost grows with the ids asked (at most 1000), not with the data: it
+        runs on the calling thread when the store is idle (``_inline``)."""
+        started = time.perf_counter()
+        answer = self._inline(lambda: True, self._get, request, started)
+        if answer is not None:
+            return answer
+        return await self._call(self._get, request, started)
+
+    async def list(self, request: ListRequest) -> ListResponse:
+        started = time.perf_counter()
+        return await self._call(self._list, request, to_wire(request), started)
+
+    async def restore(self, request: RestoreRequest) -> RestoreResponse:
+        """Bring archived records back into recall ([restore.archived])."""
+        started = time.perf_counter()
+        restored = await self._call(
+            self._set_visible, request.agent_id, request.user_id, request.ids, "archived",
+            "restore",
+        )  # fmt: skip
+        return RestoreResponse(
+            restored=restored,
+            latency_ms=elapsed_ms(started),
+            stores=[self._result(len(restored), started)],
+        )
+
+    async def update(self, request: UpdateRequest) -> UpdateResponse:
+        """Change one record at the version the caller read ([update.version]): planned on a
+        read, embedded (new content) outside the lock, written if still at that version."""
+        await self._setup()
+        started = time.perf_counter()
+        plan = await self._call(self._plan_update, request)
+        if plan.new_text is not None:
+            plan.vector = (await self._embed([plan.new_text]))[0]
+        now = await self._call(self._update, request, to_wire(request), plan)
+        return plan.answer(request, now, self._result(1, started))
+
+    async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
+        """Many remembers in one transaction, all or nothing ([batch.atomic])."""
+        await self._setup()
+        started = time.perf_counter()
+        batch = [(r, to_wire(r)) for r in request.requests]
+        vectors = await self._embed([searchable_text(r.type, r.content) for r, _ in batch])
+        results = await self._call(self._insert, batch, vectors, started, 0)
+        return RememberBatchResponse(
+            results=results,
+            latency_ms=elapsed_ms(started),
+            stores=[self._result(sum(not r.replayed for r in results), started)],
+        )
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -308,20 +374,29 @@ class SqliteVecStore:
         SQLite does not wait for another connection's lock (busy_timeout 0: a busy database
         sends the recall to the worker thread, which waits as usual).
         """
+        if req.filter:  # a filter's cost grows with the agent: a worker thread can be
+            return None  # cancelled by the caller's deadline, the event loop's own thread cannot
+        return self._inline(
+            lambda: self._indexes.holds(req.agent_id, at_most=INLINE_RECALL_ROWS),
+            self._recall,
+            req,
+            vector,
+            started,
+        )
+
+    def _inline(self, ready: Callable[[], bool], fn: Callable[..., T], *args: Any) -> T | None:
+        """``fn(*args)`` on the calling thread if nothing can make it wait (the store's lock is
+        free, ``ready()`` holds, SQLite does not wait for another connection: busy_timeout
+        0), else None: the caller then runs it in the worker thread as usual."""
         db = self._db
         if not db.lock.acquire(blocking=False):
             return None
         try:
-            if (
-                db.closed
-                or req.filter  # a filter's cost grows with the agent: a worker thread can be
-                # cancelled by the caller's deadline, the event loop's own thread cannot
-                or not self._indexes.holds(req.agent_id, at_most=INLINE_RECALL_ROWS)
-            ):
+            if db.closed or not ready():
                 return None
             try:
                 with db.waiting(0), db.errors():
-                    return self._recall(req, vector, started)
+                    return fn(*args)
             except UnavailableError:  # locked by another connection: wait in a worker thread
                 return None
         finally:
@@ -346,7 +421,7 @@ class SqliteVecStore:
                 if job is not None:
                     job.finish()
 
-    async def _embed(self, texts: list[str]) -> Vectors:
+    async def _embed(self, texts: builtins.list[str]) -> Vectors:
         return await embed(self.embedder, texts)
 
     def _result(self, count: int, started: float) -> StoreResult:
@@ -359,9 +434,14 @@ class SqliteVecStore:
             return _writes.existing(tx, req, self._result(0, started))
 
     def _insert(
-        self, batch: list[tuple[RememberRequest, dict[str, Any]]], vectors: Vectors, started: float
-    ) -> list[RememberResponse]:
-        """Write a batch in one transaction, each request replaying its id if known."""
+        self,
+        batch: builtins.list[tuple[RememberRequest, dict[str, Any]]],
+        vectors: Vectors,
+        started: float,
+        first: int | None = None,
+    ) -> builtins.list[RememberResponse]:
+        """Write a batch in one transaction, each request replaying its id if known; ``first``
+        (the batch's place in a batch message or an import) makes errors name the request."""
         self._index.bulk = [] if len(batch) > 1 else None
         out = []
 
@@ -370,14 +450,15 @@ class SqliteVecStore:
 
         try:
             with self._db.transaction() as tx:
-                for (req, payload), vector in zip(batch, vectors, strict=True):
-                    replay = _writes.existing(tx, req, result(0))
-                    out.append(
-                        replay
-                        or _writes.write_record(
-                            tx, req, payload, vector, self._clock(), result, self._index
+                for number, ((req, payload), vector) in enumerate(zip(batch, vectors, strict=True)):
+                    with in_batch(None if first is None else first + number):
+                        replay = _writes.existing(tx, req, result(0))
+                        out.append(
+                            replay
+                            or _writes.write_record(
+                                tx, req, payload, vector, self._clock(), result, self._index
+                            )
                         )
-                    )
                 self._index.flush(tx)
         finally:
             self._index.bulk = None
@@ -399,7 +480,7 @@ class SqliteVecStore:
         self._track_recalls([found for found, _, _ in ranked], scope.now)
         return recall_answer(self._name, ranked, self._result(len(ranked), started))
 
-    def _track_recalls(self, records: list[dict[str, Any]], now: int) -> None:
+    def _track_recalls(self, records: builtins.list[dict[str, Any]], now: int) -> None:
         """Remember when records were last returned, without a write per read and without
         waiting for another writer ([recall.tracking]): a time less than the granularity old is
         not rewritten, and when another connection holds the write lock the times wait in
@@ -477,17 +558,50 @@ class SqliteVecStore:
             action_taken=req.action,
             matched_ids=ids,
             stores=[self._result(len(ids), started)],
+            **({"dry_run": True} if req.dry_run else {}),
         )
 
     def _set_visible(
-        self, agent_id: str, ids: list[str], from_state: str, operation: str
-    ) -> list[str]:
+        self,
+        agent_id: str,
+        user_id: str | None,
+        ids: builtins.list[str],
+        from_state: str,
+        operation: str,
+    ) -> builtins.list[str]:
         if not ids:
             return []
         with self._db.transaction() as tx:
             return _writes.set_visible(
-                tx, agent_id, ids, from_state, operation, self._clock(), self._index
+                tx, agent_id, user_id, ids, from_state, operation, self._clock(), self._index
             )
+
+    def _get(self, req: GetRequest, started: float) -> GetResponse:
+        now = self._clock()
+        with self._db.transaction(write=False) as tx:
+            found = _browse.get(tx, req, now)
+        return get_answer(req.ids, found, now, self._result(len(found), started))
+
+    def _list(self, req: ListRequest, payload: dict[str, Any], started: float) -> ListResponse:
+        now = self._clock()
+        with self._db.transaction(write=False) as tx:
+            if self._cursors is None:
+                self._cursors = Cursors(cursor_key(tx))
+            after = self._cursors.position(req)
+            rows = _browse.list_after(tx, req, payload.get("filter"), now, after)
+        page, more = rows[: req.limit], len(rows) > req.limit
+        cursor = self._cursors.make(req, page[-1]) if more else None
+        return list_answer(page, cursor, now, self._result(len(page), started))
+
+    def _plan_update(self, req: UpdateRequest) -> UpdatePlan:
+        with self._db.transaction(write=False) as tx:
+            return UpdatePlan.of(req, _browse.update_target(tx, req))
+
+    def _update(self, req: UpdateRequest, payload: dict[str, Any], plan: UpdatePlan) -> int:
+        now = self._clock()
+        with self._db.transaction() as tx:
+            _browse.apply_update(tx, req, payload, plan, now, self._index)
+        return now
 
     def _health_details(self) -> dict[str, Any]:
         with self._db.transaction(write=False) as tx:

@@ -19,7 +19,10 @@ through a whole store built from it):
   (a store's capabilities and spec version);
 - filters: ``matches`` (the reference meaning of a metadata filter, for stores that filter in
   Python) and ``operators_of``; ``rrf`` for stores that fuse their own searches;
-- URL options: ``url_options`` with the ``text``, ``integer`` and ``number`` parsers.
+- URL options: ``url_options`` with the ``text``, ``integer`` and ``number`` parsers;
+- spec v0.1 (get, list, update): ``memory_record`` and ``record_state`` (a record read back
+  whole), ``get_answer``, ``list_answer``, ``Cursors`` (list cursors bound to their request),
+  ``UpdatePlan`` (optimistic concurrency, what changed, what to embed again).
 
 ``mnemowire.kit.sql`` writes the scopes as SQL for relational stores, ``mnemowire.kit.keywords``
 the keyword rules (which words are indexed, searched and how matches rank).
@@ -28,6 +31,15 @@ the keyword rules (which words are indexed, searched and how matches rank).
 from mnemowire.filters import matches, operators_of
 from mnemowire.fusion import rrf
 from mnemowire.kit._basics import digest, elapsed_ms, new_id, now_ms, to_wire
+from mnemowire.kit._browse import (
+    UPDATABLE_FIELDS,
+    Cursors,
+    UpdatePlan,
+    get_answer,
+    list_answer,
+    memory_record,
+    record_state,
+)
 from mnemowire.kit._capabilities import missing_reason, needs, refuse_undeclared
 from mnemowire.kit._records import (
     HIT_RECORD_FIELDS,
@@ -50,6 +62,7 @@ from mnemowire.kit._rules import (
     declare,
     forget_states,
     id_taken,
+    in_batch,
     replay,
     require_visible,
     search_depth,
@@ -61,10 +74,13 @@ __all__ = [
     "HIT_RECORD_FIELDS",
     "MIN_SEARCH_DEPTH",
     "TYPE_FIELDS",
+    "UPDATABLE_FIELDS",
+    "Cursors",
     "EmbedderSetup",
     "MergePlan",
     "OptionParser",
     "StoredWrite",
+    "UpdatePlan",
     "bulk_requests",
     "cutoff",
     "declare",
@@ -72,9 +88,13 @@ __all__ = [
     "elapsed_ms",
     "embed",
     "forget_states",
+    "get_answer",
     "id_taken",
+    "in_batch",
     "integer",
+    "list_answer",
     "matches",
+    "memory_record",
     "missing_reason",
     "needs",
     "new_id",
@@ -84,6 +104,7 @@ __all__ = [
     "query_embedding",
     "recall_answer",
     "record_fields",
+    "record_state",
     "refuse_undeclared",
     "replay",
     "require_visible",

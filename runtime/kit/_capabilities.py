@@ -19,11 +19,13 @@ _OPTIONS: dict[str, tuple[tuple[str, Capability], ...]] = {
         ("user_id", Capability.USER_SCOPE),
         ("approval_required", Capability.GOVERNANCE),
         ("expires_at", Capability.EXPIRY),
+        ("seal", Capability.SEALS),
     ),
     "recall": (
         ("user_id", Capability.USER_SCOPE),
         ("filter", Capability.METADATA_FILTER),
         ("fresher_than_days", Capability.FRESHNESS),
+        ("query_vector", Capability.QUERY_VECTOR),
     ),
     "forget": (
         ("hard_delete", Capability.HARD_DELETE),
@@ -32,6 +34,15 @@ _OPTIONS: dict[str, tuple[tuple[str, Capability], ...]] = {
     ),
     "merge": (),
     "expire": (("user_id", Capability.USER_SCOPE),),
+    "get": (("user_id", Capability.USER_SCOPE),),
+    "list": (("user_id", Capability.USER_SCOPE), ("filter", Capability.METADATA_FILTER)),
+    "restore": (("user_id", Capability.USER_SCOPE),),
+    "update": (
+        ("user_id", Capability.USER_SCOPE),
+        ("expires_at", Capability.EXPIRY),
+        ("seal", Capability.SEALS),
+    ),
+    "remember_batch": (),
 }
 
 
@@ -45,6 +56,9 @@ def needs(operation: str, payload: Mapping[str, Any]) -> list[str]:
     routes types separately)."""
     if operation == "remember":
         out = [str(payload["type"]), Capability.CLIENT_IDS.value]
+    elif operation == "remember_batch":  # what any of its remembers needs, and the operation
+        each = (need for request in payload["requests"] for need in needs("remember", request))
+        out = [operation, *dict.fromkeys(each)]
     else:
         out = [] if operation == "recall" else [operation]
     out += [c.value for option, c in _OPTIONS[operation] if _asked(payload.get(option))]

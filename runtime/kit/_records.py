@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from mnemowire.embedders import Embedder, Preparable, Vectors
+from mnemowire.errors import UnsupportedError
 from mnemowire.kit._basics import elapsed_ms, to_wire
 from mnemowire.models import (
     MEMORY_RECORD_FIELDS,
@@ -18,12 +19,13 @@ from mnemowire.models import (
     TYPE_SPECIFIC_FIELDS,
     FusionMethod,
     MemoryType,
+    RecallRequest,
     RecallResponse,
     RememberRequest,
     StoreResult,
     StoreStatus,
 )
-from mnemowire.protocol import QueryVector
+from mnemowire.protocol import QueryEmbedding
 
 __all__ = [
     "HIT_RECORD_FIELDS",
@@ -114,13 +116,32 @@ async def embed(embedder: Embedder, texts: list[str]) -> Vectors:
     return np.ascontiguousarray(vectors, dtype=np.float32)
 
 
-async def query_embedding(embedder: Embedder, query: str, given: QueryVector | None) -> Any:
-    """A recall's query vector: the one a router already computed when it comes from the same
-    embedder (``QueryVector``: a router embeds once for every store sharing a model), else the
-    query embedded here."""
+async def query_embedding(
+    embedder: Embedder, request: RecallRequest, given: QueryEmbedding | None
+) -> Any:
+    """A recall's query vector. The request's own ``query_vector`` (spec v0.1, from a caller
+    over the wire) is used when it comes from this store's embedder and refused otherwise
+    ([recall.query-vector]: unrelated vectors are never compared). ``given`` (an in-process
+    router's, not on the wire) is used when it comes from the same embedder, else the query is
+    embedded here."""
+    sent = request.query_vector
+    if sent is not None:
+        if sent.embedder != embedder.name or len(sent.vector) != embedder.dimension:
+            raise UnsupportedError(
+                f"query_vector comes from {sent.embedder!r} ({len(sent.vector)}-d); this store "
+                f"embeds with {embedder.name!r} ({embedder.dimension}-d): leave query_vector "
+                "out and the store embeds the query itself",
+                details=[
+                    {"path": "/query_vector/embedder", "rule": "unsupported",
+                     "message": f"this store's embedder is {embedder.name!r}"}
+                ],
+            )  # fmt: skip
+        return np.asarray(sent.vector, np.float32)
     if given is not None and given.embedder == embedder.name:
-        return np.asarray(given.vector, np.float32).reshape(-1)
-    return (await embed(embedder, [query]))[0]
+        vector = np.asarray(given.vector, np.float32).reshape(-1)
+        if vector.shape == (embedder.dimension,) and bool(np.isfinite(vector).all()):
+            return vector
+    return (await embed(embedder, [request.query]))[0]
 
 
 def bulk_requests(

@@ -4,11 +4,12 @@ what a store declares."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import contextlib
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mnemowire.errors import ConflictError, NotFoundError
+from mnemowire.errors import ConflictError, MnemowireError, NotFoundError
 from mnemowire.kit._records import searchable_text
 from mnemowire.models import (
     Capabilities,
@@ -30,6 +31,7 @@ __all__ = [
     "declare",
     "forget_states",
     "id_taken",
+    "in_batch",
     "replay",
     "require_visible",
     "search_depth",
@@ -49,6 +51,24 @@ def declare(store: str, spec_version: str, capabilities: Iterable[str]) -> Capab
         raise ValueError(f"not capabilities of the spec: {sorted(unknown)}")
     ordered = [c.value for c in Capability if c in declared]
     return Capabilities(store=store, spec_version=spec_version, capabilities=ordered)
+
+
+@contextlib.contextmanager
+def in_batch(index: int | None) -> Iterator[None]:
+    """Errors of request ``index`` of a batch ([batch.atomic]) name it: details point under
+    ``/requests/<index>`` and the message starts with the request's number. ``None``: not a
+    batch, errors pass unchanged."""
+    try:
+        yield
+    except MnemowireError as exc:
+        if index is None:
+            raise
+        where = f"/requests/{index}"
+        details = [{**d, "path": where + str(d.get("path", ""))} for d in exc.envelope["details"]]
+        if not details:
+            details = [{"path": where, "rule": exc.code, "message": str(exc)}]
+        envelope = {**exc.envelope, "message": f"request {index}: {exc}", "details": details}
+        raise type(exc)(envelope) from exc
 
 
 def search_depth(k: int) -> int:

@@ -18,7 +18,14 @@ from typing import Any
 
 from mnemowire.filters import operators_of
 from mnemowire.kit._rules import cutoff
-from mnemowire.models import ExpireRequest, ForgetRequest, RecallRequest
+from mnemowire.models import (
+    ExpireRequest,
+    ForgetRequest,
+    GetRequest,
+    ListRequest,
+    RecallRequest,
+    RecordState,
+)
 
 __all__ = [
     "NO_EXPIRY",
@@ -26,9 +33,12 @@ __all__ = [
     "Dialect",
     "expire_scope",
     "forget_scope",
+    "get_scope",
+    "list_page",
     "merge_scope",
     "recall_scope",
     "unexpired",
+    "update_scope",
 ]
 
 #: expires_at compared as if this when absent (never): above every valid time
@@ -67,6 +77,8 @@ class Dialect:
     membership: str = "in"
     #: the SQL literal for "no condition" inside a filter
     true: str = "true"
+    #: what makes a text comparison byte (code point) order, e.g. `` COLLATE "C"``
+    code_point_order: str = ""
 
     def one_of(self, clause: Clause, column: str, values: Sequence[Any]) -> Clause:
         """``column`` is one of ``values`` (a non-empty list)."""
@@ -167,3 +179,81 @@ def merge_scope(dialect: Dialect, agent_id: str, ids: Sequence[str], now: int) -
     clause = Clause().add(f"m.agent_id = {p}", agent_id).add("m.state = 'active'")
     clause.add(f"{unexpired()} {p}", now)
     return dialect.one_of(clause, "m.id", ids)
+
+
+def _states(dialect: Dialect, clause: Clause, states: Sequence[str], now: int) -> Clause:
+    """The records in any of ``states`` as a caller names them ([records.state]): ``active``
+    and ``expired`` are the stored ``active`` on either side of ``expires_at``."""
+    p = dialect.param
+    parts: list[str] = []
+    args: list[Any] = []
+    for state in states:
+        if state == RecordState.ACTIVE:
+            parts.append(f"(m.state = 'active' AND {unexpired()} {p})")
+            args.append(now)
+        elif state == RecordState.EXPIRED:
+            parts.append(f"(m.state = 'active' AND m.expires_at <= {p})")
+            args.append(now)
+        else:
+            parts.append(f"m.state = {p}")
+            args.append(str(state))
+    return clause.add("(" + " OR ".join(parts) + ")", *args)
+
+
+def get_scope(dialect: Dialect, req: GetRequest, now: int) -> Clause:
+    """The records a get may return ([get.scope]): the agent's (and user's) records among the
+    ids, in the requested states."""
+    p = dialect.param
+    clause = Clause().add(f"m.agent_id = {p}", req.agent_id)
+    if req.user_id is not None:
+        clause.add(f"m.user_id = {p}", req.user_id)
+    dialect.one_of(clause, "m.id", req.ids)
+    return _states(dialect, clause, req.states, now)
+
+
+def list_page(
+    dialect: Dialect,
+    req: ListRequest,
+    spec_filter: Mapping[str, Any] | None,
+    now: int,
+    after: Sequence[Any] | None,
+) -> tuple[str, list[Any]]:
+    """``(where and order, params)`` of one list page ([list.order], [list.cursor]): the
+    records in scope strictly after ``after`` (the cursor's position), in the request's order,
+    one more than the page holds (so the store knows whether another page follows)."""
+    p = dialect.param
+    clause = Clause().add(f"m.agent_id = {p}", req.agent_id)
+    if req.user_id is not None:
+        clause.add(f"m.user_id = {p}", req.user_id)
+    if req.types:
+        dialect.one_of(clause, "m.type", [str(t) for t in req.types])
+    _states(dialect, clause, req.states, now)
+    if spec_filter:
+        sql, args = dialect.metadata_filter(spec_filter)
+        clause.add(sql, *args)
+    by_id = f"m.id{dialect.code_point_order}"
+    if req.order == "id":
+        if after is not None:
+            clause.add(f"{by_id} > {p}", after[0])
+        order = f"{by_id} ASC"
+    else:
+        if after is not None:
+            created_at, record_id = after
+            clause.add(
+                f"(m.created_at < {p} OR (m.created_at = {p} AND {by_id} < {p}))",
+                created_at,
+                created_at,
+                record_id,
+            )
+        order = f"m.created_at DESC, {by_id} DESC"
+    return f"{clause.sql} ORDER BY {order} LIMIT {int(req.limit) + 1}", clause.args
+
+
+def update_scope(dialect: Dialect, agent_id: str, user_id: str | None, record_id: str) -> Clause:
+    """The record an update may change ([update.version]): the agent's (and user's) active or
+    pending record with that id; an expired one too (an update may extend its expiry)."""
+    p = dialect.param
+    clause = Clause().add(f"m.agent_id = {p}", agent_id).add(f"m.id = {p}", record_id)
+    if user_id is not None:
+        clause.add(f"m.user_id = {p}", user_id)
+    return clause.add("m.state IN ('active', 'pending')")

@@ -12,16 +12,17 @@ from typing import Any, cast
 import numpy as np
 
 from mnemowire.embedders import Embedder
+from mnemowire.errors import UnsupportedError
 from mnemowire.fusion import max_fusion, rrf, weighted_fusion
 from mnemowire.models import RecallHit, RememberRequest
-from mnemowire.protocol import MemoryStore, QueryVector
+from mnemowire.protocol import MemoryStore, QueryEmbedding
 
-__all__ = ["COPY_FIELDS", "Fused", "fuse", "query_vectors", "vector_for"]
+__all__ = ["COPY_FIELDS", "Fused", "fuse", "query_vectors", "refuse_foreign_vector", "vector_for"]
 
 
 async def query_vectors(
-    children: Sequence[MemoryStore], query: str, given: QueryVector | None
-) -> dict[str, QueryVector]:
+    children: Sequence[MemoryStore], query: str, given: QueryEmbedding | None
+) -> dict[str, QueryEmbedding]:
     """One query embedding per distinct embedder name among the children that expose an
     ``embedder`` (a ``given`` vector counts as computed). An embedder that fails or answers a
     wrong shape is left out: the children that use it embed the query themselves."""
@@ -30,7 +31,7 @@ async def query_vectors(
         embedder = embedder_of(child)
         if embedder is not None:
             embedders.setdefault(embedder.name, embedder)
-    vectors: dict[str, QueryVector] = {}
+    vectors: dict[str, QueryEmbedding] = {}
     if given is not None:
         vectors[given.embedder] = given
     todo = [e for name, e in embedders.items() if name not in vectors]
@@ -42,8 +43,21 @@ async def query_vectors(
             continue
         vector = np.asarray(result, dtype=np.float32)
         if vector.shape == (1, embedder.dimension) and bool(np.isfinite(vector).all()):
-            vectors[embedder.name] = QueryVector(embedder.name, vector)
+            vectors[embedder.name] = QueryEmbedding(embedder.name, vector)
     return vectors
+
+
+def refuse_foreign_vector(router: str, children: Sequence[MemoryStore], name: str) -> None:
+    """A caller's query vector that no child's embedder made (and no child could judge: every
+    child's embedder is known) is refused, as a store refuses one ([recall.query-vector])."""
+    embedders = [embedder_of(child) for child in children]
+    if all(e is not None for e in embedders) and name not in {e.name for e in embedders if e}:
+        raise UnsupportedError(
+            f"query_vector comes from {name!r}, which no store of {router} embeds with "
+            f"({', '.join(sorted({e.name for e in embedders if e}))}); leave query_vector out",
+            details=[{"path": "/query_vector/embedder", "rule": "unsupported",
+                      "message": "no store embeds with this embedder"}],
+        )  # fmt: skip
 
 
 def embedder_of(child: MemoryStore) -> Embedder | None:
@@ -59,7 +73,7 @@ def embedder_of(child: MemoryStore) -> Embedder | None:
     return None
 
 
-def vector_for(child: MemoryStore, vectors: Mapping[str, QueryVector]) -> QueryVector | None:
+def vector_for(child: MemoryStore, vectors: Mapping[str, QueryEmbedding]) -> QueryEmbedding | None:
     """The query vector for one child: its embedder's, or, for a child without an ``embedder``
     (a nested router), the first one, which it may reuse or ignore. Each child gets its own
     copy of the array, so no child can change what another one receives."""
@@ -70,7 +84,7 @@ def vector_for(child: MemoryStore, vectors: Mapping[str, QueryVector]) -> QueryV
         chosen = next(iter(vectors.values()), None)
     if chosen is None:
         return None
-    return QueryVector(chosen.embedder, np.array(chosen.vector, dtype=np.float32, copy=True))
+    return QueryEmbedding(chosen.embedder, np.array(chosen.vector, dtype=np.float32, copy=True))
 
 
 #: what a copy of a record is: the fields a remember writes ([remember.fields]), not when or

@@ -17,6 +17,7 @@ Scripts without an event loop use :class:`SyncMemory`, the same methods without 
 from __future__ import annotations
 
 import asyncio
+import builtins
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -29,15 +30,25 @@ from mnemowire.models import (
     ExpireResponse,
     ForgetRequest,
     ForgetResponse,
+    GetRequest,
+    GetResponse,
     Health,
+    ListRequest,
+    ListResponse,
     MergeRequest,
     MergeResponse,
     RecallRequest,
     RecallResponse,
+    RememberBatchRequest,
+    RememberBatchResponse,
     RememberRequest,
     RememberResponse,
+    RestoreRequest,
+    RestoreResponse,
+    UpdateRequest,
+    UpdateResponse,
 )
-from mnemowire.protocol import QueryVector
+from mnemowire.protocol import QueryEmbedding
 from mnemowire.registry import open_store
 
 __all__ = ["Memory", "SyncMemory"]
@@ -105,7 +116,10 @@ class SyncMemory:
         return self._runner.run(self._memory.remember(request))
 
     def recall(
-        self, request: RecallRequest | Mapping[str, Any], *, query_vector: QueryVector | None = None
+        self,
+        request: RecallRequest | Mapping[str, Any],
+        *,
+        query_vector: QueryEmbedding | None = None,
     ) -> RecallResponse:
         return self._runner.run(self._memory.recall(request, query_vector=query_vector))
 
@@ -118,9 +132,26 @@ class SyncMemory:
     def expire(self, request: ExpireRequest | Mapping[str, Any]) -> ExpireResponse:
         return self._runner.run(self._memory.expire(request))
 
+    def get(self, request: GetRequest | Mapping[str, Any]) -> GetResponse:
+        return self._runner.run(self._memory.get(request))
+
+    def list(self, request: ListRequest | Mapping[str, Any]) -> ListResponse:
+        return self._runner.run(self._memory.list(request))
+
+    def restore(self, request: RestoreRequest | Mapping[str, Any]) -> RestoreResponse:
+        return self._runner.run(self._memory.restore(request))
+
+    def update(self, request: UpdateRequest | Mapping[str, Any]) -> UpdateResponse:
+        return self._runner.run(self._memory.update(request))
+
+    def remember_batch(
+        self, request: RememberBatchRequest | Mapping[str, Any]
+    ) -> RememberBatchResponse:
+        return self._runner.run(self._memory.remember_batch(request))
+
     def remember_many(
         self, requests: Sequence[RememberRequest | Mapping[str, Any]], **options: Any
-    ) -> list[RememberResponse]:
+    ) -> builtins.list[RememberResponse]:
         return self._runner.run(self._memory.remember_many(requests, **options))
 
     def health(self) -> Health:

@@ -14,6 +14,8 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
+import numpy as np
+
 from mnemowire.errors import ConfigError, UnsupportedError
 from mnemowire.fusion import hop_boost, hop_distances
 from mnemowire.kit import (
@@ -23,7 +25,8 @@ from mnemowire.kit import (
     new_id,
     to_wire,
 )
-from mnemowire.layers._recall import fuse, query_vectors, vector_for
+from mnemowire.layers._recall import fuse, query_vectors, refuse_foreign_vector, vector_for
+from mnemowire.layers._router_records import RecordRouting
 from mnemowire.layers._routing import (
     MEMORY_TYPES,
     Outcome,
@@ -48,6 +51,7 @@ from mnemowire.layers._routing import (
     untracked,
     validated,
 )
+from mnemowire.layers._sealing import sealed, unsealed_dropped
 from mnemowire.models import (
     Capabilities,
     ExpireRequest,
@@ -62,13 +66,16 @@ from mnemowire.models import (
     RecallResponse,
     RememberRequest,
     RememberResponse,
+    RestoreRequest,
+    RestoreResponse,
 )
 from mnemowire.protocol import (
     BY_CAPABILITY,
     GraphStore,
     MemoryStore,
-    QueryVector,
+    QueryEmbedding,
 )
+from mnemowire.seals import SealKeys
 from mnemowire.spec import version_key
 
 __all__ = ["HitCheck", "MemoryRouter", "WritePolicy"]
@@ -81,7 +88,11 @@ HitCheck = Callable[[RecallHit, Mapping[str, Any]], str | None]
 _Plan = list[tuple[MemoryStore, str | None]]
 
 
-class MemoryRouter:
+#: the newest spec version the router speaks (children may speak newer ones)
+ROUTED_VERSION = "v0.1"
+
+
+class MemoryRouter(RecordRouting):
     """A MemoryStore that fans every operation out to N child stores.
 
     >>> router = MemoryRouter([SqliteVecStore("a.db", embedder=e64, name="a"),
@@ -116,7 +127,7 @@ class MemoryRouter:
     :class:`~mnemowire.protocol.GraphStore`) are asked for the neighbours of the fused ids, and a
     hit with a fused neighbour d hops away gets ``score * (1 + 0.1 / (1 + d))``; nothing is added
     to the hits. The query is embedded once per distinct embedder among the children that expose
-    ``embedder``, and passed as a QueryVector.
+    ``embedder``, and passed as a QueryEmbedding.
 
     **Copies and trust.** When children's copies of one record differ, the copy most of them
     hold is returned and the others are reported (``disagreed`` on their ``stores[]`` entry);
@@ -156,6 +167,7 @@ class MemoryRouter:
         write_policy: WritePolicy = "all",
         overfetch: int = 4,
         verify: HitCheck | None = None,
+        seal_keys: SealKeys | None = None,
     ) -> None:
         self._children = tuple(stores)
         self._name = name
@@ -189,10 +201,14 @@ class MemoryRouter:
         self._write_policy: WritePolicy = write_policy
         self._overfetch = overfetch
         self._verify = verify
+        self._seal_keys = seal_keys
         answers = {child.name: declared(child) for child in self._children}
         self._declared = {n: tuple(str(c) for c in a.capabilities) for n, a in answers.items()}
-        #: the spec version every child speaks: the oldest any of them declares
-        self._spec_version = min((a.spec_version for a in answers.values()), key=version_key)
+        #: the spec version every child speaks (the oldest any of them declares), and never
+        #: newer than the router's own (ROUTED_VERSION)
+        self._spec_version = min(
+            (*(a.spec_version for a in answers.values()), ROUTED_VERSION), key=version_key
+        )
         self._capabilities = {name: frozenset(caps) for name, caps in self._declared.items()}
 
     @property
@@ -248,8 +264,8 @@ class MemoryRouter:
     async def remember(self, request: RememberRequest) -> RememberResponse:
         req, payload = request, to_wire(request)
         record_id = req.id or new_id()
-        sent = {**payload, "id": record_id}
-        plan = self._plan(needs("remember", payload), primary_only=self._primary_only)
+        sent = sealed(self._seal_keys, {**payload, "id": record_id})
+        plan = self._plan(needs("remember", sent), primary_only=self._primary_only)
 
         answer = answering(
             "remember.response", RememberResponse, lambda r: check_remember(r, record_id)
@@ -276,12 +292,20 @@ class MemoryRouter:
         self,
         request: RecallRequest,
         *,
-        query_vector: QueryVector | None = None,
+        query_vector: QueryEmbedding | None = None,
     ) -> RecallResponse:
         """Fused recall; ``query_vector`` (from an outer router) is reused for every child whose
         embedder has the same name."""
         req, payload = request, to_wire(request)
         started = time.perf_counter()
+        if req.query_vector is not None:  # the caller's vector: for the children whose
+            # embedder made it; the others embed the query themselves, nothing is compared
+            payload.pop("query_vector")
+            sent_vector = req.query_vector
+            refuse_foreign_vector(self._name, self._children, sent_vector.embedder)
+            query_vector = QueryEmbedding(
+                sent_vector.embedder, np.asarray(sent_vector.vector, np.float32)[None, :]
+            )
         k, fusion, hops = req.k, req.fusion, req.hops
         # the hop boost is applied once, here; children (nested routers too) only recall
         base = {key: value for key, value in payload.items() if key != "hops"}
@@ -311,12 +335,18 @@ class MemoryRouter:
                 query_vector=vector_for(child, vectors),
             )
 
+        rejected: dict[str, int] = {}
+
         def answer(child: MemoryStore, raw: Any) -> RecallResponse:
             response = validated("recall.response", RecallResponse, raw)
             relevance = "relevance" in self._capabilities[child.name]
             check_recall(
                 response, sent[child.name], reports_relevance=relevance, verify=self._verify
             )
+            kept, dropped = unsealed_dropped(self._seal_keys, req.agent_id, response.results)
+            if dropped:  # [seals.router]: dropped, and counted against the child
+                rejected[child.name] = dropped
+                response = response.model_copy(update={"results": kept})
             return response
 
         outcomes = await self._run("recall", plan, call, answer)
@@ -325,6 +355,8 @@ class MemoryRouter:
         notes: dict[str, dict[str, Any]] = {}
         if "min_relevance" in payload:  # docs/spec/v0.md#recall.relevance: say who floored
             notes = {n: {"floored": "min_relevance" in sent[n]} for n in sent}
+        for store, count in rejected.items():
+            notes.setdefault(store, {})["rejected_seals"] = count
         for store, differing in fused.disagreed.items():  # [router.copies]
             notes.setdefault(store, {})["disagreed"] = sorted(differing)
         if hops > 0 and fused.scores:
@@ -442,11 +474,18 @@ class MemoryRouter:
             "approve", "governance", asked, lambda c: c.approve(agent_id, asked)
         )
 
-    async def restore(self, agent_id: str, ids: Sequence[str]) -> list[str]:
-        """``RestoreStore`` through the router: every child declaring ``archive`` restores the
-        archived copies it holds; the ids restored anywhere, in request order."""
-        asked = list(dict.fromkeys(ids))
-        return await self._extra("restore", "archive", asked, lambda c: c.restore(agent_id, asked))
+    async def restore(self, request: RestoreRequest) -> RestoreResponse:
+        """Every child declaring ``restore`` restores the archived copies it holds; the ids
+        restored anywhere, in request order ([restore.archived])."""
+        started = time.perf_counter()
+        asked = list(dict.fromkeys(request.ids))
+
+        async def send(child: Any) -> list[str]:
+            answer = await child.restore(request.model_copy(deep=True))
+            return list(validated("restore.response", RestoreResponse, answer).restored)
+
+        restored = await self._extra("restore", "restore", asked, send)
+        return RestoreResponse(restored=restored, latency_ms=elapsed_ms(started))
 
     async def neighbours(
         self, agent_id: str, ids: Sequence[str], *, hops: int

@@ -16,6 +16,7 @@ mnemowire.errors.RequestError: invalid recall.request: `/k` 5000 is greater than
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -30,17 +31,34 @@ from mnemowire.models import (
     ExpireResponse,
     ForgetRequest,
     ForgetResponse,
+    GetRequest,
+    GetResponse,
     Health,
+    ListRequest,
+    ListResponse,
     MergeRequest,
     MergeResponse,
     RecallRequest,
     RecallResponse,
+    RememberBatchRequest,
+    RememberBatchResponse,
     RememberRequest,
     RememberResponse,
+    RestoreRequest,
+    RestoreResponse,
+    UpdateRequest,
+    UpdateResponse,
 )
-from mnemowire.protocol import BulkStore, MemoryStore, QueryVector
+from mnemowire.protocol import BY_CAPABILITY, BulkStore, MemoryStore, QueryEmbedding
 
-__all__ = ["MESSAGES", "OPERATIONS", "ValidatingStore", "parse_request", "parse_requests"]
+__all__ = [
+    "MESSAGES",
+    "OPERATIONS",
+    "ValidatingStore",
+    "parse_request",
+    "parse_requests",
+    "spoken_version",
+]
 
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
@@ -53,6 +71,12 @@ OPERATIONS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "forget": (ForgetRequest, ForgetResponse),
     "merge": (MergeRequest, MergeResponse),
     "expire": (ExpireRequest, ExpireResponse),
+    # spec v0.1, each optional (a store declares the capability of the same name)
+    "get": (GetRequest, GetResponse),
+    "list": (ListRequest, ListResponse),
+    "restore": (RestoreRequest, RestoreResponse),
+    "update": (UpdateRequest, UpdateResponse),
+    "remember_batch": (RememberBatchRequest, RememberBatchResponse),
 }
 #: the message each request model is validated against
 MESSAGES: dict[type[BaseModel], str] = {
@@ -60,13 +84,27 @@ MESSAGES: dict[type[BaseModel], str] = {
 }
 
 
-def parse_request(model: type[M], request: BaseModel | Mapping[str, Any]) -> M:
+def spoken_version(store: MemoryStore) -> str:
+    """The newest spec version ``store`` declares that this mnemowire ships (the newest of all,
+    for a store newer than this package)."""
+    declared = store.capabilities().spec_version
+    known = spec.available_versions()
+    if declared in known:
+        return declared
+    return known[-1]
+
+
+def parse_request(
+    model: type[M], request: BaseModel | Mapping[str, Any], *, version: str = spec.LATEST
+) -> M:
     """``request`` as ``model`` (a generated request model), once its JSON is valid under the
-    model's message (``RecallRequest``: ``recall.request``); raises RequestError carrying the
-    spec's error envelope, naming the field and the rule.
+    model's message (``RecallRequest``: ``recall.request``) in spec ``version``; raises
+    RequestError carrying the spec's error envelope, naming the field and the rule.
 
     A model is checked too, by its wire form: the schema says more than a model's types do
-    (conditionals, well-formed JSON), and a model can be built without validation."""
+    (conditionals, well-formed JSON), and a model can be built without validation. An older
+    ``version`` (the one a store speaks) refuses what only a newer one has, and says so; what
+    it accepts the newest accepts too (the spec diff proves it), so the model is the newest's."""
     message = MESSAGES.get(model)
     if message is None:
         raise TypeError(f"{model.__name__} is not a request model of the spec")
@@ -79,7 +117,10 @@ def parse_request(model: type[M], request: BaseModel | Mapping[str, Any]) -> M:
             f"a {message} is a JSON object, not a {type(request).__name__}",
             details=[{"path": "", "rule": "type", "message": "must be an object"}],
         )
-    spec.check(message, payload)
+    if version == spec.LATEST:
+        spec.check(message, payload)
+    else:
+        _check_older(message, payload, version)
     if isinstance(request, model):
         return request
     try:
@@ -94,13 +135,41 @@ def parse_request(model: type[M], request: BaseModel | Mapping[str, Any]) -> M:
         ) from None
 
 
-def parse_requests(model: type[M], requests: Sequence[BaseModel | Mapping[str, Any]]) -> list[M]:
+def _check_older(message: str, payload: Any, version: str) -> None:
+    if message not in spec.read_spec(version).messages:
+        raise UnsupportedError(
+            f"{message.removesuffix('.request')} is a spec {_added_in(message)} operation; this "
+            f"store speaks {version}: use a store that declares {_added_in(message)} or later"
+        )
+    envelope = spec.validate(message, payload, version=version)
+    if envelope is None:
+        return
+    if spec.validate(message, payload) is not None:  # wrong under every version: as it is
+        raise RequestError(str(envelope["message"]), details=envelope["details"])
+    fields = sorted({d["path"] for d in envelope["details"]})
+    raise RequestError(
+        f"{', '.join(fields)}: not in spec {version}, which this store speaks (spec "
+        f"{spec.LATEST} has it); leave it out, or use a store that declares {spec.LATEST}",
+        details=envelope["details"],
+    )
+
+
+def _added_in(message: str) -> str:
+    return next(v for v in spec.available_versions() if message in spec.read_spec(v).messages)
+
+
+def parse_requests(
+    model: type[M],
+    requests: Sequence[BaseModel | Mapping[str, Any]],
+    *,
+    version: str = spec.LATEST,
+) -> list[M]:
     """Every request of a batch parsed before any is used, so one bad request sends nothing;
     the error names the request's index in the batch (``/3/content``)."""
     parsed = []
     for index, request in enumerate(requests):
         try:
-            parsed.append(parse_request(model, request))
+            parsed.append(parse_request(model, request, version=version))
         except RequestError as exc:
             details = [{**d, "path": f"/{index}{d['path']}"} for d in exc.details]
             raise RequestError(f"request {index}: {exc}", details=details) from None
@@ -116,6 +185,9 @@ class ValidatingStore:
 
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
+        #: the spec version requests are held to: the one the store speaks (an older store
+        #: refuses, by name, the fields and operations only a newer version has)
+        self.version = spoken_version(store)
 
     @property
     def name(self) -> str:
@@ -128,37 +200,76 @@ class ValidatingStore:
         await self.store.aclose()
 
     async def remember(self, request: RememberRequest | Mapping[str, Any]) -> RememberResponse:
-        req = parse_request(RememberRequest, request)
+        req = self._parse(RememberRequest, request)
         return await self._answer("remember.response", self.store.remember(req))
 
     async def recall(
         self,
         request: RecallRequest | Mapping[str, Any],
         *,
-        query_vector: QueryVector | None = None,
+        query_vector: QueryEmbedding | None = None,
     ) -> RecallResponse:
         """``query_vector``: the query's embedding when the caller already has it (a store
         whose embedder has another name embeds the query itself)."""
-        req = parse_request(RecallRequest, request)
+        req = self._parse(RecallRequest, request)
         return await self._answer(
             "recall.response", self.store.recall(req, query_vector=query_vector)
         )
 
     async def forget(self, request: ForgetRequest | Mapping[str, Any]) -> ForgetResponse:
-        req = parse_request(ForgetRequest, request)
+        req = self._parse(ForgetRequest, request)
         return await self._answer("forget.response", self.store.forget(req))
 
     async def merge(self, request: MergeRequest | Mapping[str, Any]) -> MergeResponse:
-        req = parse_request(MergeRequest, request)
+        req = self._parse(MergeRequest, request)
         return await self._answer("merge.response", self.store.merge(req))
 
     async def expire(self, request: ExpireRequest | Mapping[str, Any]) -> ExpireResponse:
-        req = parse_request(ExpireRequest, request)
+        req = self._parse(ExpireRequest, request)
         return await self._answer("expire.response", self.store.expire(req))
+
+    async def get(self, request: GetRequest | Mapping[str, Any]) -> GetResponse:
+        req = self._parse(GetRequest, request)
+        store = self._optional("get")
+        return await self._answer("get.response", store.get(req))
+
+    async def list(self, request: ListRequest | Mapping[str, Any]) -> ListResponse:
+        req = self._parse(ListRequest, request)
+        store = self._optional("list")
+        return await self._answer("list.response", store.list(req))
+
+    async def restore(self, request: RestoreRequest | Mapping[str, Any]) -> RestoreResponse:
+        req = self._parse(RestoreRequest, request)
+        store = self._optional("restore")
+        return await self._answer("restore.response", store.restore(req))
+
+    async def update(self, request: UpdateRequest | Mapping[str, Any]) -> UpdateResponse:
+        req = self._parse(UpdateRequest, request)
+        store = self._optional("update")
+        return await self._answer("update.response", store.update(req))
+
+    async def remember_batch(
+        self, request: RememberBatchRequest | Mapping[str, Any]
+    ) -> RememberBatchResponse:
+        req = self._parse(RememberBatchRequest, request)
+        store = self._optional("remember_batch")
+        return await self._answer("remember_batch.response", store.remember_batch(req))
+
+    def _optional(self, operation: str) -> Any:
+        """The store, when it serves ``operation`` (one spec v0.1 added: it declares the
+        capability and implements the protocol); ``unsupported`` otherwise."""
+        store = self.store
+        declared = operation in self.store.capabilities().capabilities
+        if not declared or not isinstance(store, BY_CAPABILITY[operation]):
+            raise UnsupportedError(
+                f"{self.name} does not serve {operation} (spec v0.1, capability {operation}); "
+                "use a store that declares it (see `mnemowire capabilities`)"
+            )
+        return store
 
     async def remember_many(
         self, requests: Sequence[RememberRequest | Mapping[str, Any]], **options: Any
-    ) -> list[RememberResponse]:
+    ) -> builtins.list[RememberResponse]:
         """A bulk import (the store's :class:`~mnemowire.protocol.BulkStore`; ``options`` are
         its own, e.g. ``vectors``): every request validated before any is written, every
         answer held to ``remember.response``."""
@@ -167,11 +278,14 @@ class ValidatingStore:
             raise UnsupportedError(
                 f"{self.name} has no bulk import; send the requests one by one (remember)"
             )
-        typed = parse_requests(RememberRequest, requests)
+        typed = parse_requests(RememberRequest, requests, version=self.version)
         return await self._answer_all("remember.response", store.remember_many(typed, **options))
 
     async def health(self) -> Health:
         return await self._answer("health", self.store.health())
+
+    def _parse(self, model: type[M], request: BaseModel | Mapping[str, Any]) -> M:
+        return parse_request(model, request, version=self.version)
 
     async def _answer(self, message: str, pending: Awaitable[R]) -> R:
         """Await a store's answer and hold it to the spec before handing it out."""
@@ -179,7 +293,9 @@ class ValidatingStore:
         self._hold(message, response)
         return response
 
-    async def _answer_all(self, message: str, pending: Awaitable[list[R]]) -> list[R]:
+    async def _answer_all(
+        self, message: str, pending: Awaitable[builtins.list[R]]
+    ) -> builtins.list[R]:
         responses = await self._awaited(pending)
         for response in responses:
             self._hold(message, response)
@@ -195,7 +311,7 @@ class ValidatingStore:
 
     def _hold(self, message: str, response: BaseModel) -> None:
         try:
-            envelope = spec.validate(message, to_wire(response))
+            envelope = spec.validate(message, to_wire(response), version=self.version)
         except Exception as exc:  # not even serialisable: still the store's bug, as an envelope
             raise StoreError(f"{self.name} answered with an unreadable {message}: {exc}") from exc
         if envelope is not None:

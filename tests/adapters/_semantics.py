@@ -548,8 +548,8 @@ async def test_archive_is_restorable(make_store: StoreFactory, clock: Clock) -> 
     clock.advance(days=2)
     await store.expire({"agent_id": "a", "policy": {"older_than_days": 1}, "action": "archive"})
     assert await recalled(store, "passport") == []
-    assert await store.inner.restore("b", [note]) == []
-    assert await store.inner.restore("a", [note]) == [note]
+    assert (await store.restore({"agent_id": "b", "ids": [note]})).restored == []
+    assert (await store.restore({"agent_id": "a", "ids": [note]})).restored == [note]
     assert await recalled(store, "passport") == [note]
 
 

@@ -15,14 +15,7 @@ from mnemowire.models import RememberRequest
 __all__ = ["RESPONSES", "CheckedStore", "Clock", "Parsing"]
 
 #: the response message of each operation (and health)
-RESPONSES = {
-    "remember": "remember.response",
-    "recall": "recall.response",
-    "forget": "forget.response",
-    "merge": "merge.response",
-    "expire": "expire.response",
-    "health": "health",
-}
+RESPONSES = {**{operation: f"{operation}.response" for operation in OPERATIONS}, "health": "health"}
 
 
 class Clock:

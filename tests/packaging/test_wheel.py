@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from mnemowire import spec
+
 ROOT = Path(__file__).parents[2]
 
 
@@ -73,7 +75,8 @@ def test_wheel_works_in_a_clean_venv(wheel: Path, tmp_path: Path) -> None:
     )
     report = json.loads(result.stdout)
     assert str(env_dir) in report["file"]
-    assert report == {**report, "messages": 15, "ok": True, "bad": "/k"}
+    messages = len(spec.read_spec().messages)
+    assert report == {**report, "messages": messages, "ok": True, "bad": "/k"}
     cli = subprocess.run(
         [env_dir / "bin" / "mnemowire", "spec", "lint"], capture_output=True, text=True, check=False
     )

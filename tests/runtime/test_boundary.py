@@ -19,12 +19,14 @@ from mnemowire.layers.memory import Memory
 from mnemowire.layers.router import MemoryRouter
 from mnemowire.layers.validating import ValidatingStore, parse_request
 from mnemowire.models import (
+    Capabilities,
     RecallHit,
     RecallRequest,
     RecallResponse,
     RememberRequest,
+    v0,
 )
-from mnemowire.protocol import QueryVector
+from mnemowire.protocol import QueryEmbedding
 from mnemowire.spec._validate import Validator
 
 AGENT = "agent-1"
@@ -159,14 +161,14 @@ async def test_a_store_without_bulk_import_says_so(stores: list[SqliteVecStore])
 
 class Crashing(SqliteVecStore):
     async def recall(
-        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
     ) -> RecallResponse:
         raise KeyError("a bug")
 
 
 class Scoreless(SqliteVecStore):
     async def recall(
-        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
     ) -> RecallResponse:
         found = await super().recall(request, query_vector=query_vector)
         hits = [
@@ -195,3 +197,48 @@ async def test_json_handed_to_a_store_directly_says_where_json_goes(
 ) -> None:
     with pytest.raises(TypeError, match=r"Memory\(store\)"):
         await stores[0].remember({"agent_id": AGENT, "type": "semantic", "content": "x"})  # type: ignore[arg-type]
+
+
+class V0Store(SqliteVecStore):
+    """A store that speaks spec v0 only (what a third-party v0 adapter declares)."""
+
+    def capabilities(self) -> Capabilities:
+        declared = super().capabilities().capabilities
+        kept = [c for c in declared if c in set(v0.Capability)]
+        return Capabilities(store=self.name, spec_version="v0", capabilities=kept)
+
+
+async def test_a_v0_store_refuses_a_v0_1_field_by_name_and_keeps_serving_v0(
+    validations: Counter[str],
+) -> None:
+    """[compat.negotiation]: never a silent drop; the message names the field and versions."""
+    async with Memory(V0Store(":memory:", embedder=HashEmbedder(64))) as memory:
+        assert memory.version == "v0"
+        sealed = {"agent_id": AGENT, "id": "m-1", "type": "semantic", "content": "x",
+                  "seal": {"alg": "hmac-sha256", "key_id": "k", "mac": "ab" * 32}}  # fmt: skip
+        with pytest.raises(RequestError) as refused:
+            await memory.remember(sealed)
+        message = str(refused.value)
+        assert "/seal" in message
+        assert "spec v0," in message
+        assert "v0.1" in message
+        assert refused.value.envelope["details"][0]["path"] == "/seal"
+        with pytest.raises(RequestError) as wrong:  # wrong under every version: said as it is
+            await memory.remember({**sealed, "content": ""})
+        assert "v0.1" not in str(wrong.value)
+        with pytest.raises(UnsupportedError, match=r"v0\.1"):
+            await memory.get({"agent_id": AGENT, "ids": ["m-1"]})
+        plain = {k: v for k, v in sealed.items() if k != "seal"}
+        stored = await memory.remember({**plain, "id": "m-2"})
+        assert stored.id == "m-2"
+
+
+async def test_a_v0_1_operation_a_store_does_not_declare_is_unsupported() -> None:
+    class NoList(SqliteVecStore):
+        def capabilities(self) -> Capabilities:
+            declared = [c for c in super().capabilities().capabilities if c != "list"]
+            return Capabilities(store=self.name, spec_version="v0.1", capabilities=declared)
+
+    async with Memory(NoList(":memory:", embedder=HashEmbedder(64))) as memory:
+        with pytest.raises(UnsupportedError, match="list"):
+            await memory.list({"agent_id": AGENT})

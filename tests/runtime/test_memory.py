@@ -7,12 +7,13 @@ from typing import Any
 
 import pytest
 
-from mnemowire import registry
+from mnemowire import registry, spec
 from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import ConfigError, RequestError, StoreError
+from mnemowire.kit import declare
 from mnemowire.layers.memory import Memory, SyncMemory
 from mnemowire.models import Capabilities, Health, RecallResponse, RememberResponse
-from mnemowire.protocol import QueryVector
+from mnemowire.protocol import QueryEmbedding
 
 
 def url(tmp_path: Path) -> str:
@@ -39,7 +40,7 @@ async def test_recall_with_an_embedding_the_caller_already_has(tmp_path: Path) -
         tea = await memory.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
         cake = await memory.remember({"agent_id": "a", "type": "semantic", "content": "cake"})
         # the text matches nothing; the vector given is cake's, so cake comes first
-        vector = QueryVector(embedder.name, embedder.embed(["cake"])[0])
+        vector = QueryEmbedding(embedder.name, embedder.embed(["cake"])[0])
         found = await memory.recall({"agent_id": "a", "query": "zzz"}, query_vector=vector)
         assert [h.id for h in found.results] == [cake.id, tea.id]
         with pytest.raises(RequestError):  # the request is still validated
@@ -48,9 +49,13 @@ async def test_recall_with_an_embedding_the_caller_already_has(tmp_path: Path) -
 
 async def test_invalid_requests_never_reach_the_store(tmp_path: Path) -> None:
     class Recording:
-        """A store that fails the test if any request reaches it."""
+        """A store that fails the test if any request reaches it (the boundary may ask which
+        spec version it speaks, nothing else)."""
 
         name = "recording"
+
+        def capabilities(self) -> Capabilities:
+            return declare(self.name, spec.LATEST, [])
 
         def __getattr__(self, name: str) -> Any:
             raise AssertionError(f"the store was called: {name}")
@@ -73,6 +78,9 @@ async def test_invalid_requests_never_reach_the_store(tmp_path: Path) -> None:
 async def test_a_store_bug_surfaces_as_a_spec_error() -> None:
     class Broken:
         name = "broken"
+
+        def capabilities(self) -> Capabilities:
+            return declare(self.name, spec.LATEST, [])
 
         async def recall(self, request: Any, **kwargs: Any) -> Any:
             raise ZeroDivisionError("oops")

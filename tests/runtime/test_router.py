@@ -38,7 +38,7 @@ from mnemowire.models import (
     RememberRequest,
     RememberResponse,
 )
-from mnemowire.protocol import GraphStore, MemoryStore, QueryVector
+from mnemowire.protocol import GraphStore, MemoryStore, QueryEmbedding
 
 from .conftest import RouterFactory, StoreFactory
 
@@ -93,7 +93,7 @@ class RaisingStore(SqliteVecStore):
         raise RuntimeError("disk on fire")
 
     async def recall(
-        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
     ) -> RecallResponse:
         raise RuntimeError("disk on fire")
 
@@ -102,7 +102,7 @@ class TimingOutStore(SqliteVecStore):
     """Its own backend times out at once: a failure of the store, not of the router's deadline."""
 
     async def recall(
-        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
     ) -> RecallResponse:
         raise TimeoutError("backend gave up after 30 s")
 
@@ -115,7 +115,7 @@ class HangingStore(SqliteVecStore):
         raise AssertionError("unreachable")
 
     async def recall(
-        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
     ) -> RecallResponse:
         await asyncio.Event().wait()
         raise AssertionError("unreachable")
@@ -130,7 +130,7 @@ class MalformedStore(SqliteVecStore):
         )
 
     async def recall(
-        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
     ) -> RecallResponse:
         return RecallResponse.model_construct(
             results=[], fusion_used="rrf", stores_queried=[self.name], latency_ms=-1.0
@@ -142,7 +142,7 @@ class LeakyStore(SqliteVecStore):
     are), and reports forgetting ids nobody asked it about."""
 
     async def recall(
-        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
     ) -> RecallResponse:
         assert isinstance(request, RecallRequest)
         stolen = await super().recall(request.model_copy(update={"agent_id": "victim"}))
@@ -161,7 +161,7 @@ class TypeIgnoringStore(SqliteVecStore):
     """Drops the types filter before recalling."""
 
     async def recall(
-        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
     ) -> RecallResponse:
         assert isinstance(request, RecallRequest)
         wire = {k: v for k, v in to_wire(request).items() if k != "types"}
@@ -192,7 +192,7 @@ class SpyStore(SqliteVecStore):
         return await super().remember(request)
 
     async def recall(
-        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
     ) -> RecallResponse:
         self.calls.append("recall")
         return await super().recall(request, query_vector=query_vector)
@@ -810,7 +810,7 @@ class TamperingStore(SqliteVecStore):
         return self._out("remember", await super().remember(request))
 
     async def recall(
-        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
     ) -> Any:
         return self._out("recall", await super().recall(request, query_vector=query_vector))
 

@@ -12,7 +12,8 @@ import pytest
 from mnemowire.adapters.pgvector import PgVectorStore
 from mnemowire.adapters.sqlite_vec import CAPABILITIES, SqliteVecStore
 from mnemowire.errors import MnemowireError
-from mnemowire.models import Capabilities, ForgetRequest, ForgetResponse
+from mnemowire.layers.router import ROUTED_VERSION
+from mnemowire.models import Capabilities, ForgetRequest, ForgetResponse, v0
 from mnemowire.protocol import BulkStore, GraphStore, RestoreStore, ReviewStore
 from tests.runtime.conftest import RouterFactory, StoreFactory
 
@@ -35,11 +36,12 @@ class LyingReviewer(SqliteVecStore):
         return [*ids, "someone-else"]
 
 
-class NewerStore(SqliteVecStore):
-    """A store that speaks a newer spec version than its neighbour."""
+class OlderStore(SqliteVecStore):
+    """A store that speaks an older spec version than its neighbour."""
 
     def capabilities(self) -> Capabilities:
-        return Capabilities(store=self.name, spec_version="v0.1", capabilities=list(CAPABILITIES))
+        declared = [c.value for c in v0.Capability if c in CAPABILITIES]
+        return Capabilities(store=self.name, spec_version="v0", capabilities=declared)
 
 
 def test_the_stores_offer_the_optional_protocols_they_declare() -> None:
@@ -88,7 +90,8 @@ async def test_an_archived_record_is_restored_through_the_router(
     )
     assert archived.matched_ids == [stored.id]
     assert await recalled(router, "old tea") == []
-    assert await router.restore(AGENT, [stored.id]) == [stored.id]
+    restored = await router.restore({"agent_id": AGENT, "ids": [stored.id]})
+    assert restored.restored == [stored.id]
     assert await recalled(router, "old tea") == [stored.id]
 
 
@@ -126,9 +129,10 @@ async def test_a_reviewer_naming_ids_it_was_not_asked_about_is_not_believed(
 async def test_a_router_speaks_the_oldest_spec_version_of_its_children(
     make_store: StoreFactory, make_router: RouterFactory
 ) -> None:
-    newer = make_store("newer", cls=NewerStore)
-    assert make_router([newer]).capabilities().spec_version == "v0.1"
-    assert make_router([newer, make_store("older")]).capabilities().spec_version == "v0"
+    newer = make_store("newer")
+    assert make_router([newer]).capabilities().spec_version == ROUTED_VERSION
+    older = make_store("older", cls=OlderStore)
+    assert make_router([newer, older]).capabilities().spec_version == "v0"
 
 
 class Meddling(SqliteVecStore):

@@ -14,7 +14,7 @@ from mnemowire.errors import ConflictError
 from mnemowire.kit import to_wire
 from mnemowire.layers.router import MemoryRouter
 from mnemowire.models import RecallHit, RecallRequest, RecallResponse
-from mnemowire.protocol import QueryVector
+from mnemowire.protocol import QueryEmbedding
 
 from .conftest import RouterFactory, StoreFactory
 
@@ -26,7 +26,7 @@ class RewritingStore(SqliteVecStore):
     demoted to nothing what it does not rewrite."""
 
     async def recall(
-        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
     ) -> RecallResponse:
         honest = await super().recall(request, query_vector=query_vector)
         hits = []
@@ -191,7 +191,7 @@ class ForeignStore(SqliteVecStore):
     list sorted, so every check of a v0 answer passes."""
 
     async def recall(
-        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
     ) -> RecallResponse:
         assert isinstance(request, RecallRequest)
         return await super().recall(request.model_copy(update={"agent_id": "victim"}))

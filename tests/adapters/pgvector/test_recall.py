@@ -16,7 +16,7 @@ from mnemowire.adapters.pgvector._search import COUNT_QUERY, recall_query
 from mnemowire.adapters.pgvector._sql import Scope, agent_key, lexeme
 from mnemowire.embedders import HashEmbedder
 from mnemowire.models import RecallRequest
-from mnemowire.protocol import QueryVector
+from mnemowire.protocol import QueryEmbedding
 from tests.adapters._semantics import ids, remember
 
 from .conftest import Clock, Database, StoreFactory
@@ -110,10 +110,10 @@ async def test_query_vector_from_a_router_is_used_when_the_embedder_matches(
     tea = await remember(store, "tea")
     cake = await remember(store, "cake")
     # The query text says "zzz" (no keyword hit); the given vector is cake's: cake wins.
-    vector = QueryVector(embedder.name, embedder.embed(["cake"])[0])
+    vector = QueryEmbedding(embedder.name, embedder.embed(["cake"])[0])
     found = await store.recall({"agent_id": "a", "query": "zzz", "k": 1}, query_vector=vector)
     assert [h.id for h in found.results] == [cake]
-    other = QueryVector("another-model/64", embedder.embed(["cake"])[0])
+    other = QueryEmbedding("another-model/64", embedder.embed(["cake"])[0])
     found = await store.recall({"agent_id": "a", "query": "tea", "k": 1}, query_vector=other)
     assert [h.id for h in found.results] == [tea]
 
@@ -162,12 +162,14 @@ async def test_small_agent_beside_a_large_one_gets_its_full_k(make_store: StoreF
 async def test_the_hnsw_scan_itself_returns_the_small_agents_full_k(
     make_store: StoreFactory, db: Database, pg_dsn: str
 ) -> None:
-    """Without the tenant btree the planner must use HNSW for the small agent too: with
+    """Without the tenant btrees (the scope's, and the list orders') the planner must use
+    HNSW for the small agent too: with
     iterative scans off it comes back short at this scale (the bug), with strict_order it is
     complete, and so is the store."""
     store = make_store()
     small = await _tenants(store)
-    db.execute("DROP INDEX memories_scope")
+    for index in ("memories_scope", "memories_newest", "memories_agent_ids"):
+        db.execute(f"DROP INDEX {index}")
     vector = store.inner.embedder.embed(["peanut allergy note"])[0].tolist()
     query = (
         "SELECT id FROM memories WHERE agent_id = 'small' AND state = 'active' "
@@ -197,7 +199,8 @@ async def test_exact_search_takes_over_when_the_index_scan_gives_up(
 ) -> None:
     """hnsw.max_scan_tuples caps an iterative scan; past it the store searches exactly."""
     small = await _tenants(make_store())
-    db.execute("DROP INDEX memories_scope")
+    for index in ("memories_scope", "memories_newest", "memories_agent_ids"):
+        db.execute(f"DROP INDEX {index}")
     events: list[tuple[str, dict[str, Any]]] = []
     capped = _with_options(pg_dsn, [*FORCE_HNSW, "hnsw.max_scan_tuples=10"])
     store = make_store(dsn=capped, tracer=lambda *e: events.append(e))

@@ -144,17 +144,17 @@ async def test_in_memory_store_works(make_store: StoreFactory) -> None:
 
 
 async def test_query_vector_from_a_router_is_used_when_the_embedder_matches() -> None:
-    from mnemowire.protocol import QueryVector
+    from mnemowire.protocol import QueryEmbedding
 
     embedder = HashEmbedder(64)
     async with CheckedStore(SqliteVecStore(":memory:", embedder=embedder)) as store:
         tea = (await store.remember({"agent_id": "a", "type": "semantic", "content": "tea"})).id
         cake = (await store.remember({"agent_id": "a", "type": "semantic", "content": "cake"})).id
         # The query text says "zzz" (no keyword hit); the given vector is cake's: cake wins.
-        vector = QueryVector(embedder.name, embedder.embed(["cake"])[0])
+        vector = QueryEmbedding(embedder.name, embedder.embed(["cake"])[0])
         found = await store.recall({"agent_id": "a", "query": "zzz", "k": 1}, query_vector=vector)
         assert [h.id for h in found.results] == [cake]
-        other = QueryVector("another-model/64", embedder.embed(["cake"])[0])
+        other = QueryEmbedding("another-model/64", embedder.embed(["cake"])[0])
         found = await store.recall({"agent_id": "a", "query": "tea", "k": 1}, query_vector=other)
         assert [h.id for h in found.results] == [tea]
 

@@ -1,0 +1,259 @@
+"""Records read back whole and changed one at a time (spec v0.1: get, list, update), with the
+rules every store keeps the same way: which states a caller sees, what a record looks like on
+the wire, how a list cursor is made and checked, and what an update changes."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mnemowire import spec
+from mnemowire.errors import ConflictError, NotFoundError, RequestError
+from mnemowire.kit._basics import to_wire
+from mnemowire.kit._records import searchable_text
+from mnemowire.models import (
+    MEMORY_RECORD_FIELDS,
+    GetResponse,
+    ListRequest,
+    ListResponse,
+    MemoryType,
+    RecordState,
+    StoreResult,
+    UpdateRequest,
+    UpdateResponse,
+)
+
+__all__ = [
+    "UPDATABLE_FIELDS",
+    "Cursors",
+    "UpdatePlan",
+    "get_answer",
+    "list_answer",
+    "memory_record",
+    "record_state",
+]
+
+#: what an update may change ([update.fields]), in spec order
+UPDATABLE_FIELDS = ("content", "metadata", "confidence", "expires_at")
+#: bytes of HMAC-SHA256 a cursor keeps: forging one is a 2^-128 guess
+_CURSOR_MAC_BYTES = 16
+_CURSOR_ERROR = [
+    {
+        "path": "/cursor",
+        "rule": "cursor",
+        "message": "is not a cursor this store made for this request",
+    }
+]
+
+
+def record_state(state: str, expires_at: int | None, now: int) -> str:
+    """A stored record's state as a caller sees it ([records.state]): the store's ``active``
+    is ``expired`` once ``expires_at`` has passed."""
+    if state == "active" and expires_at is not None and expires_at <= now:
+        return RecordState.EXPIRED.value
+    return state
+
+
+def memory_record(record: Mapping[str, Any], now: int) -> dict[str, Any]:
+    """A stored record (column values by field name; ``seal`` decoded) as a ``MemoryRecord``'s
+    wire fields, its state and version included."""
+    out = {
+        name: record[name]
+        for name in MEMORY_RECORD_FIELDS
+        if name in record and record[name] is not None
+    }
+    out["state"] = record_state(record["state"], record.get("expires_at"), now)
+    return out
+
+
+def get_answer(
+    ids: Sequence[str], found: Mapping[str, Mapping[str, Any]], now: int, result: StoreResult
+) -> GetResponse:
+    """A get's response: the records found, in request order; every other id missing."""
+    return GetResponse.model_validate(
+        {
+            "records": [memory_record(found[i], now) for i in ids if i in found],
+            "missing": [i for i in ids if i not in found],
+            "latency_ms": result.latency_ms,
+            "stores": [result],
+        }
+    )
+
+
+def list_answer(
+    records: Sequence[Mapping[str, Any]], next_cursor: str | None, now: int, result: StoreResult
+) -> ListResponse:
+    """A list page's response."""
+    answer: dict[str, Any] = {
+        "records": [memory_record(r, now) for r in records],
+        "latency_ms": result.latency_ms,
+        "stores": [result],
+    }
+    if next_cursor is not None:
+        answer["next_cursor"] = next_cursor
+    return ListResponse.model_validate(answer)
+
+
+class Cursors:
+    """List cursors ([list.cursor], [list.cursor-binding]): the last record's position in the
+    order, authenticated under the store's key together with a digest of the request's other
+    fields, so a cursor altered, made by another store or for another request (agent, user,
+    filter, types, states, order) is refused, saying nothing of what it held. The page size may
+    change between pages."""
+
+    def __init__(self, key: bytes) -> None:
+        self._key = key
+
+    def make(self, req: ListRequest, last: Mapping[str, Any]) -> str:
+        """The cursor after ``last`` (the page's last record) in ``req``'s order."""
+        position = [last["id"]] if req.order == "id" else [last["created_at"], last["id"]]
+        body = json.dumps(position, separators=(",", ":")).encode()
+        token = body + self._mac(req, body)
+        return base64.urlsafe_b64encode(token).rstrip(b"=").decode()
+
+    def position(self, req: ListRequest) -> tuple[Any, ...] | None:
+        """Where ``req``'s page starts: None for the first page, else the position its cursor
+        holds (``(id,)`` or ``(created_at, id)``); RequestError for any other cursor."""
+        if req.cursor is None:
+            return None
+        try:
+            token = base64.urlsafe_b64decode(req.cursor + "=" * (-len(req.cursor) % 4))
+        except (binascii.Error, ValueError):
+            token = b""
+        body, mac = token[:-_CURSOR_MAC_BYTES], token[-_CURSOR_MAC_BYTES:]
+        if len(token) <= _CURSOR_MAC_BYTES or not hmac.compare_digest(mac, self._mac(req, body)):
+            raise _bad_cursor()
+        position = json.loads(body)  # ours: the MAC vouches for it
+        return tuple(position)
+
+    def _mac(self, req: ListRequest, body: bytes) -> bytes:
+        wire = to_wire(req)
+        wire.pop("cursor", None)
+        wire.pop("limit", None)
+        bound = json.dumps(wire, sort_keys=True, separators=(",", ":")).encode()
+        message = hashlib.sha256(bound).digest() + body
+        return hmac.digest(self._key, message, hashlib.sha256)[:_CURSOR_MAC_BYTES]
+
+
+def _bad_cursor() -> RequestError:
+    return RequestError(
+        "the cursor is not valid for this list request (altered, from another store, or made "
+        "for other fields); send the request without cursor (the CLI: leave out --cursor) to "
+        "start from the first page",
+        details=list(_CURSOR_ERROR),
+    )
+
+
+@dataclass
+class UpdatePlan:
+    """What an update does to one record ([update.version], [update.fields]): the fields whose
+    value changes, and the text to embed when the content does. ``None`` values clear nothing:
+    every updatable field is set only when the request sends it."""
+
+    #: the record as stored when the update was planned (its store key: ``rowid``, ``seq``)
+    record: Mapping[str, Any]
+    version: int
+    changes: dict[str, Any]
+    new_text: str | None
+    vector: Any = None
+
+    @classmethod
+    def of(cls, req: UpdateRequest, current: Mapping[str, Any] | None) -> UpdatePlan:
+        """Check ``req`` against ``current`` (the record as stored, or None when the request
+        may not see it: another agent's or user's, forgotten, merged, archived) and plan it."""
+        if current is None:
+            raise NotFoundError(
+                f"no active or pending record {req.id!r} of agent {req.agent_id!r}"
+                + ("" if req.user_id is None else f" and user {req.user_id!r}"),
+                details=[{"path": "/id", "rule": "not_found", "message": "no such record"}],
+            )
+        if current["version"] != req.expected_version:
+            raise ConflictError(
+                f"record {req.id!r} is at version {current['version']}, not "
+                f"{req.expected_version}: read it again (get) and send the update with "
+                "expected_version set to what you read",
+                details=[
+                    {
+                        "path": "/expected_version",
+                        "rule": "conflict",
+                        "message": f"the record is at version {current['version']}",
+                    }
+                ],
+            )
+        wire = to_wire(req)
+        if "content" in wire and current["type"] == MemoryType.PROCEDURAL:
+            _check_procedural(req.agent_id, wire["content"])
+        changes = {
+            name: wire[name]
+            for name in UPDATABLE_FIELDS
+            if name in wire and wire[name] != current.get(name)
+        }
+        if "seal" in wire and wire["seal"] != current.get("seal"):
+            changes["seal"] = wire["seal"]
+        new_text = None
+        if "content" in changes:
+            new_text = searchable_text(current["type"], changes["content"])
+        return cls(current, current["version"], changes, new_text)
+
+    @property
+    def changed(self) -> list[str]:
+        """The fields whose value changes, in spec order (``updated`` in the response)."""
+        return [name for name in (*UPDATABLE_FIELDS, "seal") if name in self.changes]
+
+    @property
+    def next_version(self) -> int:
+        """The version after the update: one more, unless nothing changed."""
+        return self.version + 1 if self.changes else self.version
+
+    def audit_detail(self, reason: str | None) -> dict[str, Any]:
+        """The update's audit entry ([update.audit]): versions, fields, the caller's reason;
+        never the content, old or new."""
+        detail: dict[str, Any] = {
+            "from_version": self.version,
+            "to_version": self.next_version,
+            "fields": self.changed,
+        }
+        if reason is not None:
+            detail["reason"] = reason
+        return detail
+
+    def answer(self, req: UpdateRequest, now: int, result: StoreResult) -> UpdateResponse:
+        """The update's response, once written at ``now``."""
+        return UpdateResponse(
+            id=req.id,
+            version=self.next_version,
+            updated=self.changed,
+            updated_at=now,
+            latency_ms=result.latency_ms or 0.0,
+            stores=[result.model_copy(update={"count": 1 if self.changes else 0})],
+        )
+
+    def check_unchanged(self, current: Mapping[str, Any] | None) -> None:
+        """Inside the write transaction: the record is still at the planned version (another
+        update won the race otherwise: exactly one does)."""
+        if current is None or current["version"] != self.version:
+            now = "gone" if current is None else f"at version {current['version']}"
+            raise ConflictError(
+                f"the record changed while the update was prepared (now {now}); read it again",
+                details=[{"path": "/expected_version", "rule": "conflict", "message": now}],
+            )
+
+
+def _check_procedural(agent_id: str, content: str) -> None:
+    """A procedural record's new content must be a valid state machine
+    ([types.procedural]): the remember schema's rule, reported at ``/content``."""
+    probe = {"agent_id": agent_id, "type": MemoryType.PROCEDURAL.value, "content": content}
+    envelope = spec.validate("remember.request", probe)
+    if envelope is not None:
+        details = [d for d in envelope["details"] if d["path"].startswith("/content")]
+        raise RequestError(
+            "content is not a valid state machine for this procedural record; "
+            "send the JSON text of a StateMachine",
+            details=details,
+        )
