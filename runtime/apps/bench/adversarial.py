@@ -49,7 +49,7 @@ from mnemowire.models import (
     RememberResponse,
     StoreResult,
 )
-from mnemowire.protocol import MemoryStore, QueryVector
+from mnemowire.protocol import MemoryStore, QueryEmbedding
 
 __all__ = [
     "BUDGETS",
@@ -144,7 +144,7 @@ class InjectingStore:
         )
 
     async def recall(
-        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
     ) -> RecallResponse:
         now = _now()
         hits = [

@@ -6,7 +6,7 @@ What an application waits for, through the Memory facade (request and response v
   its embedding, so a write's cost includes the model;
 - **recall**: every corpus query (165, k = 5, filters as written) ``rounds`` times over the
   loaded store, the query's embedding included;
-- **recall, search only**: the same recalls with the query already embedded (``QueryVector``),
+- **recall, search only**: the same recalls with the query already embedded (``QueryEmbedding``),
   which is what the store itself costs;
 - **overhead**: in each search-only recall, the time no store was working: the facade's
   validation of request and response, and for the router its planning, checking each store's
@@ -41,7 +41,7 @@ from mnemowire.embedders import Embedder, Vectors
 from mnemowire.layers.memory import Memory
 from mnemowire.layers.router import MemoryRouter
 from mnemowire.models import RecallRequest, RecallResponse
-from mnemowire.protocol import MemoryStore, QueryVector
+from mnemowire.protocol import MemoryStore, QueryEmbedding
 
 __all__ = ["run_latency"]
 
@@ -60,7 +60,7 @@ async def run_latency(
     embedder.embed(["warm up"])
     embed_ms, embedded = _timed_sync(lambda q: embedder.embed([str(q.recall["query"])]), queries)
     # the search-only recalls are given these vectors rather than embedding every query again
-    vectors = [QueryVector(embedder.name, vector) for vector in embedded]
+    vectors = [QueryEmbedding(embedder.name, vector) for vector in embedded]
     entry: dict[str, Any] = {"store": url, "embed": percentiles(embed_ms)}
     async with AsyncExitStack() as stack:
         handle = await stack.enter_async_context(opened(url, embedder))
@@ -128,7 +128,7 @@ class _Setup:
         self.samples["ingest"].append(_ms(started))
         self._written(request["agent_id"], stored.id)
 
-    async def recall(self, stage: str, query: LabelledQuery, vector: QueryVector | None) -> None:
+    async def recall(self, stage: str, query: LabelledQuery, vector: QueryEmbedding | None) -> None:
         """One recall, timed under ``stage``; with ``vector`` (search only), also the overhead:
         the wall time minus the union of the stores' recall calls."""
         request = {**query.recall, "agent_id": self.namer.agent(query.recall["agent_id"])}
@@ -176,7 +176,7 @@ class _Clocked:
         return getattr(self._store, name)
 
     async def recall(
-        self, request: RecallRequest, *, query_vector: QueryVector | None = None
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
     ) -> RecallResponse:
         started = time.perf_counter()
         try:

@@ -240,6 +240,27 @@ def _embedders(rows: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(out)
 
 
+def _records(results: Mapping[str, Any]) -> str:
+    listing, got, seal = results["list"], results["get"], results["seal_verify"]
+    return "\n".join(
+        [
+            f"{results['records']:,} records of one agent in {results['store']} "
+            f"(bulk-loaded in {results.get('load_s', '?')} s), through the validating boundary.",
+            "",
+            "| operation | measured | target |",
+            "|---|---:|---:|",
+            f"| list, {listing['pages']} pages of {listing['page_size']} | "
+            f"{listing['records_per_s']:,} records/s | ≥ 20,000 records/s |",
+            f"| list, resident memory first → last page | {listing['rss_mb_first_page']} → "
+            f"{listing['rss_mb_last_page']} MB (max {listing['rss_mb_max']}) | constant |",
+            f"| get of {got['ids_per_request']} ids, p50 / p95 ({got['n']} requests) | "
+            f"{got['p50_ms']} / {got['p95_ms']} ms | p50 ≤ 2 ms |",
+            f"| seal verification per hit, p50 / p95 | {seal['p50_us']} / {seal['p95_us']} µs | "
+            "≤ 20 µs |",
+        ]
+    )
+
+
 _RENDERERS: dict[str, Callable[[Any], str]] = {
     "quality": _quality,
     "latency": _latency,
@@ -247,4 +268,5 @@ _RENDERERS: dict[str, Callable[[Any], str]] = {
     "adversarial": _adversarial,
     "validation": _validation,
     "embedders": _embedders,
+    "records": _records,
 }

@@ -41,7 +41,7 @@ from mnemowire.apps.bench._timing import percentiles
 from mnemowire.embedders import Embedder
 from mnemowire.errors import ConfigError
 from mnemowire.layers.memory import Memory
-from mnemowire.protocol import MaintainedStore, QueryVector
+from mnemowire.protocol import MaintainedStore, QueryEmbedding
 
 __all__ = ["SERVER_SETTINGS", "run_pgvector_bench"]
 
@@ -163,7 +163,7 @@ async def _recall(
     for text, vector in zip(probes_text[:20], probe_vectors[:20], strict=True):  # warm up
         await memory.recall(
             {"agent_id": "agent-0", "query": text, "k": 10},
-            query_vector=QueryVector(embedder.name, vector),
+            query_vector=QueryEmbedding(embedder.name, vector),
         )
     search_only: list[float] = []
     with_embedding: list[float] = []
@@ -171,7 +171,7 @@ async def _recall(
     for i, (text, vector) in enumerate(zip(probes_text, probe_vectors, strict=True)):
         request = {"agent_id": "agent-0", "query": text, "k": 10}
         started = time.perf_counter()
-        await memory.recall(request, query_vector=QueryVector(embedder.name, vector))
+        await memory.recall(request, query_vector=QueryEmbedding(embedder.name, vector))
         search_only.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
         await memory.recall(request)
@@ -180,7 +180,7 @@ async def _recall(
         # no word characters, so no keyword side: the ranking is the vector search's own
         vector_only = await memory.recall(
             {"agent_id": "agent-0", "query": "?", "k": 10},
-            query_vector=QueryVector(embedder.name, vector),
+            query_vector=QueryEmbedding(embedder.name, vector),
         )
         hits += len(exact & {position[hit.id] for hit in vector_only.results})
         if progress is not None:

@@ -2,7 +2,7 @@
 ``bench store`` is its old name).
 
 Per size N (one agent holding all N, and the largest N spread over ten agents): recall
-p50/p95/p99 with the query's embedding and without it (``QueryVector``), and the vector
+p50/p95/p99 with the query's embedding and without it (``QueryEmbedding``), and the vector
 search's recall@10 against exact brute-force search over the same vectors, for the agent
 asked. Probes: half the quality benchmark's questions, half template sentences. Plus bulk
 ingest throughput with real embedding. Corpus texts are synthetic
@@ -27,7 +27,7 @@ from mnemowire.apps.bench._timing import load_average, percentiles
 from mnemowire.apps.bench.quality import load_queries
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.layers.memory import Memory
-from mnemowire.protocol import BulkStore, QueryVector
+from mnemowire.protocol import BulkStore, QueryEmbedding
 
 __all__ = ["DEFAULT_SIZES", "run_scale"]
 
@@ -156,14 +156,14 @@ async def _measure(
         await store.recall(request)
         with_embedding.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
-        await store.recall(request, query_vector=QueryVector(embedder.name, vector))
+        await store.recall(request, query_vector=QueryEmbedding(embedder.name, vector))
         search_only.append((time.perf_counter() - started) * 1000)
         exact = set(rows[np.argsort(-(vectors[rows] @ vector), kind="stable")[:10]].tolist())
         # A query with no word characters has no keyword matches: the ranking is the vector
         # search's own, which is what recall@10 against exact search measures.
         vector_only = await store.recall(
             {"agent_id": agent, "query": "?", "k": 10},
-            query_vector=QueryVector(embedder.name, vector),
+            query_vector=QueryEmbedding(embedder.name, vector),
         )
         found = {position[hit.id] for hit in vector_only.results if hit.id in position}
         hits += len(exact & found)

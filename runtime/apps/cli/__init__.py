@@ -5,6 +5,7 @@ from mnemowire.apps.cli import (  # noqa: F401  (each module registers its comma
     _bench_adversarial,
     _bench_pgvector,
     _bench_suite,
+    _browse,
     _certify,
     _codegen,
     _demo,

@@ -31,6 +31,24 @@ def validation_command(seconds: float, out: Path | None) -> None:
     _publish("validation", env, run_validation(seconds), out)
 
 
+@bench_group.command("records")
+@click.option("--records", "count", default=100_000, show_default=True, help="Records listed.")
+@click.option("--get-rounds", default=200, show_default=True, help="get requests of 100 ids.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write records.json and records.md into this folder.",
+)
+def records_command(count: int, get_rounds: int, out: Path | None) -> None:
+    """Time list (100k records, targets ≥ 20k records/s, flat memory), get of 100 ids (p50
+    ≤ 2 ms) and seal verification (≤ 20 µs) on the embedded store."""
+    from mnemowire.apps.bench import environment
+    from mnemowire.apps.bench.records import run_records
+
+    env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
+    _publish("records", env, run_records(count, get_rounds), out)
+
+
 def _publish(benchmark: str, env: dict[str, Any], results: Any, out: Path | None) -> None:
     """Print the report's Markdown; with ``out``, also write its JSON and Markdown files."""
     from mnemowire.apps.bench.markdown import render

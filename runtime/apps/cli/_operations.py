@@ -506,6 +506,11 @@ def merge_command(
     type=float,
     help=f"Score multiplier for demote (default {EXPIRE_REQUEST_DEFAULTS['demote_factor']}).",
 )
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Only list what the policy matches (matched_ids); change nothing.",
+)
 @_operation(
     "expire",
     "Apply a retention policy (predicates are ANDed; at least one).",
@@ -515,6 +520,7 @@ def merge_command(
         "policy": "--older-than-days, --policy-type, --confidence-below or --no-recall-in-days",
         "action": "--action",
         "demote_factor": "--demote-factor",
+        "dry_run": "--dry-run",
         "": "the request",
     },
 )
@@ -527,6 +533,7 @@ def expire_command(
     no_recall_in_days: float | None,
     action: str | None,
     demote_factor: float | None,
+    dry_run: bool,
 ) -> dict[str, Any]:
     policy = {
         "older_than_days": older_than_days,
@@ -540,4 +547,5 @@ def expire_command(
         "policy": {k: v for k, v in policy.items() if v is not None},
         "action": action,
         "demote_factor": demote_factor,
+        "dry_run": dry_run or None,
     }

@@ -14,7 +14,7 @@ import re
 import shutil
 from typing import Any
 
-__all__ = ["printable", "render_pretty"]
+__all__ = ["printable", "record_lines", "render_pretty"]
 
 #: C0 and C1 controls (ESC, BEL, CR, ...), DEL, line and paragraph separators, and the
 #: bidirectional embeddings, overrides and isolates
@@ -42,8 +42,17 @@ def render_pretty(payload: dict[str, Any], *, error: bool = False) -> str:
             for d in payload.get("details", [])
         ]
         return "\n".join(lines)
-    if "results" in payload:
+    if "fusion_used" in payload:
         return _recall(payload)
+    if "records" in payload:
+        lines = record_lines(payload["records"], header=True)
+        if not payload["records"]:
+            lines.append("(no records)")
+        if payload.get("missing"):
+            lines.append(f"missing: {', '.join(printable(i) for i in payload['missing'])}")
+        if payload.get("next_cursor"):
+            lines.append(f"more: --cursor {printable(payload['next_cursor'])}")
+        return "\n".join([*lines, *_stores(payload.get("stores", []))])
     lines = [
         f"{printable(key)}: {_short(value)}" for key, value in payload.items() if key != "stores"
     ]
@@ -70,6 +79,24 @@ def _recall(payload: dict[str, Any]) -> str:
     )
     lines += _stores(payload.get("stores", []))
     return "\n".join(lines)
+
+
+def record_lines(records: list[dict[str, Any]], *, header: bool) -> list[str]:
+    """Whole records (get, list) as table rows: id, type, state, version, content."""
+    width = shutil.get_terminal_size((100, 20)).columns
+    lines = []
+    if header:
+        title = f"{'id':<26}  {'type':<10} {'state':<8} {'v':>3}  content"
+        lines += [title, "-" * min(len(title) + 40, width)]
+    room = max(20, width - 54)
+    for record in records:
+        content = printable(" ".join(str(record["content"]).split()))
+        if len(content) > room:
+            content = content[: room - 1] + "…"
+        ident, kind = printable(record["id"]), printable(record["type"])
+        state, version = printable(record.get("state", "")), record.get("version", "")
+        lines.append(f"{ident:<26}  {kind:<10} {state:<8} {version:>3}  {content}")
+    return lines
 
 
 def _stores(stores: list[dict[str, Any]]) -> list[str]:

@@ -8,7 +8,7 @@ nDCG@10). A store's top 5 can differ slightly from the first five of its top 10 
 in proportion to k), so each metric comes from the answer a client asking for that k gets.
 
 The floor sweep repeats every k = 5 query with ``min_relevance`` at each floor of a grid, using
-the query's vector embedded once (``QueryVector``), and records mean recall@5 over the labelled
+the query's vector embedded once (``QueryEmbedding``), and records mean recall@5 over the labelled
 queries and the share of no-match probes answered empty. The recommended floor is fixed by a
 rule chosen before measuring: the highest floor whose recall@5 is within ``max_recall_loss``
 of the recall@5 without a floor.
@@ -46,7 +46,7 @@ from mnemowire.apps.bench.quality._data import (
 )
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.layers.memory import Memory
-from mnemowire.protocol import QueryVector
+from mnemowire.protocol import QueryEmbedding
 
 __all__ = ["DEFAULT_FLOORS", "MAX_RECALL_LOSS", "corpus_summary", "run_quality", "transfer"]
 
@@ -254,7 +254,7 @@ async def _answers(
             if vectors is not None and embedder is not None:
                 found = await memory.recall(
                     {**request, "query": "?", "k": k},
-                    query_vector=QueryVector(embedder.name, vectors[index]),
+                    query_vector=QueryEmbedding(embedder.name, vectors[index]),
                 )
             else:
                 found = await memory.recall({**request, "k": k})
@@ -323,7 +323,7 @@ async def _sweep(
                 "k": 5,
                 "min_relevance": floor,
             }
-            found = await memory.recall(request, query_vector=QueryVector(embedder.name, vector))
+            found = await memory.recall(request, query_vector=QueryEmbedding(embedder.name, vector))
             returned = [labels.get(h.id, f"unknown:{h.id}") for h in found.results]
             if query.no_match:
                 probe_counts.append(len(returned))

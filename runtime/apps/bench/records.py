@@ -1,0 +1,144 @@
+"""Spec v0.1's record operations at scale: paging through one agent's 100k records with
+``list`` (records per second, and resident memory from the first page to the last, which a
+keyset listing keeps flat), ``get`` of 100 ids, and checking a record seal.
+
+Everything goes through the validating boundary (``Memory``), as a caller's requests would:
+each page is validated against list.response on its way out. The records are bulk-imported
+with precomputed random vectors (what list and get measure does not depend on the embedder).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mnemowire.adapters.sqlite_vec import SqliteVecStore
+from mnemowire.apps.bench._timing import percentiles
+from mnemowire.embedders import HashEmbedder
+from mnemowire.layers.memory import Memory
+from mnemowire.seals import SealKeys
+
+__all__ = ["run_records"]
+
+AGENT = "bench-agent"
+PAGE = 1000
+
+
+def _rss_mb() -> float:
+    """Resident memory of this process, from /proc (0 where there is none)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0.0
+    return round(pages * 4096 / 2**20, 1)
+
+
+async def _load(memory: Memory, store: SqliteVecStore, count: int) -> list[str]:
+    rng = np.random.default_rng(0)
+    ids: list[str] = []
+    for start in range(0, count, 5000):
+        n = min(5000, count - start)
+        requests = [
+            {
+                "agent_id": AGENT,
+                "type": "semantic",
+                "content": f"memory number {start + i}: the user mentioned item {start + i}",
+                "metadata": {"n": start + i, "topic": ("work", "home", "health")[i % 3]},
+            }
+            for i in range(n)
+        ]
+        vectors = rng.standard_normal((n, store.embedder.dimension)).astype(np.float32)
+        done = await memory.remember_many(requests, vectors=vectors, batch_size=1000)
+        ids += [d.id for d in done]
+    return ids
+
+
+async def _list_all(memory: Memory) -> dict[str, Any]:
+    request: dict[str, Any] = {"agent_id": AGENT, "limit": PAGE}
+    seen = pages = 0
+    rss: list[float] = []
+    started = time.perf_counter()
+    while True:
+        page = await memory.list(request)
+        seen, pages = seen + len(page.records), pages + 1
+        rss.append(_rss_mb())
+        if page.next_cursor is None:
+            break
+        request = {**request, "cursor": page.next_cursor}
+    elapsed = time.perf_counter() - started
+    return {
+        "records": seen,
+        "pages": pages,
+        "page_size": PAGE,
+        "seconds": round(elapsed, 3),
+        "records_per_s": round(seen / elapsed),
+        "rss_mb_first_page": rss[0],
+        "rss_mb_last_page": rss[-1],
+        "rss_mb_max": max(rss),
+    }
+
+
+async def _get(memory: Memory, ids: list[str], rounds: int) -> dict[str, Any]:
+    rng = random.Random(0)
+    samples = []
+    for _ in range(rounds):
+        asked = rng.sample(ids, 100)
+        started = time.perf_counter()
+        found = await memory.get({"agent_id": AGENT, "ids": asked})
+        samples.append((time.perf_counter() - started) * 1000)
+        assert len(found.records) == 100
+    return {"ids_per_request": 100, **percentiles(samples)}
+
+
+def _seal_verify(rounds: int) -> dict[str, Any]:
+    keys = SealKeys({"bench": bytes(range(32))})
+    record = {
+        "id": "01J9ZX4R5Y6T7U8I9O0P1A2S3D",
+        "agent_id": "assistant-1",
+        "user_id": "alice",
+        "type": "semantic",
+        "content": "Alice is allergic to peanuts and tree nuts; she carries an epinephrine pen.",
+        "metadata": {"topic": "health", "source": "chat", "importance": 3, "score": 0.75},
+    }
+    seal = keys.seal(record)
+    timed: Callable[[], bool] = lambda: keys.verify(seal, record)  # noqa: E731
+    samples = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        for _ in range(1000):
+            timed()
+        samples.append((time.perf_counter() - started) * 1e3)  # µs per call: ms per 1000
+    stats = percentiles(samples)
+    return {"p50_us": stats["p50_ms"], "p95_us": stats["p95_ms"], "n": rounds * 1000}
+
+
+async def _run(count: int, get_rounds: int, seal_rounds: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="mnemowire-bench-records-") as folder:
+        store = SqliteVecStore(str(Path(folder) / "records.db"), embedder=HashEmbedder(64))
+        async with Memory(store) as memory:
+            load_started = time.perf_counter()
+            ids = await _load(memory, store, count)
+            load_s = time.perf_counter() - load_started
+            listing = await _list_all(memory)
+            got = await _get(memory, ids, get_rounds)
+    return {
+        "store": "sqlite-vec (file, HashEmbedder 64-d)",
+        "records": count,
+        "load_s": round(load_s, 2),
+        "list": listing,
+        "get": got,
+        "seal_verify": _seal_verify(seal_rounds),
+    }
+
+
+def run_records(count: int = 100_000, get_rounds: int = 200, seal_rounds: int = 50) -> Any:
+    """List ``count`` records of one agent page by page, get 100 ids ``get_rounds`` times, and
+    verify a seal 1000 x ``seal_rounds`` times."""
+    return asyncio.run(_run(count, get_rounds, seal_rounds))
