@@ -133,10 +133,10 @@ class Cursors:
         return tuple(position)
 
     def _mac(self, req: ListRequest, body: bytes) -> bytes:
-        wire = to_wire(req)
-        wire.pop("cursor", None)
-        wire.pop("limit", None)
-        bound = json.dumps(wire, sort_keys=True, separators=(",", ":")).encode()
+        # every field but the cursor and the page size, defaults filled in: a field sent
+        # with its default value is the same request as one leaving it out
+        fields = req.model_dump(mode="json", by_alias=True, exclude={"cursor", "limit"})
+        bound = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
         message = hashlib.sha256(bound).digest() + body
         return hmac.digest(self._key, message, hashlib.sha256)[:_CURSOR_MAC_BYTES]
 

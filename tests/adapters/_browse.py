@@ -382,3 +382,13 @@ async def test_every_new_operation_is_declared(make_store: StoreFactory) -> None
         "seals",
     ):
         assert capability in declared.capabilities
+
+
+async def test_a_cursor_survives_a_default_sent_or_left_out(make_store: StoreFactory) -> None:
+    store = make_store()
+    for n in range(3):
+        await remember(store, f"note {n}")
+    first = await store.list({"agent_id": "a", "limit": 1})
+    same = {"agent_id": "a", "limit": 1, "states": ["active"], "order": "newest"}
+    second = await store.list({**same, "cursor": first.next_cursor})
+    assert second.records[0].id != first.records[0].id
