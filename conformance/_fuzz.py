@@ -12,15 +12,21 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from mnemowire import spec
-from mnemowire.conformance._harness import CheckFailed, Harness, check
-from mnemowire.conformance.strategies import REQUESTS, Mutation, invalid_requests, requests
+from mnemowire.conformance._harness import CheckFailed, Harness, Skip, check
+from mnemowire.conformance.strategies import (
+    REQUESTS,
+    REQUESTS_V0_1,
+    Mutation,
+    invalid_requests,
+    requests,
+)
 from mnemowire.errors import MnemowireError
 from mnemowire.kit import to_wire
 
 __all__ = ["sample"]
 
 T = TypeVar("T")
-_RESPONSE = {m: m.replace(".request", ".response") for m in REQUESTS}
+_RESPONSE = {m: m.replace(".request", ".response") for m in (*REQUESTS, *REQUESTS_V0_1)}
 
 
 def sample(strategy: st.SearchStrategy[T], count: int, random_seed: int) -> list[T]:
@@ -48,6 +54,7 @@ def _operation(message: str) -> str:
 
 
 async def _valid(h: Harness, message: str) -> None:
+    _require(h, message)
     cases = await asyncio.to_thread(sample, requests(message, h.version), h.examples, h.seed)
     operation = _operation(message)
     for request in cases:
@@ -74,6 +81,7 @@ async def _valid(h: Harness, message: str) -> None:
 
 
 async def _invalid(h: Harness, message: str) -> None:
+    _require(h, message)
     strategy = invalid_requests(message, h.version)
     cases = await asyncio.to_thread(sample, strategy, h.examples, h.seed)
     operation = _operation(message)
@@ -109,6 +117,11 @@ async def _invalid(h: Harness, message: str) -> None:
             )
 
 
+def _require(h: Harness, message: str) -> None:
+    if message not in spec.read_spec(h.version).messages:
+        raise Skip(f"{message} is not in spec {h.version}, which the store speaks")
+
+
 def _aimed(mutation: Mutation, witness: str) -> dict[str, Any]:
     """Point the broken request at the witness agent, so a partial write would show."""
     request = dict(mutation.request)
@@ -133,9 +146,10 @@ def _register(message: str) -> None:
 
     valid.__doc__ = f"Generated valid {message}s get a valid response or a spec error."
     invalid.__doc__ = f"Generated {message}s breaking one rule are refused, naming the field."
-    check(f"fuzz.{operation}.valid", section="validation.responses")(valid)
-    check(f"fuzz.{operation}.invalid", section="validation.requests")(invalid)
+    needs = [operation] if message in REQUESTS_V0_1 else []
+    check(f"fuzz.{operation}.valid", section="validation.responses", needs=needs)(valid)
+    check(f"fuzz.{operation}.invalid", section="validation.requests", needs=needs)(invalid)
 
 
-for _message in REQUESTS:
+for _message in (*REQUESTS, *REQUESTS_V0_1):
     _register(_message)

@@ -24,6 +24,10 @@ __all__ = ["REQUESTS", "Mutation", "invalid_requests", "requests", "state_machin
 #: the request messages, one per operation
 REQUESTS = ("remember.request", "recall.request", "forget.request", "merge.request",
             "expire.request")  # fmt: skip
+#: the requests of operations spec v0.1 added, each fuzzed where the store declares it. Not
+#: remember_batch: generating valid batches (remembers nested under if/then rules, filtered
+#: to the schema) took three minutes per check; its items are fuzzed as remember requests
+REQUESTS_V0_1 = ("get.request", "list.request", "restore.request", "update.request")
 _STATE = st.text(st.characters(categories=("Ll", "Nd")), min_size=1, max_size=8)
 _IDENTIFIER = st.from_regex(r"\A[a-z_][a-z0-9_]{0,10}\Z")
 
@@ -80,6 +84,7 @@ def requests(message: str, version: str = spec.LATEST) -> st.SearchStrategy[dict
             raise TypeError(f"{message} generated a non-object: {request!r}")
         if request.get("type") == "procedural":
             request["content"] = json.dumps(draw(state_machines()))
+        request.pop("cursor", None)  # well formed, but no store made it ([list.cursor-binding])
         return request
 
     return valid().filter(validator.is_valid)
