@@ -18,7 +18,6 @@ reconnects once the server answers again.
 from __future__ import annotations
 
 import asyncio
-import builtins
 import contextlib
 import functools
 import time
@@ -30,12 +29,13 @@ from psycopg import sql
 from psycopg.rows import dict_row
 
 from mnemowire import __version__
-from mnemowire.adapters.pgvector import _browse, _changes
+from mnemowire.adapters.pgvector import _changes
 from mnemowire.adapters.pgvector._bulk import BulkOptions, bulk_import
 from mnemowire.adapters.pgvector._database import Database, one
 from mnemowire.adapters.pgvector._migrations import (
     grant_statements,
 )
+from mnemowire.adapters.pgvector._record_ops import RecordOperations
 from mnemowire.adapters.pgvector._search import (
     AgentSizes,
     keyword_matches,
@@ -52,13 +52,10 @@ from mnemowire.kit import (
     Cursors,
     EmbedderSetup,
     MergePlan,
-    UpdatePlan,
     bulk_requests,
     declare,
     elapsed_ms,
     embed,
-    get_answer,
-    list_answer,
     now_ms,
     query_embedding,
     recall_answer,
@@ -76,24 +73,14 @@ from mnemowire.models import (
     ExpireResponse,
     ForgetRequest,
     ForgetResponse,
-    GetRequest,
-    GetResponse,
     Health,
-    ListRequest,
-    ListResponse,
     MergeRequest,
     MergeResponse,
     RecallRequest,
     RecallResponse,
-    RememberBatchRequest,
-    RememberBatchResponse,
     RememberRequest,
     RememberResponse,
-    RestoreRequest,
-    RestoreResponse,
     StoreResult,
-    UpdateRequest,
-    UpdateResponse,
     v0,
 )
 from mnemowire.protocol import QueryEmbedding
@@ -106,7 +93,7 @@ SPEC_VERSIONS = (v0.SPEC_VERSION, SPEC_VERSION)
 CAPABILITIES = tuple(c.value for c in Capability if c != Capability.GRAPH)
 
 
-class PgVectorStore:
+class PgVectorStore(RecordOperations):
     """A memorywire store in a PostgreSQL database with pgvector.
 
     >>> store = PgVectorStore.from_url("pgvector://app@db:5432/memory", embedder=embedder)
@@ -365,7 +352,7 @@ class PgVectorStore:
         vectors: Vectors | None = None,
         rebuild_index: bool = False,
         concurrency: int = 1,
-    ) -> builtins.list[RememberResponse]:
+    ) -> list[RememberResponse]:
         """Bulk import (the boundary validates every request before this sees any, so one bad
         request stores nothing): the vectors are checked first,
         then each batch is embedded (outside any transaction) and written with COPY in one
@@ -400,82 +387,10 @@ class PgVectorStore:
             await self._analyze()
         return responses
 
-    async def approve(self, agent_id: str, ids: Sequence[str]) -> builtins.list[str]:
+    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
         """Governance: make staged (pending) writes of ``agent_id`` visible; returns the ids
         approved. Rejecting a staged write is forgetting it (docs/spec/v0.md#remember.pending)."""
         return await self._set_visible(agent_id, None, list(ids), "pending", "approve")
-
-    # -- spec v0.1 ----------------------------------------------------------------------------
-
-    async def get(self, request: GetRequest) -> GetResponse:
-        started = time.perf_counter()
-        now = self._clock()
-        async with self._db.connection("get") as conn:
-            found = await _browse.get(conn, request, now)
-        return get_answer(request.ids, found, now, self._result(len(found), started))
-
-    async def list(self, request: ListRequest) -> ListResponse:
-        started = time.perf_counter()
-        now = self._clock()
-        async with self._db.connection("list") as conn:
-            if self._cursors is None:
-                self._cursors = Cursors(await _browse.cursor_key(conn))
-            after = self._cursors.position(request)
-            spec_filter = to_wire(request).get("filter")
-            rows = await _browse.list_after(conn, request, spec_filter, now, after)
-        page, more = rows[: request.limit], len(rows) > request.limit
-        cursor = self._cursors.make(request, page[-1]) if more else None
-        return list_answer(page, cursor, now, self._result(len(page), started))
-
-    async def restore(self, request: RestoreRequest) -> RestoreResponse:
-        """Bring archived records back into recall ([restore.archived])."""
-        started = time.perf_counter()
-        restored = await self._set_visible(
-            request.agent_id, request.user_id, request.ids, "archived", "restore"
-        )
-        return RestoreResponse(
-            restored=restored,
-            latency_ms=elapsed_ms(started),
-            stores=[self._result(len(restored), started)],
-        )
-
-    async def update(self, request: UpdateRequest) -> UpdateResponse:
-        """Change one record at the version the caller read ([update.version]): planned on a
-        read, embedded (new content) outside any transaction, written under a row lock if
-        still at that version."""
-        await self._setup()
-        started = time.perf_counter()
-        async with self._db.connection("update") as conn:
-            plan = UpdatePlan.of(request, await _browse.update_target(conn, request))
-        if plan.new_text is not None:
-            plan.vector = (await self._embed([plan.new_text]))[0]
-        now = self._clock()
-        async with self._db.transaction("update") as conn:
-            await _browse.apply_update(conn, request, to_wire(request), plan, now)
-        return plan.answer(request, now, self._result(1, started))
-
-    async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
-        """Many remembers in one transaction, all or nothing ([batch.atomic])."""
-        await self._setup()
-        started = time.perf_counter()
-        batch = [(r, to_wire(r)) for r in request.requests]
-        vectors = await self._embed([searchable_text(r.type, r.content) for r, _ in batch])
-        async with self._db.transaction("remember_batch") as conn:
-            results = await write(
-                conn,
-                batch,
-                vectors,
-                now=self._clock(),
-                result=self._results(started),
-                copy=True,
-                offset=0,
-            )
-        self._sizes.changed({r.agent_id for r, _ in batch})
-        return RememberBatchResponse(
-            results=results,
-            latency_ms=elapsed_ms(started),
-            stores=[self._result(sum(not r.replayed for r in results), started)],
-        )
 
     async def grant(self, role: str) -> None:
         """Give ``role`` what it needs to run this store and no more (run as the schema's
@@ -485,7 +400,7 @@ class PgVectorStore:
             for statement in grant_statements(self.schema, role):
                 await conn.execute(statement)
 
-    async def vacuum(self, *, erase: bool = False) -> builtins.list[str]:
+    async def vacuum(self, *, erase: bool = False) -> list[str]:
         """VACUUM (ANALYZE) the store's tables, what autovacuum would do soon anyway: after a
         bulk import, so the visibility map and statistics are current before traffic arrives
         (instead of an autovacuum of the HNSW index competing with it), or after hard deletes,
@@ -553,7 +468,7 @@ class PgVectorStore:
 
     # -- plumbing ----------------------------------------------------------------------------
 
-    async def _embed(self, texts: builtins.list[str]) -> Vectors:
+    async def _embed(self, texts: list[str]) -> Vectors:
         return await embed(self.embedder, texts)
 
     def _result(self, count: int, started: float) -> StoreResult:
@@ -582,9 +497,9 @@ class PgVectorStore:
 
     def _trace(
         self,
-        found: builtins.list[dict[str, Any]],
-        matched: builtins.list[dict[str, Any]],
-        terms: builtins.list[str],
+        found: list[dict[str, Any]],
+        matched: list[dict[str, Any]],
+        terms: list[str],
         fetch: int,
     ) -> None:
         if self._tracer is not None:
@@ -594,7 +509,7 @@ class PgVectorStore:
 
     async def _search(
         self, conn: Any, scope: Scope, vector: Any, query: str, fetch: int
-    ) -> tuple[builtins.list[dict[str, Any]], builtins.list[dict[str, Any]], builtins.list[str]]:
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
         """The query's words counted, then both searches in one statement: (vector hits
         nearest first, keyword hits best first, the words searched)."""
         documents = (await self._sizes.of(conn, scope.agent_id)).size
@@ -614,7 +529,7 @@ class PgVectorStore:
 
     async def _search_replica(
         self, scope: Scope, vector: Any, query: str, fetch: int
-    ) -> tuple[builtins.list[dict[str, Any]], builtins.list[dict[str, Any]], builtins.list[str]]:
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
         """The searches on the replica; on the primary while the replica cannot be reached."""
         if self._replica is not None:
             try:
@@ -626,7 +541,7 @@ class PgVectorStore:
         async with self._db.connection("recall") as conn:
             return await self._search(conn, scope, vector, query, fetch)
 
-    async def _track(self, conn: Any, stale: builtins.list[int], now: int) -> None:
+    async def _track(self, conn: Any, stale: list[int], now: int) -> None:
         """Record the recall time of records (seq numbers, ascending: rows are locked in that
         order, so concurrent recalls never deadlock; a record deleted meanwhile is skipped).
         One statement, its own transaction, committed without waiting for the WAL flush: a
@@ -648,10 +563,10 @@ class PgVectorStore:
         self,
         agent_id: str,
         user_id: str | None,
-        ids: builtins.list[str],
+        ids: list[str],
         from_state: str,
         operation: str,
-    ) -> builtins.list[str]:
+    ) -> list[str]:
         if not ids:
             return []
         async with self._db.transaction(operation) as conn:

@@ -12,7 +12,6 @@ gets its full k. Every operation is one transaction (``_database``; the writes: 
 from __future__ import annotations
 
 import asyncio
-import builtins
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -20,12 +19,13 @@ from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
 from mnemowire import __version__
-from mnemowire.adapters.sqlite_vec import _browse, _writes
+from mnemowire.adapters.sqlite_vec import _writes
 from mnemowire.adapters.sqlite_vec._accel import IndexCache
 from mnemowire.adapters.sqlite_vec._database import Database, Job
 from mnemowire.adapters.sqlite_vec._driver import find_driver
+from mnemowire.adapters.sqlite_vec._record_ops import RecordOperations
 from mnemowire.adapters.sqlite_vec._records import Scope
-from mnemowire.adapters.sqlite_vec._schema import NEVER, cursor_key
+from mnemowire.adapters.sqlite_vec._schema import NEVER
 from mnemowire.adapters.sqlite_vec._search import search
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import ConfigError, MnemowireError, UnavailableError
@@ -33,15 +33,12 @@ from mnemowire.kit import (
     Cursors,
     EmbedderSetup,
     MergePlan,
-    UpdatePlan,
     bulk_requests,
     declare,
     elapsed_ms,
     embed,
-    get_answer,
     in_batch,
     integer,
-    list_answer,
     now_ms,
     number,
     query_embedding,
@@ -60,25 +57,15 @@ from mnemowire.models import (
     ExpireResponse,
     ForgetRequest,
     ForgetResponse,
-    GetRequest,
-    GetResponse,
     Health,
     HealthStatus,
-    ListRequest,
-    ListResponse,
     MergeRequest,
     MergeResponse,
     RecallRequest,
     RecallResponse,
-    RememberBatchRequest,
-    RememberBatchResponse,
     RememberRequest,
     RememberResponse,
-    RestoreRequest,
-    RestoreResponse,
     StoreResult,
-    UpdateRequest,
-    UpdateResponse,
     v0,
 )
 from mnemowire.protocol import QueryEmbedding
@@ -105,7 +92,7 @@ URL_OPTIONS = {
 }
 
 
-class SqliteVecStore:
+class SqliteVecStore(RecordOperations):
     """A memorywire store in one SQLite file (or ``:memory:``).
 
     >>> store = SqliteVecStore(":memory:", embedder=HashEmbedder())   # doctest: +SKIP
@@ -265,7 +252,7 @@ class SqliteVecStore:
         *,
         batch_size: int = 64,
         vectors: Vectors | None = None,
-    ) -> builtins.list[RememberResponse]:
+    ) -> list[RememberResponse]:
         """Bulk import (the boundary validates every request before this sees any, so one bad
         request stores nothing): the vectors are checked first,
         then content is embedded in batches and each batch is written in one transaction.
@@ -287,62 +274,10 @@ class SqliteVecStore:
             responses.extend(await self._call(self._insert, batch, embedded, started))
         return responses
 
-    async def approve(self, agent_id: str, ids: Sequence[str]) -> builtins.list[str]:
+    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
         """Governance: make staged (pending) writes of ``agent_id`` visible; returns the ids
         approved. Rejecting a staged write is forgetting it (docs/spec/v0.md#remember.pending)."""
         return await self._call(self._set_visible, agent_id, None, list(ids), "pending", "approve")
-
-    # -- spec v0.1 ----------------------------------------------------------------------------
-
-    async def get(self, request: GetRequest) -> GetResponse:
-        """By id, so its cost grows with the ids asked (at most 1000), not with the data: it
-        runs on the calling thread when the store is idle (``_inline``)."""
-        started = time.perf_counter()
-        answer = self._inline(lambda: True, self._get, request, started)
-        if answer is not None:
-            return answer
-        return await self._call(self._get, request, started)
-
-    async def list(self, request: ListRequest) -> ListResponse:
-        started = time.perf_counter()
-        return await self._call(self._list, request, to_wire(request), started)
-
-    async def restore(self, request: RestoreRequest) -> RestoreResponse:
-        """Bring archived records back into recall ([restore.archived])."""
-        started = time.perf_counter()
-        restored = await self._call(
-            self._set_visible, request.agent_id, request.user_id, request.ids, "archived",
-            "restore",
-        )  # fmt: skip
-        return RestoreResponse(
-            restored=restored,
-            latency_ms=elapsed_ms(started),
-            stores=[self._result(len(restored), started)],
-        )
-
-    async def update(self, request: UpdateRequest) -> UpdateResponse:
-        """Change one record at the version the caller read ([update.version]): planned on a
-        read, embedded (new content) outside the lock, written if still at that version."""
-        await self._setup()
-        started = time.perf_counter()
-        plan = await self._call(self._plan_update, request)
-        if plan.new_text is not None:
-            plan.vector = (await self._embed([plan.new_text]))[0]
-        now = await self._call(self._update, request, to_wire(request), plan)
-        return plan.answer(request, now, self._result(1, started))
-
-    async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
-        """Many remembers in one transaction, all or nothing ([batch.atomic])."""
-        await self._setup()
-        started = time.perf_counter()
-        batch = [(r, to_wire(r)) for r in request.requests]
-        vectors = await self._embed([searchable_text(r.type, r.content) for r, _ in batch])
-        results = await self._call(self._insert, batch, vectors, started, 0)
-        return RememberBatchResponse(
-            results=results,
-            latency_ms=elapsed_ms(started),
-            stores=[self._result(sum(not r.replayed for r in results), started)],
-        )
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -421,7 +356,7 @@ class SqliteVecStore:
                 if job is not None:
                     job.finish()
 
-    async def _embed(self, texts: builtins.list[str]) -> Vectors:
+    async def _embed(self, texts: list[str]) -> Vectors:
         return await embed(self.embedder, texts)
 
     def _result(self, count: int, started: float) -> StoreResult:
@@ -435,11 +370,11 @@ class SqliteVecStore:
 
     def _insert(
         self,
-        batch: builtins.list[tuple[RememberRequest, dict[str, Any]]],
+        batch: list[tuple[RememberRequest, dict[str, Any]]],
         vectors: Vectors,
         started: float,
         first: int | None = None,
-    ) -> builtins.list[RememberResponse]:
+    ) -> list[RememberResponse]:
         """Write a batch in one transaction, each request replaying its id if known; ``first``
         (the batch's place in a batch message or an import) makes errors name the request."""
         self._index.bulk = [] if len(batch) > 1 else None
@@ -480,7 +415,7 @@ class SqliteVecStore:
         self._track_recalls([found for found, _, _ in ranked], scope.now)
         return recall_answer(self._name, ranked, self._result(len(ranked), started))
 
-    def _track_recalls(self, records: builtins.list[dict[str, Any]], now: int) -> None:
+    def _track_recalls(self, records: list[dict[str, Any]], now: int) -> None:
         """Remember when records were last returned, without a write per read and without
         waiting for another writer ([recall.tracking]): a time less than the granularity old is
         not rewritten, and when another connection holds the write lock the times wait in
@@ -565,43 +500,16 @@ class SqliteVecStore:
         self,
         agent_id: str,
         user_id: str | None,
-        ids: builtins.list[str],
+        ids: list[str],
         from_state: str,
         operation: str,
-    ) -> builtins.list[str]:
+    ) -> list[str]:
         if not ids:
             return []
         with self._db.transaction() as tx:
             return _writes.set_visible(
                 tx, agent_id, user_id, ids, from_state, operation, self._clock(), self._index
             )
-
-    def _get(self, req: GetRequest, started: float) -> GetResponse:
-        now = self._clock()
-        with self._db.transaction(write=False) as tx:
-            found = _browse.get(tx, req, now)
-        return get_answer(req.ids, found, now, self._result(len(found), started))
-
-    def _list(self, req: ListRequest, payload: dict[str, Any], started: float) -> ListResponse:
-        now = self._clock()
-        with self._db.transaction(write=False) as tx:
-            if self._cursors is None:
-                self._cursors = Cursors(cursor_key(tx))
-            after = self._cursors.position(req)
-            rows = _browse.list_after(tx, req, payload.get("filter"), now, after)
-        page, more = rows[: req.limit], len(rows) > req.limit
-        cursor = self._cursors.make(req, page[-1]) if more else None
-        return list_answer(page, cursor, now, self._result(len(page), started))
-
-    def _plan_update(self, req: UpdateRequest) -> UpdatePlan:
-        with self._db.transaction(write=False) as tx:
-            return UpdatePlan.of(req, _browse.update_target(tx, req))
-
-    def _update(self, req: UpdateRequest, payload: dict[str, Any], plan: UpdatePlan) -> int:
-        now = self._clock()
-        with self._db.transaction() as tx:
-            _browse.apply_update(tx, req, payload, plan, now, self._index)
-        return now
 
     def _health_details(self) -> dict[str, Any]:
         with self._db.transaction(write=False) as tx:

@@ -22,7 +22,8 @@ through a whole store built from it):
 - URL options: ``url_options`` with the ``text``, ``integer`` and ``number`` parsers;
 - spec v0.1 (get, list, update): ``memory_record`` and ``record_state`` (a record read back
   whole), ``get_answer``, ``list_answer``, ``Cursors`` (list cursors bound to their request),
-  ``UpdatePlan`` (optimistic concurrency, what changed, what to embed again).
+  ``UpdatePlan`` (optimistic concurrency, what changed, what to embed again),
+  ``restore_answer`` and ``batch_answer``.
 
 ``mnemowire.kit.sql`` writes the scopes as SQL for relational stores, ``mnemowire.kit.keywords``
 the keyword rules (which words are indexed, searched and how matches rank).
@@ -35,10 +36,12 @@ from mnemowire.kit._browse import (
     UPDATABLE_FIELDS,
     Cursors,
     UpdatePlan,
+    batch_answer,
     get_answer,
     list_answer,
     memory_record,
     record_state,
+    restore_answer,
 )
 from mnemowire.kit._capabilities import missing_reason, needs, refuse_undeclared
 from mnemowire.kit._records import (
@@ -81,6 +84,7 @@ __all__ = [
     "OptionParser",
     "StoredWrite",
     "UpdatePlan",
+    "batch_answer",
     "bulk_requests",
     "cutoff",
     "declare",
@@ -108,6 +112,7 @@ __all__ = [
     "refuse_undeclared",
     "replay",
     "require_visible",
+    "restore_answer",
     "rrf",
     "search_depth",
     "searchable_text",

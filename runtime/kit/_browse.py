@@ -24,6 +24,9 @@ from mnemowire.models import (
     ListResponse,
     MemoryType,
     RecordState,
+    RememberBatchResponse,
+    RememberResponse,
+    RestoreResponse,
     StoreResult,
     UpdateRequest,
     UpdateResponse,
@@ -33,10 +36,12 @@ __all__ = [
     "UPDATABLE_FIELDS",
     "Cursors",
     "UpdatePlan",
+    "batch_answer",
     "get_answer",
     "list_answer",
     "memory_record",
     "record_state",
+    "restore_answer",
 ]
 
 #: what an update may change ([update.fields]), in spec order
@@ -86,6 +91,25 @@ def get_answer(
     )
 
 
+def restore_answer(restored: Sequence[str], result: StoreResult) -> RestoreResponse:
+    """A restore's response: the ids restored, in request order."""
+    return RestoreResponse(
+        restored=list(restored),
+        latency_ms=result.latency_ms or 0.0,
+        stores=[result.model_copy(update={"count": len(restored)})],
+    )
+
+
+def batch_answer(results: Sequence[RememberResponse], result: StoreResult) -> RememberBatchResponse:
+    """A batch's response: one remember response per request; the store's count is the records
+    it created (a replay creates none)."""
+    return RememberBatchResponse(
+        results=list(results),
+        latency_ms=result.latency_ms or 0.0,
+        stores=[result.model_copy(update={"count": sum(not r.replayed for r in results)})],
+    )
+
+
 def list_answer(
     records: Sequence[Mapping[str, Any]], next_cursor: str | None, now: int, result: StoreResult
 ) -> ListResponse:
@@ -116,6 +140,14 @@ class Cursors:
         body = json.dumps(position, separators=(",", ":")).encode()
         token = body + self._mac(req, body)
         return base64.urlsafe_b64encode(token).rstrip(b"=").decode()
+
+    def page(
+        self, req: ListRequest, rows: Sequence[Mapping[str, Any]]
+    ) -> tuple[Sequence[Mapping[str, Any]], str | None]:
+        """A page from the ``limit + 1`` rows a store read (``kit.sql.list_page``), and the
+        cursor after its last record when the extra row says another page follows."""
+        page = rows[: req.limit]
+        return page, self.make(req, page[-1]) if len(rows) > req.limit else None
 
     def position(self, req: ListRequest) -> tuple[Any, ...] | None:
         """Where ``req``'s page starts: None for the first page, else the position its cursor

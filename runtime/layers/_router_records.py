@@ -36,6 +36,8 @@ from mnemowire.models import (
     RememberBatchResponse,
     RememberRequest,
     RememberResponse,
+    RestoreRequest,
+    RestoreResponse,
     UpdateRequest,
     UpdateResponse,
 )
@@ -56,6 +58,7 @@ class RecordRouting:
     _deadline_s: float
     _plan: Callable[..., _Plan]
     _run: Callable[..., Awaitable[builtins.list[Outcome[Any]]]]
+    _extra: Callable[..., Awaitable[builtins.list[str]]]
 
     if TYPE_CHECKING:  # MemoryRouter's own
 
@@ -194,6 +197,19 @@ class RecordRouting:
             latency_ms=elapsed_ms(started),
             stores=results(ordered, lambda r: 1 if r.updated else 0),
         )
+
+    async def restore(self, request: RestoreRequest) -> RestoreResponse:
+        """Every child declaring ``restore`` restores the archived copies it holds; the ids
+        restored anywhere, in request order ([restore.archived])."""
+        started = time.perf_counter()
+        asked = builtins.list(dict.fromkeys(request.ids))
+
+        async def send(child: Any) -> builtins.list[str]:
+            answer = await child.restore(request.model_copy(deep=True))
+            return builtins.list(validated("restore.response", RestoreResponse, answer).restored)
+
+        restored = await self._extra("restore", "restore", asked, send)
+        return RestoreResponse(restored=restored, latency_ms=elapsed_ms(started))
 
     async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
         """Each remember through the router in order (one id, every child); when one fails,

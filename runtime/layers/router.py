@@ -66,8 +66,6 @@ from mnemowire.models import (
     RecallResponse,
     RememberRequest,
     RememberResponse,
-    RestoreRequest,
-    RestoreResponse,
 )
 from mnemowire.protocol import (
     BY_CAPABILITY,
@@ -473,19 +471,6 @@ class MemoryRouter(RecordRouting):
         return await self._extra(
             "approve", "governance", asked, lambda c: c.approve(agent_id, asked)
         )
-
-    async def restore(self, request: RestoreRequest) -> RestoreResponse:
-        """Every child declaring ``restore`` restores the archived copies it holds; the ids
-        restored anywhere, in request order ([restore.archived])."""
-        started = time.perf_counter()
-        asked = list(dict.fromkeys(request.ids))
-
-        async def send(child: Any) -> list[str]:
-            answer = await child.restore(request.model_copy(deep=True))
-            return list(validated("restore.response", RestoreResponse, answer).restored)
-
-        restored = await self._extra("restore", "restore", asked, send)
-        return RestoreResponse(restored=restored, latency_ms=elapsed_ms(started))
 
     async def neighbours(
         self, agent_id: str, ids: Sequence[str], *, hops: int

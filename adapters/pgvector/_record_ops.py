@@ -1,0 +1,111 @@
+"""The pgvector store's spec v0.1 operations (get, list, restore, update, remember_batch),
+kept apart from the five of ``store.py``; ``PgVectorStore`` inherits them. Their SQL is
+``_browse``'s, their rules the kit's."""
+
+from __future__ import annotations
+
+import builtins
+import time
+from collections.abc import Awaitable, Callable
+
+from mnemowire.adapters.pgvector import _browse
+from mnemowire.adapters.pgvector._database import Database
+from mnemowire.adapters.pgvector._search import AgentSizes
+from mnemowire.adapters.pgvector._writes import write
+from mnemowire.embedders import Vectors
+from mnemowire.kit import (
+    Cursors,
+    EmbedderSetup,
+    UpdatePlan,
+    batch_answer,
+    get_answer,
+    list_answer,
+    restore_answer,
+    searchable_text,
+    to_wire,
+)
+from mnemowire.models import (
+    GetRequest,
+    GetResponse,
+    ListRequest,
+    ListResponse,
+    RememberBatchRequest,
+    RememberBatchResponse,
+    RestoreRequest,
+    RestoreResponse,
+    StoreResult,
+    UpdateRequest,
+    UpdateResponse,
+)
+
+__all__ = ["RecordOperations"]
+
+
+class RecordOperations:
+    """get, list, restore, update and remember_batch on the store's schema."""
+
+    _db: Database
+    _clock: Callable[[], int]
+    _cursors: Cursors | None
+    _setup: EmbedderSetup
+    _sizes: AgentSizes
+    _embed: Callable[[builtins.list[str]], Awaitable[Vectors]]
+    _result: Callable[[int, float], StoreResult]
+    _results: Callable[[float], Callable[[int], StoreResult]]
+    _set_visible: Callable[..., Awaitable[builtins.list[str]]]
+
+    async def get(self, request: GetRequest) -> GetResponse:
+        started = time.perf_counter()
+        now = self._clock()
+        async with self._db.connection("get") as conn:
+            found = await _browse.get(conn, request, now)
+        return get_answer(request.ids, found, now, self._result(len(found), started))
+
+    async def list(self, request: ListRequest) -> ListResponse:
+        started = time.perf_counter()
+        now = self._clock()
+        async with self._db.connection("list") as conn:
+            if self._cursors is None:
+                self._cursors = Cursors(await _browse.cursor_key(conn))
+            after = self._cursors.position(request)
+            spec_filter = to_wire(request).get("filter")
+            rows = await _browse.list_after(conn, request, spec_filter, now, after)
+        page, cursor = self._cursors.page(request, rows)
+        return list_answer(page, cursor, now, self._result(len(page), started))
+
+    async def restore(self, request: RestoreRequest) -> RestoreResponse:
+        """Bring archived records back into recall ([restore.archived])."""
+        started = time.perf_counter()
+        restored = await self._set_visible(
+            request.agent_id, request.user_id, request.ids, "archived", "restore"
+        )
+        return restore_answer(restored, self._result(len(restored), started))
+
+    async def update(self, request: UpdateRequest) -> UpdateResponse:
+        """Change one record at the version the caller read ([update.version]): planned on a
+        read, embedded (new content) outside any transaction, written under a row lock if
+        still at that version."""
+        await self._setup()
+        started = time.perf_counter()
+        async with self._db.connection("update") as conn:
+            plan = UpdatePlan.of(request, await _browse.update_target(conn, request))
+        if plan.new_text is not None:
+            plan.vector = (await self._embed([plan.new_text]))[0]
+        now = self._clock()
+        async with self._db.transaction("update") as conn:
+            await _browse.apply_update(conn, request, to_wire(request), plan, now)
+        return plan.answer(request, now, self._result(1, started))
+
+    async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
+        """Many remembers in one transaction, all or nothing ([batch.atomic])."""
+        await self._setup()
+        started = time.perf_counter()
+        batch = [(r, to_wire(r)) for r in request.requests]
+        vectors = await self._embed([searchable_text(r.type, r.content) for r, _ in batch])
+        async with self._db.transaction("remember_batch") as conn:
+            results = await write(
+                conn, batch, vectors, now=self._clock(), result=self._results(started),
+                copy=True, offset=0,
+            )  # fmt: skip
+        self._sizes.changed({r.agent_id for r, _ in batch})
+        return batch_answer(results, self._result(len(results), started))
