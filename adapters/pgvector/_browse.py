@@ -12,11 +12,14 @@ from psycopg.types.json import Jsonb
 from mnemowire.adapters.pgvector._filters import DIALECT
 from mnemowire.adapters.pgvector._sql import COLUMNS, lexemes_of
 from mnemowire.adapters.pgvector._writes import audit_row, insert_audit
-from mnemowire.kit import UpdatePlan
+from mnemowire.kit import RecordRows, UpdatePlan
 from mnemowire.kit.sql import get_scope, list_page, update_scope
 from mnemowire.models import GetRequest, ListRequest, UpdateRequest
 
 __all__ = ["apply_update", "cursor_key", "get", "list_after", "update_target"]
+
+#: ``COLUMNS`` rows as the records get and list return (psycopg decodes the jsonb columns)
+_RECORD_ROWS = RecordRows([name.strip().removeprefix("m.") for name in COLUMNS.split(",")])
 
 
 async def cursor_key(conn: Any) -> bytes:
@@ -26,22 +29,21 @@ async def cursor_key(conn: Any) -> bytes:
     return bytes(row[0])
 
 
-async def get(conn: Any, req: GetRequest, now: int) -> dict[str, dict[str, Any]]:
-    """The records a get may return ([get.scope]), by id."""
+async def get(conn: Any, req: GetRequest, now: int) -> list[dict[str, Any]]:
+    """The records a get may return ([get.scope]), as ``MemoryRecord`` fields."""
     scope = get_scope(DIALECT, req, now)
-    async with conn.cursor(row_factory=dict_row) as cursor:
-        await cursor.execute(f"SELECT {COLUMNS} FROM memories m WHERE {scope.sql}", scope.args)
-        return {row["id"]: row for row in await cursor.fetchall()}
+    cursor = await conn.execute(f"SELECT {COLUMNS} FROM memories m WHERE {scope.sql}", scope.args)
+    return _RECORD_ROWS.records(await cursor.fetchall(), now)
 
 
 async def list_after(
     conn: Any, req: ListRequest, spec_filter: Any, now: int, after: Any
 ) -> list[dict[str, Any]]:
-    """One page of a list, and one record more when another page follows ([list.order])."""
+    """One page of a list, and one record more when another page follows ([list.order]), as
+    ``MemoryRecord`` fields."""
     where, args = list_page(DIALECT, req, spec_filter, now, after)
-    async with conn.cursor(row_factory=dict_row) as cursor:
-        await cursor.execute(f"SELECT {COLUMNS} FROM memories m WHERE {where}", args)
-        return list(await cursor.fetchall())
+    cursor = await conn.execute(f"SELECT {COLUMNS} FROM memories m WHERE {where}", args)
+    return _RECORD_ROWS.records(await cursor.fetchall(), now)
 
 
 async def update_target(conn: Any, req: UpdateRequest, *, lock: bool = False) -> Any:

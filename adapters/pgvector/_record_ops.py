@@ -59,7 +59,7 @@ class RecordOperations:
         now = self._clock()
         async with self._db.connection("get") as conn:
             found = await _browse.get(conn, request, now)
-        return get_answer(request.ids, found, now, self._result(len(found), started))
+        return get_answer(request.ids, found, self._result(len(found), started))
 
     async def list(self, request: ListRequest) -> ListResponse:
         started = time.perf_counter()
@@ -71,7 +71,7 @@ class RecordOperations:
             spec_filter = to_wire(request).get("filter")
             rows = await _browse.list_after(conn, request, spec_filter, now, after)
         page, cursor = self._cursors.page(request, rows)
-        return list_answer(page, cursor, now, self._result(len(page), started))
+        return list_answer(page, cursor, self._result(len(page), started))
 
     async def restore(self, request: RestoreRequest) -> RestoreResponse:
         """Bring archived records back into recall ([restore.archived])."""

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from mnemowire.adapters.sqlite_vec._filters import DIALECT
-from mnemowire.adapters.sqlite_vec._records import COLUMNS, blob, record
+from mnemowire.adapters.sqlite_vec._records import COLUMNS, RECORD_ROWS, blob, record
 from mnemowire.adapters.sqlite_vec._writes import IndexWriter, audit
 from mnemowire.kit import UpdatePlan
 from mnemowire.kit.sql import get_scope, list_page, update_scope
@@ -18,21 +18,21 @@ from mnemowire.models import GetRequest, ListRequest, UpdateRequest
 __all__ = ["apply_update", "get", "list_after", "update_target"]
 
 
-def get(tx: Any, req: GetRequest, now: int) -> dict[str, dict[str, Any]]:
-    """The records a get may return ([get.scope]), by id."""
+def get(tx: Any, req: GetRequest, now: int) -> list[dict[str, Any]]:
+    """The records a get may return ([get.scope]), as ``MemoryRecord`` fields."""
     scope = get_scope(DIALECT, req, now)
     rows = tx.execute(f"SELECT {COLUMNS} FROM memories m WHERE {scope.sql}", scope.args)
-    return {row[1]: record(row) for row in rows}
+    return RECORD_ROWS.records(rows.fetchall(), now)
 
 
 def list_after(
     tx: Any, req: ListRequest, spec_filter: Any, now: int, after: Any
 ) -> list[dict[str, Any]]:
-    """One page of a list, and one record more when another page follows ([list.order])."""
+    """One page of a list, and one record more when another page follows ([list.order]), as
+    ``MemoryRecord`` fields."""
     where, args = list_page(DIALECT, req, spec_filter, now, after)
-    return [
-        record(row) for row in tx.execute(f"SELECT {COLUMNS} FROM memories m WHERE {where}", args)
-    ]
+    rows = tx.execute(f"SELECT {COLUMNS} FROM memories m WHERE {where}", args)
+    return RECORD_ROWS.records(rows.fetchall(), now)
 
 
 def update_target(tx: Any, req: UpdateRequest) -> dict[str, Any] | None:

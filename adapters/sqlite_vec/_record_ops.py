@@ -113,7 +113,7 @@ class RecordOperations:
         now = self._clock()
         with self._db.transaction(write=False) as tx:
             found = _browse.get(tx, req, now)
-        return get_answer(req.ids, found, now, self._result(len(found), started))
+        return get_answer(req.ids, found, self._result(len(found), started))
 
     def _list(self, req: ListRequest, payload: dict[str, Any], started: float) -> ListResponse:
         now = self._clock()
@@ -123,7 +123,7 @@ class RecordOperations:
             after = self._cursors.position(req)
             rows = _browse.list_after(tx, req, payload.get("filter"), now, after)
         page, cursor = self._cursors.page(req, rows)
-        return list_answer(page, cursor, now, self._result(len(page), started))
+        return list_answer(page, cursor, self._result(len(page), started))
 
     def _plan_update(self, req: UpdateRequest) -> UpdatePlan:
         with self._db.transaction(write=False) as tx:

@@ -12,11 +12,11 @@ import numpy as np
 
 from mnemowire.adapters.sqlite_vec._filters import DIALECT
 from mnemowire.adapters.sqlite_vec._schema import user_key
-from mnemowire.kit import cutoff, to_wire
+from mnemowire.kit import RecordRows, cutoff, to_wire
 from mnemowire.kit.sql import recall_scope
 from mnemowire.models import RecallRequest
 
-__all__ = ["COLUMNS", "M_COLUMNS", "Scope", "blob", "record"]
+__all__ = ["COLUMNS", "M_COLUMNS", "RECORD_ROWS", "Scope", "blob", "record"]
 
 #: the columns a record is read back with, in ``record``'s order
 COLUMNS = (
@@ -27,16 +27,18 @@ COLUMNS = (
 _NAMES = tuple(c.strip() for c in COLUMNS.split(","))
 #: the same columns of ``memories AS m``
 M_COLUMNS = ", ".join(f"m.{name}" for name in _NAMES)
+#: the columns holding JSON text
+_JSON = ("metadata", "participants", "seal")
+#: ``COLUMNS`` rows as the records get and list return
+RECORD_ROWS = RecordRows(_NAMES, json_text=_JSON)
 
 
 def record(row: Sequence[Any]) -> dict[str, Any]:
     """A ``COLUMNS`` row as a record: column values by name, JSON columns decoded."""
     out = dict(zip(_NAMES, row, strict=True))
-    out["metadata"] = json.loads(out["metadata"])
-    if out["participants"] is not None:
-        out["participants"] = json.loads(out["participants"])
-    if out["seal"] is not None:
-        out["seal"] = json.loads(out["seal"])
+    for name in _JSON:
+        if out[name] is not None:
+            out[name] = json.loads(out[name])
     return out
 
 

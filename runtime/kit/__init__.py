@@ -20,7 +20,7 @@ through a whole store built from it):
 - filters: ``matches`` (the reference meaning of a metadata filter, for stores that filter in
   Python) and ``operators_of``; ``rrf`` for stores that fuse their own searches;
 - URL options: ``url_options`` with the ``text``, ``integer`` and ``number`` parsers;
-- spec v0.1 (get, list, update): ``memory_record`` and ``record_state`` (a record read back
+- spec v0.1 (get, list, update): ``RecordRows`` and ``record_state`` (records read back
   whole), ``get_answer``, ``list_answer``, ``Cursors`` (list cursors bound to their request),
   ``UpdatePlan`` (optimistic concurrency, what changed, what to embed again),
   ``restore_answer`` and ``batch_answer``.
@@ -35,11 +35,11 @@ from mnemowire.kit._basics import digest, elapsed_ms, new_id, now_ms, to_wire
 from mnemowire.kit._browse import (
     UPDATABLE_FIELDS,
     Cursors,
+    RecordRows,
     UpdatePlan,
     batch_answer,
     get_answer,
     list_answer,
-    memory_record,
     record_state,
     restore_answer,
 )
@@ -82,6 +82,7 @@ __all__ = [
     "EmbedderSetup",
     "MergePlan",
     "OptionParser",
+    "RecordRows",
     "StoredWrite",
     "UpdatePlan",
     "batch_answer",
@@ -98,7 +99,6 @@ __all__ = [
     "integer",
     "list_answer",
     "matches",
-    "memory_record",
     "missing_reason",
     "needs",
     "new_id",
