@@ -8,12 +8,14 @@ import json
 from mnemowire.kit import RecordRows
 from mnemowire.models import MemoryRecord
 
-COLUMNS = ("rowid", "id", "agent_id", "type", "content", "metadata", "participants", "seal")
-COLUMNS += ("created_at", "expires_at", "state", "demote")
+COLUMNS: tuple[str, ...] = ("rowid", "id", "agent_id", "type", "content", "metadata")
+COLUMNS += ("participants", "seal", "created_at", "expires_at", "state", "demote")
 NOW = 2_000
 
 
-def _row(n: int, *, participants: list[str] | None, seal: dict[str, str] | None, **over: object):
+def _row(
+    n: int, *, participants: list[str] | None, seal: dict[str, str] | None, **over: object
+) -> tuple[object, ...]:
     values = {
         "rowid": n,
         "id": f"m{n}",
