@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from mnemowire.codegen._output import GeneratedFile, header_lines
-from mnemowire.codegen.emit import python
+from mnemowire.codegen.emit import openapi, python
 from mnemowire.codegen.ir import Spec
 from mnemowire.codegen.load import CodegenError, load
 from mnemowire.spec import LATEST, SpecFiles, available_versions, read_spec, read_spec_dir
@@ -37,6 +37,7 @@ LANGUAGES = {
     "python": "mnemowire.codegen.emit.python",
     "ts": "mnemowire.codegen.emit.typescript",
     "go": "mnemowire.codegen.emit.go",
+    "openapi": "mnemowire.codegen.emit.openapi",
 }
 
 
@@ -48,7 +49,8 @@ def generate(
     by default every version this mnemowire was installed with).
 
     Python gets a module per version (the runtime serves each one) and ``mnemowire.models`` is
-    the newest; TypeScript and Go bind the newest version."""
+    the newest; TypeScript and Go bind the newest version; the OpenAPI document has every
+    version's routes."""
     sources = spec_versions() if source is None else source
     versions = [sources] if isinstance(sources, SpecFiles) else list(sources)
     if not versions:
@@ -56,6 +58,9 @@ def generate(
     specs = _dated([load(files) for files in versions])
     files: list[GeneratedFile] = []
     for language in languages:
+        if language == "openapi":
+            files.append(openapi.emit_document(versions))
+            continue
         module = importlib.import_module(LANGUAGES[language])
         if language == "python":
             files.extend(python.emit_module(spec) for spec in specs[:-1])

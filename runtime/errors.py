@@ -11,6 +11,8 @@ crosses the wire; the Python classes only add a way to ``except`` by kind. By li
     ├── NotFoundError         operate: a named record is not this agent's   (not_found)
     ├── ConflictError         operate: contradicts stored state             (conflict)
     ├── UnsupportedError      operate: no capable store for the operation   (unsupported)
+    ├── UnauthorizedError     transport: no credentials the server knows     (unauthorized)
+    ├── ForbiddenError        transport: credentials not for this agent      (forbidden)
     └── StoreError            operate: the backend failed                   (store_error)
         └── UnavailableError  operate: the backend cannot be reached        (unavailable)
 """
@@ -23,11 +25,13 @@ from typing import Any, ClassVar
 __all__ = [
     "ConfigError",
     "ConflictError",
+    "ForbiddenError",
     "MnemowireError",
     "NotFoundError",
     "RequestError",
     "SpecError",
     "StoreError",
+    "UnauthorizedError",
     "UnavailableError",
     "UnsupportedError",
     "error_for",
@@ -95,6 +99,19 @@ class UnsupportedError(MnemowireError):
     default_code = "unsupported"
 
 
+class UnauthorizedError(MnemowireError):
+    """A transport that authenticates its callers got no credentials it knows
+    (docs/spec/v0.1.md#errors.access); nothing was changed."""
+
+    default_code = "unauthorized"
+
+
+class ForbiddenError(MnemowireError):
+    """The caller's credentials may not act as the request's agent; nothing was changed."""
+
+    default_code = "forbidden"
+
+
 class StoreError(MnemowireError):
     """The backend failed while serving a valid request; nothing was changed."""
 
@@ -110,7 +127,7 @@ class UnavailableError(StoreError):
 _BY_CODE: dict[str, type[MnemowireError]] = {
     cls.default_code: cls
     for cls in (RequestError, NotFoundError, ConflictError, UnsupportedError, StoreError,
-                UnavailableError)
+                UnavailableError, UnauthorizedError, ForbiddenError)
 }  # fmt: skip
 
 

@@ -9,7 +9,8 @@ through a whole store built from it):
   already validated at the boundary (``mnemowire.layers.validating``), so a store never
   validates them again;
 - records: ``record_fields``, ``recall_answer``, ``store_result``, ``searchable_text``,
-  ``TYPE_FIELDS``, the embedder calls (``embed``, ``query_embedding``, ``EmbedderSetup``) and
+  ``TYPE_FIELDS``, the embedder calls (``embed``: concurrent small calls share one batch;
+  ``query_embedding``, ``EmbedderSetup``) and
   ``bulk_requests`` (a bulk import's requests and its precomputed vectors, checked first);
 - capabilities: ``needs`` (what a request needs; the router routes by the same table) and
   ``refuse_undeclared`` (``unsupported`` for a request needing what the store lacks);
@@ -44,12 +45,12 @@ from mnemowire.kit._browse import (
     restore_answer,
 )
 from mnemowire.kit._capabilities import missing_reason, needs, refuse_undeclared
+from mnemowire.kit._embedding import embed
 from mnemowire.kit._records import (
     HIT_RECORD_FIELDS,
     TYPE_FIELDS,
     EmbedderSetup,
     bulk_requests,
-    embed,
     query_embedding,
     recall_answer,
     record_fields,

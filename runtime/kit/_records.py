@@ -13,6 +13,7 @@ import numpy as np
 from mnemowire.embedders import Embedder, Preparable, Vectors
 from mnemowire.errors import UnsupportedError
 from mnemowire.kit._basics import elapsed_ms, to_wire
+from mnemowire.kit._embedding import embed
 from mnemowire.models import (
     MEMORY_RECORD_FIELDS,
     RECALL_HIT_FIELDS,
@@ -32,7 +33,6 @@ __all__ = [
     "TYPE_FIELDS",
     "EmbedderSetup",
     "bulk_requests",
-    "embed",
     "query_embedding",
     "recall_answer",
     "record_fields",
@@ -108,12 +108,6 @@ def searchable_text(kind: str, content: str) -> str:
     except (ValueError, KeyError, TypeError):
         return content
     return " ".join(str(w).replace("_", " ") for w in words)
-
-
-async def embed(embedder: Embedder, texts: list[str]) -> Vectors:
-    """``texts`` embedded off the event loop, as one contiguous float32 matrix."""
-    vectors = await asyncio.to_thread(embedder.embed, texts)
-    return np.ascontiguousarray(vectors, dtype=np.float32)
 
 
 async def query_embedding(

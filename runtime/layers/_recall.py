@@ -14,6 +14,7 @@ import numpy as np
 from mnemowire.embedders import Embedder
 from mnemowire.errors import UnsupportedError
 from mnemowire.fusion import max_fusion, rrf, weighted_fusion
+from mnemowire.kit import embed
 from mnemowire.models import RecallHit, RememberRequest
 from mnemowire.protocol import MemoryStore, QueryEmbedding
 
@@ -35,9 +36,7 @@ async def query_vectors(
     if given is not None:
         vectors[given.embedder] = given
     todo = [e for name, e in embedders.items() if name not in vectors]
-    computed = await asyncio.gather(
-        *(asyncio.to_thread(e.embed, [query]) for e in todo), return_exceptions=True
-    )
+    computed = await asyncio.gather(*(embed(e, [query]) for e in todo), return_exceptions=True)
     for embedder, result in zip(todo, computed, strict=True):
         if isinstance(result, BaseException):
             continue

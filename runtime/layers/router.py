@@ -178,7 +178,10 @@ class MemoryRouter(RecordRouting):
         if not name:
             raise ConfigError("the router's name must not be empty")
         if len(set(names)) != len(names):
-            raise ConfigError(f"store names must be unique (stores[] reports them): {names}")
+            raise ConfigError(
+                f"store names must be unique (stores[] reports them): {names}; give one a "
+                "name of its own with ?name= in its URL"
+            )
         weights = dict(weights or {})
         unknown = sorted(set(weights) - set(names))
         if unknown:

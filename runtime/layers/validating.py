@@ -17,8 +17,8 @@ mnemowire.errors.RequestError: invalid recall.request: `/k` 5000 is greater than
 from __future__ import annotations
 
 import builtins
-from collections.abc import Awaitable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -95,7 +95,11 @@ def spoken_version(store: MemoryStore) -> str:
 
 
 def parse_request(
-    model: type[M], request: BaseModel | Mapping[str, Any], *, version: str = spec.LATEST
+    model: type[M],
+    request: BaseModel | Mapping[str, Any],
+    *,
+    version: str = spec.LATEST,
+    newer: str | None = None,
 ) -> M:
     """``request`` as ``model`` (a generated request model), once its JSON is valid under the
     model's message (``RecallRequest``: ``recall.request``) in spec ``version``; raises
@@ -104,7 +108,9 @@ def parse_request(
     A model is checked too, by its wire form: the schema says more than a model's types do
     (conditionals, well-formed JSON), and a model can be built without validation. An older
     ``version`` (the one a store speaks) refuses what only a newer one has, and says so; what
-    it accepts the newest accepts too (the spec diff proves it), so the model is the newest's."""
+    it accepts the newest accepts too (the spec diff proves it), so the model is the newest's.
+    ``newer`` says, in such a refusal, where the field would be accepted (by default: a store
+    that declares the newest version)."""
     message = MESSAGES.get(model)
     if message is None:
         raise TypeError(f"{model.__name__} is not a request model of the spec")
@@ -120,7 +126,7 @@ def parse_request(
     if version == spec.LATEST:
         spec.check(message, payload)
     else:
-        _check_older(message, payload, version)
+        _check_older(message, payload, version, newer)
     if isinstance(request, model):
         return request
     try:
@@ -135,7 +141,7 @@ def parse_request(
         ) from None
 
 
-def _check_older(message: str, payload: Any, version: str) -> None:
+def _check_older(message: str, payload: Any, version: str, newer: str | None) -> None:
     if message not in spec.read_spec(version).messages:
         raise UnsupportedError(
             f"{message.removesuffix('.request')} is a spec {_added_in(message)} operation; this "
@@ -147,9 +153,11 @@ def _check_older(message: str, payload: Any, version: str) -> None:
     if spec.validate(message, payload) is not None:  # wrong under every version: as it is
         raise RequestError(str(envelope["message"]), details=envelope["details"])
     fields = sorted({d["path"] for d in envelope["details"]})
+    held = "this store speaks" if newer is None else "is held to here"
+    where = newer or f"use a store that declares {spec.LATEST}"
     raise RequestError(
-        f"{', '.join(fields)}: not in spec {version}, which this store speaks (spec "
-        f"{spec.LATEST} has it); leave it out, or use a store that declares {spec.LATEST}",
+        f"{', '.join(fields)}: not in spec {version}, which {held} (spec {spec.LATEST} has "
+        f"it); leave it out, or {where}",
         details=envelope["details"],
     )
 
@@ -163,13 +171,14 @@ def parse_requests(
     requests: Sequence[BaseModel | Mapping[str, Any]],
     *,
     version: str = spec.LATEST,
+    newer: str | None = None,
 ) -> list[M]:
     """Every request of a batch parsed before any is used, so one bad request sends nothing;
     the error names the request's index in the batch (``/3/content``)."""
     parsed = []
     for index, request in enumerate(requests):
         try:
-            parsed.append(parse_request(model, request, version=version))
+            parsed.append(parse_request(model, request, version=version, newer=newer))
         except RequestError as exc:
             details = [{**d, "path": f"/{index}{d['path']}"} for d in exc.details]
             raise RequestError(f"request {index}: {exc}", details=details) from None
@@ -181,13 +190,21 @@ class ValidatingStore:
     once, and holds every answer to its response schema. Whatever the store raises that is not
     a spec error becomes a ``store_error`` envelope, so a caller only ever sees spec errors.
 
-    ``store`` is the store behind it, for what the spec does not define (extras, closing)."""
+    ``store`` is the store behind it, for what the spec does not define (extras, closing).
+    ``version`` holds requests and answers to an older version than the store speaks (a
+    server's ``/v0/`` routes), ``newer`` then saying where a newer field is accepted."""
 
-    def __init__(self, store: MemoryStore) -> None:
+    def __init__(
+        self, store: MemoryStore, *, version: str | None = None, newer: str | None = None
+    ) -> None:
         self.store = store
+        spoken = spoken_version(store)
+        if version is not None and spec.version_key(version) > spec.version_key(spoken):
+            raise ValueError(f"{store.name} speaks spec {spoken}, not {version}")
         #: the spec version requests are held to: the one the store speaks (an older store
         #: refuses, by name, the fields and operations only a newer version has)
-        self.version = spoken_version(store)
+        self.version = version or spoken
+        self._newer = newer
 
     @property
     def name(self) -> str:
@@ -200,8 +217,7 @@ class ValidatingStore:
         await self.store.aclose()
 
     async def remember(self, request: RememberRequest | Mapping[str, Any]) -> RememberResponse:
-        req = self._parse(RememberRequest, request)
-        return await self._answer("remember.response", self.store.remember(req))
+        return cast(RememberResponse, await self._run("remember", request))
 
     async def recall(
         self,
@@ -211,49 +227,80 @@ class ValidatingStore:
     ) -> RecallResponse:
         """``query_vector``: the query's embedding when the caller already has it (a store
         whose embedder has another name embeds the query itself)."""
-        req = self._parse(RecallRequest, request)
-        return await self._answer(
-            "recall.response", self.store.recall(req, query_vector=query_vector)
-        )
+        return cast(RecallResponse, await self._run("recall", request, query_vector))
 
     async def forget(self, request: ForgetRequest | Mapping[str, Any]) -> ForgetResponse:
-        req = self._parse(ForgetRequest, request)
-        return await self._answer("forget.response", self.store.forget(req))
+        return cast(ForgetResponse, await self._run("forget", request))
 
     async def merge(self, request: MergeRequest | Mapping[str, Any]) -> MergeResponse:
-        req = self._parse(MergeRequest, request)
-        return await self._answer("merge.response", self.store.merge(req))
+        return cast(MergeResponse, await self._run("merge", request))
 
     async def expire(self, request: ExpireRequest | Mapping[str, Any]) -> ExpireResponse:
-        req = self._parse(ExpireRequest, request)
-        return await self._answer("expire.response", self.store.expire(req))
+        return cast(ExpireResponse, await self._run("expire", request))
 
     async def get(self, request: GetRequest | Mapping[str, Any]) -> GetResponse:
-        req = self._parse(GetRequest, request)
-        store = self._optional("get")
-        return await self._answer("get.response", store.get(req))
+        return cast(GetResponse, await self._run("get", request))
 
     async def list(self, request: ListRequest | Mapping[str, Any]) -> ListResponse:
-        req = self._parse(ListRequest, request)
-        store = self._optional("list")
-        return await self._answer("list.response", store.list(req))
+        return cast(ListResponse, await self._run("list", request))
 
     async def restore(self, request: RestoreRequest | Mapping[str, Any]) -> RestoreResponse:
-        req = self._parse(RestoreRequest, request)
-        store = self._optional("restore")
-        return await self._answer("restore.response", store.restore(req))
+        return cast(RestoreResponse, await self._run("restore", request))
 
     async def update(self, request: UpdateRequest | Mapping[str, Any]) -> UpdateResponse:
-        req = self._parse(UpdateRequest, request)
-        store = self._optional("update")
-        return await self._answer("update.response", store.update(req))
+        return cast(UpdateResponse, await self._run("update", request))
 
     async def remember_batch(
         self, request: RememberBatchRequest | Mapping[str, Any]
     ) -> RememberBatchResponse:
-        req = self._parse(RememberBatchRequest, request)
-        store = self._optional("remember_batch")
-        return await self._answer("remember_batch.response", store.remember_batch(req))
+        return cast(RememberBatchResponse, await self._run("remember_batch", request))
+
+    # -- for transports: validate, decide who may send it, then run it ----------------------
+
+    def parse(self, operation: str, request: BaseModel | Mapping[str, Any]) -> BaseModel:
+        """``request`` validated once as ``operation``'s request message, as its model. A
+        transport checks who may send it (the agent ids it names) before
+        :meth:`answer_wire` runs it."""
+        try:
+            model = OPERATIONS[operation][0]
+        except KeyError:
+            raise ValueError(f"unknown operation {operation!r}") from None
+        return self._parse(model, request)
+
+    async def answer_wire(self, operation: str, request: BaseModel) -> dict[str, Any]:
+        """Run a request :meth:`parse` returned; its answer as the wire JSON it was held to
+        the response schema in (serialised once)."""
+        response = await self._awaited(self._invoke(operation, request))
+        return self._hold(f"{operation}.response", response)
+
+    def capabilities_wire(self) -> dict[str, Any]:
+        """The store's capabilities as wire JSON, held to the ``capabilities`` message."""
+        return self._hold("capabilities", self.store.capabilities())
+
+    async def health_wire(self) -> dict[str, Any]:
+        return self._hold("health", await self._awaited(self.store.health()))
+
+    async def _run(
+        self,
+        operation: str,
+        request: BaseModel | Mapping[str, Any],
+        query_vector: QueryEmbedding | None = None,
+    ) -> BaseModel:
+        req = self.parse(operation, request)
+        response = await self._awaited(self._invoke(operation, req, query_vector))
+        self._hold(f"{operation}.response", response)
+        return response
+
+    def _invoke(
+        self, operation: str, request: BaseModel, query_vector: QueryEmbedding | None = None
+    ) -> Awaitable[BaseModel]:
+        """The store's call for a parsed request (the optional operations only on a store
+        that declares and implements them)."""
+        if operation == "recall":
+            return self.store.recall(cast(RecallRequest, request), query_vector=query_vector)
+        store = self._optional(operation) if operation in BY_CAPABILITY else self.store
+        call: Callable[[BaseModel], Awaitable[BaseModel]] = getattr(store, operation)
+        return call(request)
 
     def _optional(self, operation: str) -> Any:
         """The store, when it serves ``operation`` (one spec v0.1 added: it declares the
@@ -278,14 +325,14 @@ class ValidatingStore:
             raise UnsupportedError(
                 f"{self.name} has no bulk import; send the requests one by one (remember)"
             )
-        typed = parse_requests(RememberRequest, requests, version=self.version)
+        typed = parse_requests(RememberRequest, requests, version=self.version, newer=self._newer)
         return await self._answer_all("remember.response", store.remember_many(typed, **options))
 
     async def health(self) -> Health:
         return await self._answer("health", self.store.health())
 
     def _parse(self, model: type[M], request: BaseModel | Mapping[str, Any]) -> M:
-        return parse_request(model, request, version=self.version)
+        return parse_request(model, request, version=self.version, newer=self._newer)
 
     async def _answer(self, message: str, pending: Awaitable[R]) -> R:
         """Await a store's answer and hold it to the spec before handing it out."""
@@ -309,9 +356,11 @@ class ValidatingStore:
         except Exception as exc:  # a store bug must still surface as a spec error envelope
             raise StoreError(f"{self.name} failed: {type(exc).__name__}: {exc}") from exc
 
-    def _hold(self, message: str, response: BaseModel) -> None:
+    def _hold(self, message: str, response: BaseModel) -> dict[str, Any]:
+        """``response`` as wire JSON, once it is a valid ``message``; a store_error if not."""
         try:
-            envelope = spec.validate(message, to_wire(response), version=self.version)
+            wire = to_wire(response)
+            envelope = spec.validate(message, wire, version=self.version)
         except Exception as exc:  # not even serialisable: still the store's bug, as an envelope
             raise StoreError(f"{self.name} answered with an unreadable {message}: {exc}") from exc
         if envelope is not None:
@@ -319,3 +368,4 @@ class ValidatingStore:
                 f"{self.name} answered with an invalid {message}; this is a bug in that store",
                 details=envelope["details"],
             )
+        return wire

@@ -5,6 +5,7 @@
 True
 """
 
+from mnemowire.spec._http import ERROR_STATUS, Route, component_name, openapi_document, routes
 from mnemowire.spec._inline import inline, inlined_schema
 from mnemowire.spec._loader import (
     LATEST,
@@ -27,20 +28,25 @@ from mnemowire.spec._validate import (
 )
 
 __all__ = [
+    "ERROR_STATUS",
     "LATEST",
     "Example",
+    "Route",
     "SpecFiles",
     "Validator",
     "available_versions",
     "check",
     "compile_files",
     "compile_spec",
+    "component_name",
     "inline",
     "inlined_schema",
     "loads_strict",
+    "openapi_document",
     "pointer",
     "read_spec",
     "read_spec_dir",
+    "routes",
     "validate",
     "validator",
     "version_key",

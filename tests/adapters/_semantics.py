@@ -13,6 +13,7 @@ import pytest
 
 from mnemowire.conformance.checks import MACHINE
 from mnemowire.errors import ConflictError, NotFoundError, RequestError
+from mnemowire.protocol import ReviewStore
 from tests.adapters._support import Clock
 
 StoreFactory = Any
@@ -472,6 +473,8 @@ async def test_rejecting_a_pending_write_is_forgetting_it(make_store: StoreFacto
     )
     forgotten = await store.forget({"agent_id": "a", "ids": [staged.id], "hard_delete": True})
     assert forgotten.forgotten_ids == [staged.id]
+    if not isinstance(store.inner, ReviewStore):  # over HTTP: review operations are not on
+        return  # the wire yet (the governance issue adds them), so there is nothing to approve
     assert await store.inner.approve("a", [staged.id]) == []
 
 

@@ -10,6 +10,7 @@ from mnemowire.apps.cli import (  # noqa: F401  (each module registers its comma
     _codegen,
     _demo,
     _operations,
+    _serve,
     _spec,
     _spec_changelog,
     _spec_diff,

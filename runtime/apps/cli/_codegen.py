@@ -17,7 +17,7 @@ from mnemowire.apps.cli._app import Exit, cli
 @click.option(
     "--lang",
     "languages",
-    default="python,ts,go",
+    default="python,ts,go,openapi",
     show_default=True,
     help="Comma-separated languages to generate.",
 )
@@ -37,7 +37,7 @@ from mnemowire.apps.cli._app import Exit, cli
     "[default: the spec/ beside --out, else the spec mnemowire was installed with]",
 )
 def codegen_command(check: bool, languages: str, out: Path, spec_root: Path | None) -> None:
-    """Generate the Python, TypeScript and Go bindings from the spec.
+    """Generate the Python, TypeScript and Go bindings and the OpenAPI document from the spec.
 
     In a checkout, the checkout's own spec/ is read, so --check in a fork checks the fork."""
     from mnemowire import codegen

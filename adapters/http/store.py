@@ -1,0 +1,294 @@
+"""A mnemowire server as a store: ``http://host:port`` and ``https://...`` URLs
+(docs/transports.md#http.client). This is how ``Memory`` and the router reach a store on
+another machine: every operation is one POST to the server's route for the newest spec version
+both sides speak, and an error envelope from the server is raised as the same MnemowireError
+(its code, message and details unchanged).
+
+Requests and answers are validated where they cross a boundary: by the caller's ``Memory`` on
+this side and by the server on the other, so this module only moves JSON. It is written
+against the store kit and the protocol alone, as a third party's adapter would be.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import time
+from collections.abc import Mapping
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import numpy as np
+from pydantic import BaseModel
+
+from mnemowire.embedders import Embedder
+from mnemowire.errors import ConfigError, MnemowireError, StoreError, UnavailableError, error_for
+from mnemowire.kit import elapsed_ms, number, text, to_wire, url_options
+from mnemowire.models import (
+    Capabilities,
+    ExpireRequest,
+    ExpireResponse,
+    ForgetRequest,
+    ForgetResponse,
+    GetRequest,
+    GetResponse,
+    Health,
+    HealthStatus,
+    ListRequest,
+    ListResponse,
+    MergeRequest,
+    MergeResponse,
+    RecallRequest,
+    RecallResponse,
+    RememberBatchRequest,
+    RememberBatchResponse,
+    RememberRequest,
+    RememberResponse,
+    RestoreRequest,
+    RestoreResponse,
+    UpdateRequest,
+    UpdateResponse,
+    v0,
+    v0_1,
+)
+from mnemowire.protocol import QueryEmbedding
+
+__all__ = ["TOKEN_VARIABLE", "HttpStore"]
+
+#: where the client finds its bearer token by default (never in the URL: URLs end up in logs)
+TOKEN_VARIABLE = "MNEMOWIRE_TOKEN"
+URL_OPTIONS = {"timeout": number(minimum=0.001), "token_env": text, "embedder": text, "name": text}
+#: the spec versions this client speaks, newest first: the first one the server serves is used
+SPEC_VERSIONS = (v0_1.SPEC_VERSION, v0.SPEC_VERSION)
+R = TypeVar("R", bound=BaseModel)
+log = logging.getLogger("mnemowire.http")
+
+
+class HttpStore:
+    """The store a mnemowire server serves, reached over HTTP and named as the server names it,
+    so its answers and its name agree as any store's do. Two servers whose stores share a name
+    (the same default path on two machines) cannot sit under one router as they are: give one
+    a ``?name=`` in its URL (here, or in the server's store URL).
+
+    ``embedder``: the server's embedder, run here too, so a router over several servers embeds
+    a query once and sends the vector (spec v0.1 ``query_vector``); a server whose embedder is
+    another refuses it, and from then on the query is sent alone.
+
+    >>> store = HttpStore.from_url("http://127.0.0.1:8765")        # doctest: +SKIP
+    >>> await Memory(store).recall({"agent_id": "a", "query": "tea"})   # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        timeout_s: float = 30.0,
+        embedder: Embedder | None = None,
+        name: str | None = None,
+    ) -> None:
+        self._base = base_url.rstrip("/")
+        self._name = name or self._base  # until the server says its store's name
+        self._headers = {"authorization": f"Bearer {token}"} if token else {}
+        self._timeout = timeout_s
+        self.embedder = embedder
+        self._version, served = self._discover()
+        self._name = name or served.store
+        #: what the served store declares, under this store's name
+        self._capabilities = served.model_copy(update={"store": self._name})
+        self._client: httpx.AsyncClient | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        #: embedder names the server refused a query vector of (sent alone from then on)
+        self._foreign: set[str] = set()
+
+    @classmethod
+    def from_url(cls, url: str, *, embedder: Embedder | None = None) -> HttpStore:
+        """Open ``http://host:port[/prefix]`` (or ``https://``); query options: ``timeout``
+        (seconds, default 30), ``token_env`` (the variable holding the bearer token, default
+        ``MNEMOWIRE_TOKEN``), ``embedder`` (the server's, to embed queries here once),
+        ``name`` (default: the name the server gives its store)."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(f"not an HTTP store URL: {url!r}; write http://host:port")
+        if parts.username or parts.password:
+            raise ConfigError(
+                f"{parts.scheme}://{parts.hostname}: credentials do not go in the URL (URLs end "
+                f"up in logs); put the bearer token in ${TOKEN_VARIABLE}"
+            )
+        options, _ = url_options(url, parts.query, URL_OPTIONS)
+        if embedder is None and "embedder" in options:
+            from mnemowire.embedders import load_embedder
+
+            embedder = load_embedder(options["embedder"])
+        token = os.environ.get(options.get("token_env", TOKEN_VARIABLE)) or None
+        base = urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+        return cls(
+            base,
+            token=token,
+            timeout_s=options.get("timeout", 30.0),
+            embedder=embedder,
+            name=options.get("name"),
+        )
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def spec_version(self) -> str:
+        """The spec version this client and the server both speak (its routes are used)."""
+        return self._version
+
+    def capabilities(self) -> Capabilities:
+        return self._capabilities
+
+    def _discover(self) -> tuple[str, Capabilities]:
+        """The newest version both sides serve, and the store's capabilities there."""
+        with httpx.Client(base_url=self._base, headers=self._headers, timeout=self._timeout) as c:
+            for version in SPEC_VERSIONS:
+                try:
+                    answer = c.get(f"/{version}/capabilities")
+                except httpx.HTTPError as exc:
+                    raise self._unreachable(exc) from None
+                if answer.status_code == 404:
+                    continue
+                return version, Capabilities.model_validate(self._payload(answer))
+        raise ConfigError(
+            f"{self._base} serves none of the spec versions this mnemowire speaks "
+            f"({', '.join(SPEC_VERSIONS)}); is it a mnemowire server?"
+        )
+
+    async def remember(self, request: RememberRequest) -> RememberResponse:
+        return await self._post("remember", to_wire(request), RememberResponse)
+
+    async def recall(
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
+    ) -> RecallResponse:
+        payload = to_wire(request)
+        if (
+            query_vector is not None
+            and "query_vector" not in payload
+            and "query_vector" in self._capabilities.capabilities
+            and query_vector.embedder not in self._foreign
+        ):
+            vector = np.asarray(query_vector.vector, np.float32).reshape(-1).tolist()
+            sent = {
+                **payload,
+                "query_vector": {"embedder": query_vector.embedder, "vector": vector},
+            }
+            try:
+                return await self._post("recall", sent, RecallResponse)
+            except MnemowireError as exc:
+                if exc.code != "unsupported" or not _about_query_vector(exc):
+                    raise
+                log.warning("%s refused query vectors of %s: queries now go alone",
+                            self._name, query_vector.embedder)  # fmt: skip
+                self._foreign.add(query_vector.embedder)
+        return await self._post("recall", payload, RecallResponse)
+
+    async def forget(self, request: ForgetRequest) -> ForgetResponse:
+        return await self._post("forget", to_wire(request), ForgetResponse)
+
+    async def merge(self, request: MergeRequest) -> MergeResponse:
+        return await self._post("merge", to_wire(request), MergeResponse)
+
+    async def expire(self, request: ExpireRequest) -> ExpireResponse:
+        return await self._post("expire", to_wire(request), ExpireResponse)
+
+    async def get(self, request: GetRequest) -> GetResponse:
+        return await self._post("get", to_wire(request), GetResponse)
+
+    async def list(self, request: ListRequest) -> ListResponse:
+        return await self._post("list", to_wire(request), ListResponse)
+
+    async def restore(self, request: RestoreRequest) -> RestoreResponse:
+        return await self._post("restore", to_wire(request), RestoreResponse)
+
+    async def update(self, request: UpdateRequest) -> UpdateResponse:
+        return await self._post("update", to_wire(request), UpdateResponse)
+
+    async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
+        return await self._post("remember_batch", to_wire(request), RememberBatchResponse)
+
+    async def health(self) -> Health:
+        """The server's health; ``down`` (with the reason) when it cannot be reached."""
+        started = time.perf_counter()
+        try:
+            answer = await self._http().get(f"/{self._version}/health")
+            served = Health.model_validate(self._payload(answer))
+        except (httpx.HTTPError, MnemowireError) as exc:
+            reason = str(self._unreachable(exc)) if isinstance(exc, httpx.HTTPError) else str(exc)
+            return Health(store=self._name, status=HealthStatus.DOWN, details={"error": reason})
+        return Health(
+            store=self._name,
+            status=served.status,
+            latency_ms=elapsed_ms(started),
+            details={"server": self._base, "served": to_wire(served)},
+        )
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def _http(self) -> httpx.AsyncClient:
+        """The connection pool of the running event loop (a pool cannot cross loops)."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._client = httpx.AsyncClient(
+                base_url=self._base, headers=self._headers, timeout=self._timeout
+            )
+            self._loop = loop
+        return self._client
+
+    async def _post(self, operation: str, payload: Mapping[str, Any], model: type[R]) -> R:
+        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+        try:
+            answer = await self._http().post(
+                f"/{self._version}/{operation}",
+                content=body,
+                headers={"content-type": "application/json"},
+            )
+        except httpx.HTTPError as exc:
+            raise self._unreachable(exc) from None
+        return model.model_validate(self._payload(answer))
+
+    def _payload(self, answer: httpx.Response) -> Any:
+        """The answer's JSON; an error envelope raised as its MnemowireError."""
+        try:  # NaN or Infinity, which json takes, the caller's boundary refuses
+            payload = json.loads(answer.content)
+        except ValueError:
+            raise StoreError(
+                f"{self._name} answered HTTP {answer.status_code} with a body that is not JSON; "
+                "is it a mnemowire server?"
+            ) from None
+        if answer.status_code != 200:
+            if isinstance(payload, dict) and isinstance(payload.get("code"), str):
+                payload.setdefault("details", [])
+                if not isinstance(payload.get("message"), str) or not payload["message"]:
+                    payload["message"] = f"HTTP {answer.status_code}"
+                raise error_for(payload)
+            raise StoreError(f"{self._name} answered HTTP {answer.status_code}: {payload!r:.200}")
+        return payload
+
+    def _unreachable(self, exc: httpx.HTTPError) -> MnemowireError:
+        if isinstance(exc, httpx.TimeoutException):
+            return MnemowireError(
+                {
+                    "code": "timeout",
+                    "message": f"{self._name} did not answer within {self._timeout:g} s (the "
+                    "URL's timeout option); a write may still complete: read before you retry",
+                    "details": [],
+                }
+            )
+        return UnavailableError(
+            f"{self._name}: cannot reach the server ({type(exc).__name__}: {exc}); is "
+            "`mnemowire serve` running there?"
+        )
+
+
+def _about_query_vector(exc: MnemowireError) -> bool:
+    return any(str(d.get("path", "")).startswith("/query_vector") for d in exc.details)

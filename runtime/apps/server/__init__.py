@@ -1,0 +1,28 @@
+"""``mnemowire serve``: the memorywire operations over HTTP (docs/transports.md).
+
+Starlette on uvicorn; one route per operation and spec version, bodies validated at the one
+boundary, bearer tokens mapped to the agents each may act as, OpenAPI at ``/openapi.json``.
+
+>>> server = MemoryServer(store, tokens=Tokens.load(Path("tokens.json")))   # doctest: +SKIP
+>>> run(server, Binding(host="0.0.0.0", port=8765))                       # doctest: +SKIP
+"""
+
+from mnemowire.apps.server._app import MemoryServer, create_app, error_response
+from mnemowire.apps.server._auth import ENV_TOKENS, Caller, Tokens, agents_named
+from mnemowire.apps.server._body import Limits
+from mnemowire.apps.server._run import Binding, check_binding, is_loopback, run
+
+__all__ = [
+    "ENV_TOKENS",
+    "Binding",
+    "Caller",
+    "Limits",
+    "MemoryServer",
+    "Tokens",
+    "agents_named",
+    "check_binding",
+    "create_app",
+    "error_response",
+    "is_loopback",
+    "run",
+]

@@ -1,0 +1,234 @@
+"""The memorywire HTTP server as a Starlette application (docs/transports.md).
+
+One route per operation and spec version (``mnemowire.spec.routes``). A request goes, in
+order: its caller known by bearer token (401) → its body read within the limits (413, 415,
+408) and parsed (400) → validated against the route's version once, at the boundary (400) →
+the caller admitted for every agent it names (403) → the store, in a task of its own → its
+answer held to the response schema → JSON. Every failure is the spec's error envelope with the
+status its code maps to (``mnemowire.spec.ERROR_STATUS``).
+
+Writes are never cut in half: the store's work runs in a task the request only waits on, so a
+caller that disconnects, a request that runs out of time and a server that shuts down all leave
+the operation to finish (or fail) whole; shutdown waits for every such task before the store
+is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from mnemowire import spec
+from mnemowire.apps.server._auth import ANYONE, Caller, Tokens, agents_named
+from mnemowire.apps.server._body import HttpError, Limits, read_json
+from mnemowire.errors import MnemowireError
+from mnemowire.layers.validating import ValidatingStore, spoken_version
+from mnemowire.protocol import MemoryStore
+
+__all__ = ["MemoryServer", "create_app"]
+
+T = TypeVar("T")
+log = logging.getLogger("mnemowire.server")
+#: on every answer: memories are private, and the body is JSON whatever the client guesses
+HEADERS = {"cache-control": "no-store", "x-content-type-options": "nosniff"}
+
+
+class MemoryServer:
+    """What a running server holds: the store, a boundary per spec version it serves, the
+    callers it knows and the operations in flight."""
+
+    def __init__(
+        self, store: MemoryStore, *, tokens: Tokens | None = None, limits: Limits | None = None
+    ) -> None:
+        self.store = store
+        self.tokens = tokens
+        self.limits = limits or Limits()
+        spoken = spoken_version(store)
+        #: every version up to the store's own: a v0 client keeps its routes
+        self.versions = [
+            v for v in spec.available_versions() if spec.version_key(v) <= spec.version_key(spoken)
+        ]
+        self.boundaries = {
+            v: ValidatingStore(store, version=v, newer=f"send it to /{spoken}/ instead")
+            for v in self.versions
+        }
+        self._inflight: set[asyncio.Task[Any]] = set()
+        self._openapi = json.dumps(
+            spec.openapi_document([spec.read_spec(v) for v in self.versions]),
+            ensure_ascii=False,
+        ).encode()
+
+    # -- the request path ----------------------------------------------------------------------
+
+    def caller(self, request: Request) -> Caller:
+        if self.tokens is None:
+            return ANYONE
+        return self.tokens.authenticate(request.headers.get("authorization"))
+
+    async def operate(self, route: spec.Route, request: Request) -> dict[str, Any]:
+        caller = self.caller(request)
+        payload = await read_json(request, self.limits)
+        boundary = self.boundaries[route.version]
+        parsed = boundary.parse(route.operation, payload)
+        caller.admit(agents_named(parsed))
+        return await self.finish(boundary.answer_wire(route.operation, parsed))
+
+    async def describe(self, route: spec.Route, request: Request) -> dict[str, Any]:
+        self.caller(request)
+        boundary = self.boundaries[route.version]
+        if route.operation == "capabilities":
+            return boundary.capabilities_wire()
+        return await self.finish(boundary.health_wire())
+
+    async def finish(self, work: Awaitable[T]) -> T:
+        """Run ``work`` to its end in a task of its own and wait for it, at most the request
+        timeout: on timeout, cancellation or shutdown the work still ends whole."""
+        task = asyncio.ensure_future(work)
+        self._inflight.add(task)
+        task.add_done_callback(self._settled)
+        try:
+            async with asyncio.timeout(self.limits.request_timeout_s):
+                return await asyncio.shield(task)
+        except TimeoutError:
+            raise MnemowireError(
+                {
+                    "code": "timeout",
+                    "message": f"{self.store.name} did not answer within "
+                    f"{self.limits.request_timeout_s:g} s (the server's --request-timeout); a "
+                    "write may still complete: read before you retry it",
+                    "details": [],
+                }
+            ) from None
+
+    def _settled(self, task: asyncio.Task[Any]) -> None:
+        self._inflight.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved: a caller that timed out does not leave it unread
+
+    async def drain(self) -> None:
+        """Wait for every operation in flight (shutdown calls this before closing the store)."""
+        while self._inflight:
+            await asyncio.gather(*list(self._inflight), return_exceptions=True)
+
+    # -- answers -------------------------------------------------------------------------------
+
+    def openapi(self) -> Response:
+        return Response(self._openapi, media_type="application/json", headers=HEADERS)
+
+    def no_route(self, path: str) -> str:
+        """Why ``path`` is not routed, and where the caller may have meant to go."""
+        operation = path.rstrip("/").rpartition("/")[2]
+        elsewhere = [
+            route.path
+            for version in self.versions
+            for route in spec.routes(spec.read_spec(version))
+            if route.operation == operation and route.path != path
+        ]
+        if elsewhere:
+            return f"no route {path}: {operation} is served at {' and '.join(elsewhere)}"
+        known = ", ".join(f"/{v}/" for v in self.versions)
+        return f"no route {path}: this server serves {known} (see /openapi.json)"
+
+    def index(self) -> dict[str, Any]:
+        return {
+            "service": "mnemowire",
+            "store": self.store.name,
+            "spec_versions": self.versions,
+            "openapi": "/openapi.json",
+            "authentication": "bearer" if self.tokens is not None else "none (loopback only)",
+        }
+
+
+def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return Response(
+        body.encode(), status, headers={**HEADERS, **(headers or {})}, media_type="application/json"
+    )
+
+
+def error_response(exc: MnemowireError, operation: str | None = None) -> Response:
+    """The error envelope with the status its code maps to (a transport refusal: its own)."""
+    envelope = dict(exc.envelope)
+    if operation is not None:
+        envelope.setdefault("operation", operation)
+    status = exc.status if isinstance(exc, HttpError) else spec.ERROR_STATUS.get(exc.code, 500)
+    headers = {"www-authenticate": 'Bearer realm="mnemowire"'} if status == 401 else None
+    return _json(envelope, status, headers)
+
+
+def _endpoint(
+    route: spec.Route, handle: Callable[[spec.Route, Request], Awaitable[dict[str, Any]]]
+) -> Callable[[Request], Awaitable[Response]]:
+    async def endpoint(request: Request) -> Response:
+        try:
+            return _json(await handle(route, request))
+        except MnemowireError as exc:
+            return error_response(exc, route.operation)
+
+    return endpoint
+
+
+def _routes(server: MemoryServer) -> list[BaseRoute]:
+    async def index(_request: Request) -> Response:
+        return _json(server.index())
+
+    async def openapi(_request: Request) -> Response:
+        return server.openapi()
+
+    routes: list[BaseRoute] = [
+        Route("/", index, methods=["GET"]),
+        Route("/openapi.json", openapi, methods=["GET"]),
+    ]
+    for version in server.versions:
+        for route in spec.routes(spec.read_spec(version)):
+            handle = server.operate if route.method == "POST" else server.describe
+            routes.append(Route(route.path, _endpoint(route, handle), methods=[route.method]))
+    return routes
+
+
+def create_app(server: MemoryServer) -> Starlette:
+    """The ASGI application of ``server``; it closes the store when it shuts down."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        yield
+        await server.drain()
+        await server.store.aclose()
+        log.info("store closed: %s", server.store.name)
+
+    async def not_routed(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        if status == 405:
+            headers = exc.headers if isinstance(exc, HTTPException) else None
+            allowed = (headers or {}).get("Allow", "")
+            refusal = HttpError(
+                405,
+                f"{request.method} is not served at {request.url.path}; use {allowed}",
+                "method",
+            )
+            return _json(refusal.envelope, 405, {"allow": allowed})
+        return _json(HttpError(status, server.no_route(request.url.path), "route").envelope, status)
+
+    async def crashed(_request: Request, exc: Exception) -> Response:
+        log.exception("unexpected error while serving a request", exc_info=exc)
+        return _json(
+            {"code": "internal", "message": "the server failed; this is a bug: please report "
+             "it with the server's log", "details": []},
+            500,
+        )  # fmt: skip
+
+    return Starlette(
+        routes=_routes(server),
+        lifespan=lifespan,
+        exception_handlers={HTTPException: not_routed, Exception: crashed},
+    )

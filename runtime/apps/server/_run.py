@@ -1,0 +1,129 @@
+"""Running the server under uvicorn: binding, the loopback rule, and a graceful stop.
+
+A server with no tokens answers anyone who can reach it as any agent, so it binds only to a
+loopback address (``127.0.0.1``, ``::1``, ``localhost``); another host is refused at start with
+what to do instead. The socket is bound here, before uvicorn starts, so ``--port 0`` works and
+the line announcing the server carries the real port (``serving <store> at http://HOST:PORT``),
+which scripts and tests read.
+
+SIGINT and SIGTERM stop the server gracefully: it stops accepting connections, lets requests in
+flight finish (up to ``grace_s``), waits for every store operation still running (a write is
+never cut in half) and closes the store.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import socket
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TextIO
+
+from mnemowire.apps.server._app import MemoryServer, create_app
+from mnemowire.errors import ConfigError
+
+if TYPE_CHECKING:
+    import uvicorn
+
+__all__ = ["Binding", "bind", "check_binding", "is_loopback", "run", "uvicorn_config"]
+
+log = logging.getLogger("mnemowire.server")
+
+
+@dataclass(frozen=True)
+class Binding:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    #: TLS: both files, or neither
+    certfile: str | None = None
+    keyfile: str | None = None
+    #: seconds in-flight requests may take to finish once a stop was asked for
+    grace_s: int = 30
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_binding(binding: Binding, authenticated: bool) -> list[str]:
+    """Refuse a binding that would expose an unauthenticated server; the warnings to print
+    for one that is allowed."""
+    if (binding.certfile is None) != (binding.keyfile is None):
+        raise ConfigError("TLS needs both --tls-cert and --tls-key")
+    if not authenticated and not is_loopback(binding.host):
+        raise ConfigError(
+            f"refusing to serve on {binding.host} without tokens: anyone who can reach it could "
+            "read and write every agent's memories. Give --tokens FILE (or "
+            "$MNEMOWIRE_SERVER_TOKENS), or serve on --host 127.0.0.1"
+        )
+    warnings = []
+    if not authenticated:
+        warnings.append("no tokens: serving without authentication, on loopback only")
+    elif binding.certfile is None and not is_loopback(binding.host):
+        warnings.append(
+            "tokens travel in clear text without TLS: give --tls-cert and --tls-key, or put a "
+            "TLS proxy in front"
+        )
+    return warnings
+
+
+def bind(binding: Binding) -> socket.socket:
+    family = socket.AF_INET6 if ":" in binding.host else socket.AF_INET
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say so, and without it
+    # a kept-alive connection waits ~40 ms for a delayed ACK between a response's two writes
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((binding.host.strip("[]"), binding.port))
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(
+            f"cannot listen on {binding.host}:{binding.port}: {exc.strerror}; choose another "
+            "--port (0 picks a free one)"
+        ) from None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def uvicorn_config(server: MemoryServer, binding: Binding, **overrides: Any) -> uvicorn.Config:
+    """How uvicorn runs the server (tests run the same configuration in a thread)."""
+    import uvicorn
+
+    settings: dict[str, Any] = {
+        "log_level": "info",
+        "access_log": False,
+        "timeout_graceful_shutdown": binding.grace_s,
+        "ssl_certfile": binding.certfile,
+        "ssl_keyfile": binding.keyfile,
+        "server_header": False,
+        "lifespan": "on",
+        **overrides,
+    }
+    return uvicorn.Config(create_app(server), **settings)
+
+
+def run(server: MemoryServer, binding: Binding, *, announce: TextIO = sys.stdout) -> None:
+    """Serve until SIGINT or SIGTERM; the store is closed on the way out."""
+    import uvicorn
+
+    for warning in check_binding(binding, server.tokens is not None):
+        log.warning(warning)
+    sock = bind(binding)
+    host, port = sock.getsockname()[:2]
+    scheme = "https" if binding.certfile else "http"
+    shown = f"[{host}]" if ":" in host else host
+    config = uvicorn_config(server, binding)
+    print(
+        f"serving {server.store.name} at {scheme}://{shown}:{port} (spec "
+        f"{', '.join(server.versions)}; OpenAPI at /openapi.json)",
+        file=announce,
+        flush=True,
+    )
+    uvicorn.Server(config).run(sockets=[sock])
