@@ -7,7 +7,10 @@ command in the README checks everything. Add ``-r`` to reuse the virtualenvs bet
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
+import signal
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,8 +54,51 @@ def tests(session: nox.Session) -> None:
     session.install("-e", ".[test]")
     toolchains(session)
     session.run("pytest", *session.posargs)
-    for name in ("lint", "typecheck", "spec"):
+    for name in ("api", "lint", "typecheck", "spec"):
         session.notify(name)
+
+
+#: schemathesis pins jsonschema-rs 0.60 and mnemowire 0.61: it gets a virtualenv of its own,
+#: and the server under test another (a deployment's: mnemowire[server], no test tools)
+SCHEMATHESIS = "schemathesis==4.32.5"
+API_TOKEN = "nox-api-session-token-0123456789abcdef"
+
+
+@nox.session
+def api(session: nox.Session) -> None:
+    """schemathesis against a live `mnemowire serve` (sqlite-vec, bearer tokens): every route of
+    the OpenAPI document with positive and negative data, every check, and stateful runs along
+    the document's links (remember -> recall, get, update, restore, forget; batch -> merge)."""
+    session.install(SCHEMATHESIS)
+    folder = Path(tempfile.mkdtemp(prefix="mnemowire-nox-api-"))
+    server_env = folder / "server-venv"
+    session.run("python", "-m", "venv", str(server_env), silent=True)
+    python = str(server_env / "bin" / "python")
+    session.run(python, "-m", "pip", "install", "-q", "-e", ".[server]", external=True)
+    tokens = folder / "tokens.json"
+    tokens.write_text(
+        json.dumps({"tokens": [{"name": "api", "token": API_TOKEN, "agents": ["*"]}]})
+    )
+    tokens.chmod(0o600)
+    store = f"sqlite-vec://{folder / 'api.db'}?embedder=hash:64"
+    command = [str(server_env / "bin" / "mnemowire"), "serve", "--store", store, "--port", "0"]
+    server = subprocess.Popen(
+        [*command, "--tokens", str(tokens)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().split(" at ", 1)[1].split()[0]
+        session.run(
+            "schemathesis", "--config-file", "tests/api/schemathesis.toml",
+            "run", f"{url}/openapi.json", "--header", f"Authorization: Bearer {API_TOKEN}",
+            "--checks", "all", "--exclude-checks", "positive_data_acceptance",
+            "--report", "junit", "--report-junit-path", str(folder / "schemathesis.xml"),
+            env={"SCHEMATHESIS_HOOKS": "tests.api.hooks", "PYTHONPATH": str(Path.cwd())},
+        )  # fmt: skip
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=60)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @nox.session

@@ -202,24 +202,33 @@ def _statuses(route: Route) -> set[int]:
 
 def _links(route: Route, files: SpecFiles) -> dict[str, Any]:
     """OpenAPI links where operations chain on a record's id: a remembered record can be
-    recalled, read, updated, restored and forgotten (stateful API testers follow them)."""
-    if route.operation != "remember":
-        return {}
-    agent = "$request.body#/agent_id"
-    record = "$response.body#/id"
-    wanted = {
-        "recall": {"agent_id": agent, "query": "$request.body#/content"},
-        "get": {"agent_id": agent, "ids": [record]},
-        "restore": {"agent_id": agent, "ids": [record]},
-        "update": {"agent_id": agent, "id": record, "expected_version": 1},
-        "forget": {"agent_id": agent, "ids": [record]},
-    }
+    recalled, read, updated, restored and forgotten, and the first two records of a batch
+    merged (stateful API testers follow them)."""
+    wanted: dict[str, dict[str, Any]] = {}
+    if route.operation == "remember":
+        agent = "$request.body#/agent_id"
+        record = "$response.body#/id"
+        wanted = {
+            "recall": {"agent_id": agent, "query": "$request.body#/content"},
+            "get": {"agent_id": agent, "ids": [record]},
+            "restore": {"agent_id": agent, "ids": [record]},
+            "update": {"agent_id": agent, "id": record, "expected_version": 1},
+            "forget": {"agent_id": agent, "ids": [record]},
+        }
+    elif route.operation == "remember_batch":
+        wanted = {
+            "merge": {
+                "agent_id": "$request.body#/requests/0/agent_id",
+                "canonical": "$response.body#/results/0/id",
+                "duplicates": ["$response.body#/results/1/id"],
+            }
+        }
     available = {r.operation: r for r in routes(files)}
     return {
         f"{operation.capitalize()}TheRecord": {
             "operationId": available[operation].operation_id,
             "requestBody": body,
-            "description": f"{operation} the record this remember stored",
+            "description": f"{operation} what this {route.operation} stored",
         }
         for operation, body in wanted.items()
         if operation in available

@@ -1,0 +1,25 @@
+"""The rules a request can break while valid under its JSON Schema: the spec states them in
+prose, the server enforces them, and a schema-driven generator (schemathesis) cannot know them.
+A schema-valid request the server refuses must name one of these; any other rule in a refusal
+means the OpenAPI document and the server disagree. tests/api/test_beyond_schema.py keeps this
+list equal to the rules the runtime reports."""
+
+from __future__ import annotations
+
+BEYOND_SCHEMA = frozenset(
+    {
+        # [messages.wellformed]: JSON text, nesting depth, strings a store can keep
+        "json",
+        "maxDepth",
+        "text",
+        # procedural content is the JSON text of a state machine whose states exist
+        # (contentMediaType / contentSchema are annotations JSON Schema does not assert)
+        "contentMediaType",
+        "contentSchema",
+        "stateReference",
+        # [list.cursor-binding]: a cursor is minted by the store for one request
+        "cursor",
+        # [recall.query-vector]: a query vector of another embedder than the store's
+        "unsupported",
+    }
+)

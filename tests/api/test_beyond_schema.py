@@ -1,0 +1,38 @@
+"""The schemathesis hooks' list of rules beyond JSON Schema (tests/api/beyond_schema.py) is
+the spec's: every rule the runtime can report for a schema-valid request."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemowire.adapters.sqlite_vec import SqliteVecStore
+from mnemowire.embedders import HashEmbedder
+from mnemowire.errors import MnemowireError
+from mnemowire.layers.memory import Memory
+from mnemowire.spec._semantic import SEMANTIC_RULE_NAMES
+from mnemowire.spec._wellformed import WELLFORMED_RULES
+from tests.api.beyond_schema import BEYOND_SCHEMA
+
+#: annotations the spec asserts (runtime/spec/_validate.py) that generators do not honour
+ASSERTED_ANNOTATIONS = {"contentMediaType", "contentSchema"}
+
+
+async def _refusal_rules() -> set[str]:
+    """The rules a store reports for two schema-valid requests it must refuse."""
+    rules = set()
+    foreign = {"embedder": "another", "vector": [1.0, 0.0]}
+    async with Memory(SqliteVecStore(":memory:", embedder=HashEmbedder(64))) as memory:
+        for call in (
+            memory.list({"agent_id": "a", "cursor": "not-a-cursor-this-store-minted"}),
+            memory.recall({"agent_id": "a", "query": "tea", "query_vector": foreign}),
+        ):
+            with pytest.raises(MnemowireError) as refused:
+                await call
+            rules |= {d["rule"] for d in refused.value.details}
+    return rules
+
+
+async def test_the_list_is_the_runtimes() -> None:
+    semantic = {rule for rules in SEMANTIC_RULE_NAMES.values() for rule in rules}
+    runtime = set(WELLFORMED_RULES) | semantic | ASSERTED_ANNOTATIONS | await _refusal_rules()
+    assert runtime == BEYOND_SCHEMA
