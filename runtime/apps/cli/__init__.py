@@ -9,6 +9,7 @@ from mnemowire.apps.cli import (  # noqa: F401  (each module registers its comma
     _certify,
     _codegen,
     _demo,
+    _mcp,
     _operations,
     _serve,
     _spec,

@@ -100,7 +100,7 @@ def serve_command(
     limits = Limits(
         max_body_bytes=max_body, body_timeout_s=body_timeout, request_timeout_s=request_timeout
     )
-    store = _open_store(list(stores), embedder)
+    store = open_store(list(stores), embedder)
     try:
         run(MemoryServer(store, tokens=tokens, limits=limits), binding)
     except ConfigError as exc:
@@ -108,7 +108,8 @@ def serve_command(
     sys.exit(Exit.OK)
 
 
-def _open_store(urls: list[str], embedder_name: str | None) -> MemoryStore:
+def open_store(urls: list[str], embedder_name: str | None) -> MemoryStore:
+    """The store (or router) a server serves, its errors as usage errors naming the flag."""
     from mnemowire.apps.cli._progress import show_progress
     from mnemowire.embedders import load_embedder
     from mnemowire.layers.memory import Memory

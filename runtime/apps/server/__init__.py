@@ -8,11 +8,12 @@ boundary, bearer tokens mapped to the agents each may act as, OpenAPI at ``/open
 """
 
 from mnemowire.apps.server._app import MemoryServer, create_app, error_response
-from mnemowire.apps.server._auth import ENV_TOKENS, Caller, Tokens, agents_named
+from mnemowire.apps.server._auth import ANYONE, ENV_TOKENS, Caller, Tokens, agents_named
 from mnemowire.apps.server._body import Limits
-from mnemowire.apps.server._run import Binding, check_binding, is_loopback, run
+from mnemowire.apps.server._run import Binding, bind, check_binding, is_loopback, run
 
 __all__ = [
+    "ANYONE",
     "ENV_TOKENS",
     "Binding",
     "Caller",
@@ -20,6 +21,7 @@ __all__ = [
     "MemoryServer",
     "Tokens",
     "agents_named",
+    "bind",
     "check_binding",
     "create_app",
     "error_response",

@@ -1,0 +1,208 @@
+"""The memorywire operations as an MCP server (docs/transports.md#mcp), on the official SDK.
+
+The preprint's first way to compose with MCP: memory as MCP tools. One tool per operation the
+store serves, named after it (``remember``, ``recall``, ...), whose ``inputSchema`` is the
+spec's request schema for the store's version (inlined: an MCP host cannot follow references
+across files) and whose ``outputSchema`` is the response schema. Arguments go through the same
+validating boundary as every other caller's request (the SDK's low-level server does not check
+them); an answer is the response message, as structured content and as JSON text; a failure
+is the spec's error envelope in a result marked ``isError``, so a model reads what to fix.
+
+The second way: recall as a resource template, ``memory://{agent_id}/recall{?query,k,user_id}``,
+for hosts that attach context as resources rather than call tools.
+
+Who may act as which agent: over streamable HTTP, the same bearer tokens as ``mnemowire serve``
+(each call is authenticated from its HTTP request); over stdio, the process's user, limited to
+``--agent`` ids when given.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from mcp import types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from mcp.shared.uri_template import UriTemplate
+
+from mnemowire import spec
+from mnemowire._version import __version__
+from mnemowire.apps.server import ANYONE, Caller, Tokens, agents_named
+from mnemowire.errors import MnemowireError, UnauthorizedError
+from mnemowire.layers.validating import OPERATIONS, ValidatingStore
+from mnemowire.protocol import BY_CAPABILITY, MemoryStore
+
+__all__ = ["RECALL_TEMPLATE", "MemoryTools", "build_server"]
+
+log = logging.getLogger("mnemowire.mcp")
+RECALL_TEMPLATE = UriTemplate.parse("memory://{agent_id}/recall{?query,k,user_id}")
+#: JSON-RPC: a resource that does not exist (MCP), and invalid parameters
+RESOURCE_NOT_FOUND = -32002
+INVALID_PARAMS = -32602
+
+
+class MemoryTools:
+    """The store behind the boundary, as MCP tools: which exist, and how a call runs."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        *,
+        tokens: Tokens | None = None,
+        agents: frozenset[str] | None = None,
+    ) -> None:
+        self.store = store
+        self.boundary = ValidatingStore(store)
+        self.version = self.boundary.version
+        self.tokens = tokens
+        #: over stdio, the agents this process may act as (None: any)
+        self.local = ANYONE if agents is None else Caller("--agent", agents)
+        files = spec.read_spec(self.version)
+        declared = set(store.capabilities().capabilities)
+        self.operations = [
+            op
+            for op in OPERATIONS
+            if f"{op}.request" in files.messages and (op not in BY_CAPABILITY or op in declared)
+        ]
+
+    def tools(self) -> list[types.Tool]:
+        out = []
+        for operation in self.operations:
+            request = spec.inlined_schema(f"{operation}.request", version=self.version)
+            response = spec.inlined_schema(f"{operation}.response", version=self.version)
+            out.append(
+                types.Tool(
+                    name=operation,
+                    title=request.get("title"),
+                    description=(
+                        f"{request.get('description', '')} Memorywire {self.version} "
+                        f"`{operation}` on {self.store.name}; the arguments are a "
+                        f"`{operation}.request` message."
+                    ).strip(),
+                    input_schema=request,
+                    output_schema=response,
+                )
+            )
+        return out
+
+    def input_schema(self, name: str) -> dict[str, Any] | None:
+        if name not in self.operations:
+            return None
+        return spec.inlined_schema(f"{name}.request", version=self.version)
+
+    def caller(self, http_request: Any) -> Caller:
+        """Who calls: the bearer token of the HTTP request, or the local user (stdio)."""
+        if http_request is None or self.tokens is None:
+            return self.local
+        headers = getattr(http_request, "headers", {})
+        return self.tokens.authenticate(headers.get("authorization"))
+
+    async def call(
+        self, name: str, arguments: dict[str, Any], http_request: Any
+    ) -> types.CallToolResult:
+        if name not in self.operations:
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"unknown tool {name!r}; this server has {', '.join(self.operations)}",
+            )
+        try:
+            caller = self.caller(http_request)
+            parsed = self.boundary.parse(name, arguments)
+            caller.admit(agents_named(parsed))
+            answer = await self.boundary.answer_wire(name, parsed)
+        except MnemowireError as exc:
+            envelope = {**exc.envelope, "operation": name}
+            return types.CallToolResult(
+                content=[types.TextContent(text=json.dumps(envelope, ensure_ascii=False))],
+                is_error=True,
+            )
+        return types.CallToolResult(
+            content=[types.TextContent(text=json.dumps(answer, ensure_ascii=False))],
+            structured_content=answer,
+        )
+
+    async def read(self, uri: str, http_request: Any) -> types.ReadResourceResult:
+        found = RECALL_TEMPLATE.match(uri)
+        if found is None:
+            raise MCPError(
+                code=RESOURCE_NOT_FOUND,
+                message=f"no resource {uri}; read {RECALL_TEMPLATE.template}",
+                data={"uri": uri},
+            )
+        request: dict[str, Any] = {name: value for name, value in found.items() if value}
+        k = request.get("k")
+        if isinstance(k, str) and k.isdigit():  # a URI carries text; the schema wants a number
+            request["k"] = int(k)
+        try:
+            caller = self.caller(http_request)
+            parsed = self.boundary.parse("recall", request)
+            caller.admit(agents_named(parsed))
+            answer = await self.boundary.answer_wire("recall", parsed)
+        except MnemowireError as exc:
+            code = -32001 if isinstance(exc, UnauthorizedError) else INVALID_PARAMS
+            raise MCPError(code=code, message=str(exc), data=exc.envelope) from None
+        return types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(
+                    uri=uri,
+                    mime_type="application/json",
+                    text=json.dumps(answer, ensure_ascii=False),
+                )
+            ]
+        )
+
+
+def build_server(tools: MemoryTools) -> Server[Any]:
+    """The SDK's low-level server over ``tools``; the store is closed when it stops."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_server: Server[Any]) -> AsyncIterator[None]:
+        yield
+
+    async def list_tools(
+        _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools.tools())
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        return await tools.call(params.name, dict(params.arguments or {}), ctx.request)
+
+    async def list_templates(
+        _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        template = types.ResourceTemplate(
+            name="recall",
+            title="Recall",
+            uri_template=RECALL_TEMPLATE.template,
+            description="An agent's memories most relevant to `query` (a recall.response).",
+            mime_type="application/json",
+        )
+        return types.ListResourceTemplatesResult(resource_templates=[template])
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return await tools.read(str(params.uri), ctx.request)
+
+    return Server(
+        "mnemowire",
+        version=__version__,
+        instructions=(
+            "Long-term memory in the memorywire format: remember facts, episodes, procedures and "
+            "feelings of an agent's users, recall the relevant ones, forget on request. Every "
+            "tool's arguments are the spec's request message; errors say which field to fix."
+        ),
+        lifespan=lifespan,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resource_templates=list_templates,
+        on_read_resource=read_resource,
+        get_tool_input_schema=tools.input_schema,
+    )

@@ -1,0 +1,184 @@
+"""``mnemowire mcp`` tested with the MCP SDK's own client: in memory, over stdio (a real child
+process, as a host starts it) and over streamable HTTP (a real server with tokens). Every tool
+is called, the error paths are taken, and recall is read as a resource."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp.types import TextContent, TextResourceContents
+
+from mnemowire import spec
+from mnemowire.adapters.sqlite_vec import SqliteVecStore
+from mnemowire.apps.mcp import MemoryTools, build_server
+from mnemowire.embedders import HashEmbedder
+
+MNEMOWIRE = shutil.which("mnemowire") or str(Path(sys.executable).with_name("mnemowire"))
+TOKEN = "mcp-test-token-0123456789abcdef"
+ALL_OPERATIONS = {
+    "remember", "recall", "forget", "merge", "expire",
+    "get", "list", "restore", "update", "remember_batch",
+}  # fmt: skip
+
+
+def text(result: Any) -> Any:
+    """The JSON of a tool result's (or resource's) first text content."""
+    [content, *_] = getattr(result, "content", None) or result.contents
+    assert isinstance(content, TextContent | TextResourceContents)
+    return json.loads(content.text)
+
+
+def remember(content: str, agent: str = "a", **fields: Any) -> dict[str, Any]:
+    return {"agent_id": agent, "type": "semantic", "content": content, **fields}
+
+
+async def exercise(client: Any) -> None:
+    """Every tool once, an invalid call, an unknown tool, and the resource template."""
+    listed = await client.list_tools()
+    tools = {tool.name: tool for tool in listed.tools}
+    assert set(tools) == ALL_OPERATIONS
+    for name, tool in tools.items():
+        assert tool.input_schema == spec.inlined_schema(f"{name}.request")
+        assert tool.output_schema == spec.inlined_schema(f"{name}.response")
+
+    async def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        result = await client.call_tool(name, arguments)
+        assert not result.is_error, result.content
+        assert text(result) == result.structured_content
+        assert spec.validate(f"{name}.response", result.structured_content) is None
+        return dict(result.structured_content)
+
+    tea = (await call("remember", remember("Alice likes green tea")))["id"]
+    cake = (await call("remember", remember("Alice bakes lemon cake")))["id"]
+    found = await call("recall", {"agent_id": "a", "query": "green tea", "k": 1})
+    assert [hit["id"] for hit in found["results"]] == [tea]
+    assert (await call("get", {"agent_id": "a", "ids": [tea]}))["records"][0]["version"] == 1
+    assert len((await call("list", {"agent_id": "a"}))["records"]) == 2
+    updated = await call(
+        "update", {"agent_id": "a", "id": tea, "expected_version": 1, "content": "Alice likes tea"}
+    )
+    assert updated["version"] == 2
+    batch = await call("remember_batch", {"requests": [remember("one"), remember("two")]})
+    one, two = (item["id"] for item in batch["results"])
+    merged = await call("merge", {"agent_id": "a", "canonical": one, "duplicates": [two]})
+    assert merged["merged_count"] == 1
+    assert (await call("forget", {"agent_id": "a", "ids": [cake]}))["forgotten_ids"] == [cake]
+    await call("expire", {"agent_id": "a", "policy": {"older_than_days": 0}, "action": "archive"})
+    restored = await call("restore", {"agent_id": "a", "ids": [tea]})
+    assert restored["restored"] == [tea]
+
+    invalid = await client.call_tool("remember", {"agent_id": "a", "type": "fact", "content": ""})
+    assert invalid.is_error
+    envelope = text(invalid)
+    assert envelope["code"] == "invalid_request"
+    assert {(d["path"], d["rule"]) for d in envelope["details"]} == {
+        ("/type", "enum"),
+        ("/content", "minLength"),
+    }
+    with pytest.raises(MCPError, match="unknown tool"):
+        await client.call_tool("remembr", {})
+
+    templates = await client.list_resource_templates()
+    assert [t.uri_template for t in templates.resource_templates] == [
+        "memory://{agent_id}/recall{?query,k,user_id}"
+    ]
+    read = await client.read_resource("memory://a/recall?query=tea&k=1")
+    answer = text(read)
+    assert [hit["id"] for hit in answer["results"]] == [tea]
+    with pytest.raises(MCPError) as below:
+        await client.read_resource("memory://a/recall?query=tea&k=0")
+    assert below.value.error.data["details"][0]["path"] == "/k"  # the spec's envelope
+    with pytest.raises(MCPError, match="no resource"):
+        await client.read_resource("file:///etc/passwd")
+
+
+async def test_in_memory(tmp_path: Path) -> None:
+    store = SqliteVecStore(str(tmp_path / "memory.db"), embedder=HashEmbedder(64))
+    tools = MemoryTools(store)
+    try:
+        async with Client(build_server(tools), mode="legacy") as client:
+            await exercise(client)
+    finally:
+        await store.aclose()
+
+
+async def test_an_agent_limited_server_refuses_other_agents(tmp_path: Path) -> None:
+    store = SqliteVecStore(str(tmp_path / "memory.db"), embedder=HashEmbedder(64))
+    tools = MemoryTools(store, agents=frozenset({"a"}))
+    try:
+        async with Client(build_server(tools), mode="legacy") as client:
+            refused = await client.call_tool("remember", remember("secret", agent="b"))
+            assert refused.is_error
+            assert text(refused)["code"] == "forbidden"
+            with pytest.raises(MCPError) as hidden:
+                await client.read_resource("memory://b/recall?query=x")
+            assert hidden.value.error.data["code"] == "forbidden"
+            assert not (await client.call_tool("remember", remember("fine"))).is_error
+    finally:
+        await store.aclose()
+
+
+def _store_url(tmp_path: Path) -> str:
+    return f"sqlite-vec://{tmp_path / 'memory.db'}?embedder=hash:64"
+
+
+async def test_over_stdio_as_a_host_starts_it(tmp_path: Path) -> None:
+    params = StdioServerParameters(
+        command=MNEMOWIRE,
+        args=["mcp", "--store", _store_url(tmp_path)],
+        env={**os.environ},
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        await exercise(session)
+
+
+async def test_over_streamable_http_with_tokens(tmp_path: Path) -> None:
+    tokens = {"tokens": [{"name": "host", "token": TOKEN, "agents": ["a"]}]}
+    process = subprocess.Popen(
+        [MNEMOWIRE, "mcp", "--http", "--port", "0", "--store", _store_url(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "MNEMOWIRE_SERVER_TOKENS": json.dumps(tokens)},
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().split(" at ", 1)[1].split()[0]
+        assert url.endswith("/mcp")
+        headers = {"authorization": f"Bearer {TOKEN}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=30) as http,
+            streamable_http_client(url, http_client=http) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            await exercise(session)
+            foreign = await session.call_tool("remember", remember("x", agent="b"))
+            assert foreign.is_error
+            assert text(foreign)["code"] == "forbidden"
+        async with (
+            httpx2.AsyncClient(timeout=30) as anonymous,
+            streamable_http_client(url, http_client=anonymous) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            refused = await session.call_tool("recall", {"agent_id": "a", "query": "tea"})
+            assert refused.is_error
+            assert text(refused)["code"] == "unauthorized"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=30)
+    assert TOKEN not in err
