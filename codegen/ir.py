@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mnemowire.spec import version_key
+from mnemowire.spec import Route, version_key
 
 __all__ = [
     "Conditional",
@@ -171,6 +171,8 @@ class Spec:
     messages: tuple[Message, ...]
     #: messages with semantic rules beyond the schema (docs/spec/v0.md), by rule name
     semantic_rules: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: the HTTP binding's routes (``mnemowire.spec.routes``), for the generated clients
+    routes: tuple[Route, ...] = ()
 
     @property
     def first_version(self) -> str:

@@ -15,7 +15,7 @@ from mnemowire.codegen.ir import (
     Schema,
     Spec,
 )
-from mnemowire.spec import SpecFiles
+from mnemowire.spec import SpecFiles, routes
 from mnemowire.spec._refs import absolute, lookup
 from mnemowire.spec._semantic import SEMANTIC_RULE_NAMES
 from mnemowire.spec._wellformed import MAX_DEPTH, MAX_REQUEST_DEPTH
@@ -84,6 +84,7 @@ def load(files: SpecFiles) -> Spec:
         semantic_rules={
             m: rules for m, rules in SEMANTIC_RULE_NAMES.items() if m in files.messages
         },
+        routes=tuple(routes(files)),
     )
 
 

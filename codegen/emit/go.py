@@ -58,6 +58,7 @@ _FILES = (
     ("messages.go.j2", "messages.go"),
     ("semantic.go.j2", "semantic.go"),
     ("store.go.j2", "store.go"),
+    ("http.go.j2", "http.go"),
     ("vectors_test.go.j2", "vectors_test.go"),
     ("vectors_main.go.j2", "cmd/vectors/main.go"),
 )
@@ -402,6 +403,20 @@ class _GoOperation:
     optional: bool = False
     interface: str = ""
     interface_doc: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class _GoRoute:
+    """One method of the HTTP client: the route it calls and the messages it carries."""
+
+    method_name: str
+    http_method: str
+    path: str
+    request_message: str
+    request_type: str
+    response_message: str
+    response_type: str
+    doc: list[str]
 
 
 class _Model:
@@ -840,6 +855,28 @@ class _Model:
             )
         return out
 
+    def http_routes(self) -> list[_GoRoute]:
+        by_message = {m.name: self.go_names[m.type_name] for m in self.spec.messages}
+        out = []
+        for route in self.spec.routes:
+            name = go_name(route.operation)
+            sends = f"sends {_a(route.request)} and " if route.request else ""
+            answer = _a(route.response)
+            doc = f"{name} calls {route.method} {route.path}: it {sends}returns {answer}."
+            out.append(
+                _GoRoute(
+                    method_name=name,
+                    http_method=route.method,
+                    path=route.path,
+                    request_message=route.request or "",
+                    request_type=by_message[route.request] if route.request else "",
+                    response_message=route.response,
+                    response_type=by_message[route.response],
+                    doc=comment([doc], 0),
+                )
+            )
+        return out
+
     def error_type(self) -> str:
         """The struct of the error message, which becomes a Go error; "" if there is none."""
         if "error" not in {m.name for m in self.spec.messages}:
@@ -918,6 +955,7 @@ class _Model:
                 ]
             ),
             "operations": operations,
+            "http_routes": self.http_routes(),
             "store_doc": comment(
                 [
                     "MemoryStore is anything that implements the operations of memorywire ("

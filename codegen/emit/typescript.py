@@ -40,7 +40,7 @@ __all__ = ["DEV_DEPENDENCIES", "PACKAGE_NAME", "emit"]
 PACKAGE_NAME = "@mnemowire/memorywire"
 #: Exact pins: the package has no runtime dependencies at all.
 DEV_DEPENDENCIES = {"@types/node": "20.19.43", "typescript": "5.9.3"}
-#: Test modules under ``test/``, compiled to ``dist/tests/test/``.
+#: Test modules under ``test/``, compiled to ``build/tests/test/`` (``dist/`` is the package).
 TEST_MODULES = ("guards", "runtime", "vectors")
 #: Where the spec examples are, seen from ``generated/ts``.
 EXAMPLES_DIR = "../../spec/{version}/examples"
@@ -93,6 +93,7 @@ def emit(spec: Spec) -> list[GeneratedFile]:
         "src/validators.ts": "validators.ts.j2",
         "src/semantic.ts": "semantic.ts.j2",
         "src/client.ts": "client.ts.j2",
+        "src/http.ts": "http.ts.j2",
         "src/index.ts": "index.ts.j2",
         "src/examples.ts": "examples.ts.j2",
         "src/vectors.ts": "vectors.ts.j2",
@@ -196,6 +197,20 @@ class _Operation:
 
 
 @dataclass(frozen=True)
+class _HttpRoute:
+    """One method of the HTTP client: the route it calls and the messages it carries."""
+
+    name: str
+    method: str
+    path: str
+    #: the request message, None for a GET route
+    request: str | None
+    request_type: str
+    response: str
+    response_type: str
+
+
+@dataclass(frozen=True)
 class _EnumCase:
     """A top-level enumerated field of a message, for the guard tests."""
 
@@ -216,8 +231,8 @@ class _Package:
         self.dev_dependencies = sorted(DEV_DEPENDENCIES.items())
         self.test_modules = list(TEST_MODULES)
         self.description = (
-            f"memorywire {spec.version} for TypeScript: types, validators and a client interface. "
-            + header_lines(spec)[0]
+            f"memorywire {spec.version} for TypeScript: types, validators, a client interface "
+            "and its HTTP client. " + header_lines(spec)[0]
         )
         self._types = {t.name: t for t in spec.types}
         self._messages_by_type = {m.type_name: m for m in spec.messages}
@@ -258,6 +273,26 @@ class _Package:
             | ({"ErrorEnvelope"} if "ErrorEnvelope" in self._types else set())
         )
         self.has_error_envelope = "ErrorEnvelope" in self._types
+        by_message = {m.name: m.type_name for m in spec.messages}
+        self.http_routes = [
+            _HttpRoute(
+                name=route.operation,
+                method=route.method,
+                path=route.path,
+                request=route.request,
+                request_type=by_message[route.request] if route.request else "",
+                response=route.response,
+                response_type=by_message[route.response],
+            )
+            for route in spec.routes
+        ]
+        self.http_imports = sorted(
+            {r.request_type for r in self.http_routes if r.request}
+            | {r.response_type for r in self.http_routes}
+            | {"ErrorEnvelope"}
+        )
+        #: the npm version: the spec version's numbers (v0.1 -> 0.1.0)
+        self.npm_version = _npm_version(spec.version)
         self.in_messages = [m.name for m in self.messages if m.direction == "in"]
         self.out_messages = [m.name for m in self.messages if m.direction == "out"]
         self.open_enum_types = [
@@ -417,6 +452,11 @@ class _Package:
 
 
 # --- types ------------------------------------------------------------------------------------
+
+
+def _npm_version(version: str) -> str:
+    numbers = version.removeprefix("v").split(".")
+    return ".".join([*numbers, "0", "0"][:3])
 
 
 def _type(schema: Schema, indent: str) -> str:

@@ -4,8 +4,24 @@
 
 // Package memorywire is the memorywire v0.1 wire format in Go: a struct per message and
 // definition of the spec, validation that reports exactly what the reference validator
-// reports, and the MemoryStore interface. It is generated from the JSON Schema files of the
-// spec (spec/v0.1) and uses the standard library only.
+// reports, the MemoryStore interface, and HTTPClient, which implements it over HTTP for a
+// `mnemowire serve` server. It is generated from the JSON Schema files of the spec
+// (spec/v0.1) and uses the standard library only.
+//
+// # Using the module
+//
+// The module path mnemowire.dev/memorywire is not served by a module proxy: a module of your own requires
+// it and replaces it with this folder, which builds offline:
+//
+//	go mod edit -require=mnemowire.dev/memorywire@v0.0.0 -replace=mnemowire.dev/memorywire=/path/to/mnemowire/generated/go
+//
+// Then:
+//
+//	client := memorywire.NewHTTPClient("http://127.0.0.1:8765", os.Getenv("MNEMOWIRE_TOKEN"))
+//	req, err := memorywire.DecodeRecallRequest([]byte(`{"agent_id": "a", "query": "tea"}`))
+//	found, err := client.Recall(ctx, req)
+//
+// A failed operation's error is an *ErrorEnvelope (errors.As), the spec's error envelope.
 //
 // # Types
 //

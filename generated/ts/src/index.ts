@@ -3,13 +3,15 @@
 
 /**
  * memorywire v0.1 for TypeScript: the spec's types (`types.ts`), validators that
- * report exactly what the reference validator reports (`validators.ts`), and the client interface
- * (`client.ts`). No runtime dependency; no Node API outside the vectors runner.
+ * report exactly what the reference validator reports (`validators.ts`), the client interface
+ * (`client.ts`) and its HTTP client (`http.ts`, on the platform's `fetch`). No runtime
+ * dependency; no Node API outside the vectors runner.
  *
  * @module
  */
 
 export * from "./client.js";
+export * from "./http.js";
 export {
   allUnique,
   codePoints,

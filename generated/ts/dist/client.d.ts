@@ -1,0 +1,146 @@
+/**
+ * The operations of memorywire v0.1 as a typed interface: a transport (HTTP,
+ * in-process, ...) implements it; callers program against it.
+ *
+ * @module
+ */
+import type { ErrorEnvelope, ExpireRequest, ExpireResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, UpdateRequest, UpdateResponse } from "./types.js";
+/**
+ * A failed operation: the store answered with the spec's error envelope (`error` message), kept
+ * whole in `envelope`. Its `details` list every broken rule when the code is `invalid_request`.
+ */
+export declare class MemoryError extends Error {
+    readonly name = "MemoryError";
+    /** The envelope exactly as the store sent it. */
+    readonly envelope: ErrorEnvelope;
+    constructor(envelope: ErrorEnvelope);
+    /** The envelope's code, e.g. `invalid_request` or `not_found` (or a newer one). */
+    get code(): ErrorEnvelope["code"];
+}
+/**
+ * A memorywire store, or a router over several: every operation takes the request message and
+ * resolves with the response message, or rejects with a {@link MemoryError}.
+ */
+export interface MemoryClient {
+    /**
+     * Apply a retention policy to an agent's memories. Closed: unknown fields are rejected, in the
+     * policy too, so a misspelt predicate cannot widen what is matched.
+     *
+     * Resolves with `ExpireResponse` (message `expire.response`). Result of an expire. Extensible:
+     * clients ignore fields they do not know.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `expire.request`).
+     */
+    expire(request: ExpireRequest): Promise<ExpireResponse>;
+    /**
+     * Forget memories by id and/or by metadata filter. Closed: unknown fields are rejected. A forget
+     * must name its scope: ids, a non-empty filter, or both (then a record must be listed in ids and
+     * match the filter).
+     *
+     * Resolves with `ForgetResponse` (message `forget.response`). Result of a forget. Extensible:
+     * clients ignore fields they do not know.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `forget.request`).
+     */
+    forget(request: ForgetRequest): Promise<ForgetResponse>;
+    /**
+     * Read records by id, in the caller's agent (and user) scope. Closed.
+     *
+     * Resolves with `GetResponse` (message `get.response`). The records found, in request order, and
+     * the ids that were not. Extensible.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `get.request`).
+     *
+     * Optional: added in v0.1; a store that has it declares the capability `get`.
+     */
+    get?(request: GetRequest): Promise<GetResponse>;
+    /**
+     * Page through an agent's records. Closed.
+     *
+     * Resolves with `ListResponse` (message `list.response`). One page of records. Extensible.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `list.request`).
+     *
+     * Optional: added in v0.1; a store that has it declares the capability `list`.
+     */
+    list?(request: ListRequest): Promise<ListResponse>;
+    /**
+     * Collapse duplicate memories into one canonical record. Closed: unknown fields are rejected.
+     *
+     * Resolves with `MergeResponse` (message `merge.response`). Result of a merge. Extensible:
+     * clients ignore fields they do not know.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `merge.request`).
+     */
+    merge(request: MergeRequest): Promise<MergeResponse>;
+    /**
+     * Find an agent's memories most relevant to a query. Closed: unknown fields are rejected.
+     *
+     * Resolves with `RecallResponse` (message `recall.response`). Result of a recall: the best
+     * matches, best first. Extensible: clients ignore fields they do not know.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `recall.request`).
+     */
+    recall(request: RecallRequest): Promise<RecallResponse>;
+    /**
+     * Write one memory into an agent's memory. Closed: a field this schema does not name is rejected,
+     * so a misspelt option can never be stored silently.
+     *
+     * Resolves with `RememberResponse` (message `remember.response`). Result of a remember.
+     * Extensible: clients ignore fields they do not know.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `remember.request`).
+     */
+    remember(request: RememberRequest): Promise<RememberResponse>;
+    /**
+     * Many remembers in one message, all or nothing. Closed.
+     *
+     * Resolves with `RememberBatchResponse` (message `remember_batch.response`). One remember
+     * response per request, in request order. Extensible.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `remember_batch.request`).
+     *
+     * Optional: added in v0.1; a store that has it declares the capability `remember_batch`.
+     */
+    remember_batch?(request: RememberBatchRequest): Promise<RememberBatchResponse>;
+    /**
+     * Bring archived records back into recall. Closed.
+     *
+     * Resolves with `RestoreResponse` (message `restore.response`). What a restore did. Extensible.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `restore.request`).
+     *
+     * Optional: added in v0.1; a store that has it declares the capability `restore`.
+     */
+    restore?(request: RestoreRequest): Promise<RestoreResponse>;
+    /**
+     * Change one record, if it is still at the version the caller read. Closed.
+     *
+     * Resolves with `UpdateResponse` (message `update.response`). What an update did. Extensible.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `update.request`).
+     *
+     * Optional: added in v0.1; a store that has it declares the capability `update`.
+     */
+    update?(request: UpdateRequest): Promise<UpdateResponse>;
+}

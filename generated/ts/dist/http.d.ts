@@ -1,0 +1,102 @@
+/**
+ * `HttpClient`: a {@link MemoryClient} over HTTP, for a `mnemowire serve` server (or any server
+ * of the memorywire HTTP binding: one route per operation and spec version, the error envelope
+ * on failure). Uses the platform's `fetch` (Node.js 20+, browsers, Deno, Bun): no dependency.
+ *
+ * ```ts
+ * const memory = new HttpClient("http://127.0.0.1:8765", { token: process.env.MNEMOWIRE_TOKEN });
+ * await memory.remember({ agent_id: "a", type: "semantic", content: "Alice likes tea" });
+ * const found = await memory.recall({ agent_id: "a", query: "what does Alice drink?" });
+ * ```
+ *
+ * Requests are checked against the spec before they are sent and answers when they arrive (the
+ * same validators as `validate()`), so a mistake never costs a round trip and a broken server
+ * never hands the caller a wrong object; `validate: false` turns both off.
+ *
+ * @module
+ */
+import { type MemoryClient } from "./client.js";
+import type { Capabilities, ExpireRequest, ExpireResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, Health, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, UpdateRequest, UpdateResponse } from "./types.js";
+/** How an {@link HttpClient} talks to its server. */
+export interface HttpClientOptions {
+    /** The bearer token the server was given for this caller (`Authorization: Bearer ...`). */
+    readonly token?: string;
+    /** Milliseconds before a call fails with code `timeout` (default 30000). */
+    readonly timeoutMs?: number;
+    /** Check requests before sending, and answers on arrival, against the spec (default true). */
+    readonly validate?: boolean;
+    /** The `fetch` to use (default: the global one). */
+    readonly fetch?: typeof fetch;
+}
+/** The spec version whose routes this client calls. */
+export declare const HTTP_SPEC_VERSION = "v0.1";
+/**
+ * A memorywire server over HTTP. Every operation resolves with the response message or rejects
+ * with a {@link MemoryError} carrying the spec's error envelope: the server's own (its code,
+ * message and details unchanged), or one this client makes for what never reached the server
+ * (`invalid_request` for a request the spec refuses, `unavailable` when the server cannot be
+ * reached, `timeout`, `store_error` for an answer that is not the spec's).
+ */
+export declare class HttpClient implements MemoryClient {
+    #private;
+    readonly baseUrl: string;
+    constructor(baseUrl: string, options?: HttpClientOptions);
+    /**
+     * `POST /v0.1/expire`: sends a `expire.request`, resolves with a
+     * `expire.response`.
+     */
+    expire(request: ExpireRequest): Promise<ExpireResponse>;
+    /**
+     * `POST /v0.1/forget`: sends a `forget.request`, resolves with a
+     * `forget.response`.
+     */
+    forget(request: ForgetRequest): Promise<ForgetResponse>;
+    /**
+     * `POST /v0.1/get`: sends a `get.request`, resolves with a
+     * `get.response`.
+     */
+    get(request: GetRequest): Promise<GetResponse>;
+    /**
+     * `POST /v0.1/list`: sends a `list.request`, resolves with a
+     * `list.response`.
+     */
+    list(request: ListRequest): Promise<ListResponse>;
+    /**
+     * `POST /v0.1/merge`: sends a `merge.request`, resolves with a
+     * `merge.response`.
+     */
+    merge(request: MergeRequest): Promise<MergeResponse>;
+    /**
+     * `POST /v0.1/recall`: sends a `recall.request`, resolves with a
+     * `recall.response`.
+     */
+    recall(request: RecallRequest): Promise<RecallResponse>;
+    /**
+     * `POST /v0.1/remember`: sends a `remember.request`, resolves with a
+     * `remember.response`.
+     */
+    remember(request: RememberRequest): Promise<RememberResponse>;
+    /**
+     * `POST /v0.1/remember_batch`: sends a `remember_batch.request`, resolves with a
+     * `remember_batch.response`.
+     */
+    remember_batch(request: RememberBatchRequest): Promise<RememberBatchResponse>;
+    /**
+     * `POST /v0.1/restore`: sends a `restore.request`, resolves with a
+     * `restore.response`.
+     */
+    restore(request: RestoreRequest): Promise<RestoreResponse>;
+    /**
+     * `POST /v0.1/update`: sends a `update.request`, resolves with a
+     * `update.response`.
+     */
+    update(request: UpdateRequest): Promise<UpdateResponse>;
+    /**
+     * `GET /v0.1/capabilities`: resolves with the `capabilities` message.
+     */
+    capabilities(): Promise<Capabilities>;
+    /**
+     * `GET /v0.1/health`: resolves with the `health` message.
+     */
+    health(): Promise<Health>;
+}

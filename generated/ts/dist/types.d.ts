@@ -1,0 +1,1533 @@
+/**
+ * Every type of memorywire v0.1: one per message and per definition of the spec.
+ * The objects are the JSON on the wire, so field names are the spec's (snake_case). A message a
+ * client sends is closed (no index signature); everything a store emits is extensible and keeps
+ * the fields a newer store adds under an index signature of `unknown`.
+ *
+ * @module
+ */
+/**
+ * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+ * exactly one agent.
+ *
+ * Constraints: at least 1 character, at most 256 characters.
+ */
+export type AgentId = string;
+/**
+ * Intensity of an emotional memory, from 0 (calm) to 1 (intense).
+ *
+ * Constraints: ≥ 0, ≤ 1.
+ */
+export type Arousal = number;
+/**
+ * What a store declares it supports. A router routes an operation only to stores whose capabilities
+ * cover it, and conformance checks that need an undeclared capability are skipped. Extensible.
+ *
+ * Message `capabilities` (emitted by a store; extensible: keep and ignore fields you do not know).
+ */
+export interface Capabilities {
+    /**
+     * Name of the store (adapter name or configured name).
+     *
+     * Constraints: at least 1 character.
+     */
+    store: string;
+    /**
+     * memorywire version the store speaks, e.g. "v0.1".
+     *
+     * Constraints: at least 1 character.
+     */
+    spec_version: string;
+    /**
+     * Declared capabilities.
+     *
+     * Constraints: no two items equal.
+     */
+    capabilities: OpenCapability[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * semantic / episodic / procedural / emotional: stores and recalls that memory type. vector:
+ * semantic (embedding) recall. fts: keyword recall. graph: exposes neighbours for the router's hop
+ * boost. user_scope: honours user_id. metadata_filter: honours filter. freshness: honours
+ * fresher_than_days. expiry: honours expires_at. forget / merge / expire: implements the operation.
+ * hard_delete: can erase for good. governance: stages approval_required writes. recall_tracking:
+ * records when each memory was last recalled (needed by no_recall_in_days). demote: implements
+ * expire's demote action. archive: implements expire's archive action. relevance: reports relevance
+ * and honours min_relevance. client_ids: keeps a client- or router-chosen id. v0.1: get / list /
+ * restore / update / remember_batch: implements the operation. query_vector: accepts recall's
+ * query_vector from a caller using the same embedder. seals: keeps a remember's seal and returns it
+ * with the record.
+ */
+export type Capability = "semantic" | "episodic" | "procedural" | "emotional" | "vector" | "fts" | "graph" | "user_scope" | "metadata_filter" | "freshness" | "expiry" | "forget" | "merge" | "expire" | "hard_delete" | "governance" | "recall_tracking" | "demote" | "archive" | "relevance" | "client_ids" | "get" | "list" | "restore" | "update" | "remember_batch" | "query_vector" | "seals";
+/**
+ * How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
+ *
+ * Constraints: ≥ 0, ≤ 1.
+ */
+export type Confidence = number;
+/** The change a write would make to an agent's memory, computed against the current state. */
+export interface Diff {
+    /** Records the write would create. */
+    added: MemoryRecord[];
+    /** Records the write would forget. */
+    removed: MemoryRecord[];
+    /** Records the write would change. */
+    modified: ModifiedRecord[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * A point in time as integer milliseconds since the Unix epoch (UTC). Bounded by 2^53-1 so that
+ * every language, JavaScript included, represents it exactly.
+ *
+ * Constraints: an integer, ≥ 0, ≤ 9007199254740991.
+ *
+ * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1 (`Number.MAX_SAFE_INTEGER`),
+ * so no `bigint` is needed.
+ */
+export type EpochMillis = number;
+/**
+ * invalid_request: the request breaks the spec (details say where). not_found: a named record does
+ * not exist for this agent. conflict: the request contradicts stored state (an id reused with
+ * different content, a merge of a record into itself). unsupported: no store can serve the
+ * operation. store_error: every capable store failed. timeout: no store answered in time.
+ * unavailable: the store cannot be reached. internal: a bug; please report it. unauthorized: a
+ * transport that authenticates its callers got no credentials it knows. forbidden: the credentials
+ * may not act as the request's agent.
+ */
+export type ErrorCode = "invalid_request" | "not_found" | "conflict" | "unsupported" | "store_error" | "timeout" | "unavailable" | "internal" | "unauthorized" | "forbidden";
+/** One broken rule. */
+export interface ErrorDetail {
+    /** JSON Pointer (RFC 6901) to the offending field; the empty string means the whole request. */
+    path: string;
+    /**
+     * The rule broken: the JSON Schema keyword (required, additionalProperties, minimum, type, enum,
+     * ...) or a semantic rule named in the spec prose.
+     *
+     * Constraints: at least 1 character.
+     */
+    rule: string;
+    /**
+     * What is wrong, in words.
+     *
+     * Constraints: at least 1 character.
+     */
+    message: string;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * The one shape every failed operation returns. details lists every rule the request broke, each
+ * with the JSON Pointer of the offending field, so a client can fix all of them at once.
+ * Extensible: clients ignore fields they do not know.
+ *
+ * Message `error` (emitted by a store; extensible: keep and ignore fields you do not know).
+ */
+export interface ErrorEnvelope {
+    /** Machine-readable class of the failure. */
+    code: OpenErrorCode;
+    /**
+     * Human-readable summary that says what to do next.
+     *
+     * Constraints: at least 1 character.
+     */
+    message: string;
+    /** One entry per broken rule; empty when the failure is not about the request's shape. */
+    details: ErrorDetail[];
+    /** Operation that failed (remember, recall, ...), when known. */
+    operation?: string;
+    /** Per-store outcomes, when every capable store failed. */
+    stores?: StoreResult[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/** What happens to the memories a policy matches. */
+export type ExpireAction = "forget" | "archive" | "demote";
+/**
+ * Which memories the policy matches. Predicates are ANDed; at least one is required, since an empty
+ * policy would match everything.
+ *
+ * Constraints: at least 1 member.
+ */
+export interface ExpirePolicy {
+    /**
+     * Created more than this many days ago.
+     *
+     * Constraints: ≥ 0.
+     */
+    older_than_days?: number;
+    /** Of this memory type. */
+    type?: MemoryType;
+    /**
+     * With confidence strictly below this value.
+     *
+     * Constraints: ≥ 0, ≤ 1.
+     */
+    confidence_below?: number;
+    /**
+     * Not returned by any recall for this many days (never-recalled records count from their
+     * creation).
+     *
+     * Constraints: ≥ 0.
+     */
+    no_recall_in_days?: number;
+}
+/**
+ * Apply a retention policy to an agent's memories. Closed: unknown fields are rejected, in the
+ * policy too, so a misspelt predicate cannot widen what is matched.
+ *
+ * Message `expire.request` (sent to a store; closed: a field not declared here is rejected).
+ */
+export interface ExpireRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /** Only apply the policy to memories stored under this user. */
+    user_id?: UserId;
+    /**
+     * Which memories the policy matches. Predicates are ANDed; at least one is required, since an
+     * empty policy would match everything.
+     */
+    policy: ExpirePolicy;
+    /**
+     * forget: soft-delete the matches. archive: hide them, restorable. demote: keep them but multiply
+     * their recall score by demote_factor (setting, never compounding).
+     *
+     * @defaultValue `"forget"`
+     */
+    action?: ExpireAction;
+    /**
+     * Score multiplier applied by the demote action.
+     *
+     * Constraints: > 0, ≤ 1.
+     *
+     * @defaultValue `0.5`
+     */
+    demote_factor?: number;
+    /**
+     * Match and report (matched_count, matched_ids) without changing anything: the preview of what
+     * the policy would do (docs/spec/v0.1.md#expire.dry-run).
+     *
+     * @defaultValue `false`
+     */
+    dry_run?: boolean;
+}
+/**
+ * Result of an expire. Extensible: clients ignore fields they do not know.
+ *
+ * Message `expire.response` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface ExpireResponse {
+    /**
+     * How many records the policy matched.
+     *
+     * Constraints: an integer, ≥ 0.
+     */
+    matched_count: number;
+    /** Action applied to the matches. */
+    action_taken: OpenExpireAction;
+    /** Ids of the matched records. */
+    matched_ids?: MemoryId[];
+    /** What each store did. */
+    stores: StoreResult[];
+    /** True when nothing was changed: the request asked for a preview. */
+    dry_run?: boolean;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * Metadata filter: every key names a top-level metadata key and every condition must hold
+ * (conditions are ANDed). A scalar means equality; an object holds operators. At most 64 keys:
+ * every store must execute what the schema accepts, and each key is a condition evaluated on every
+ * record in scope.
+ *
+ * Constraints: at most 64 members, keys of at least 1 character and at most 256 characters.
+ */
+export interface Filter {
+    /** Every key is application-defined; each value must satisfy the schema. */
+    [key: string]: FilterCondition;
+}
+/** What one metadata key must satisfy: a scalar (equality) or an object of operators. */
+export type FilterCondition = FilterScalar | FilterOperators;
+/**
+ * Comparison operators for one metadata key. Several operators in one object are ANDed.
+ *
+ * Constraints: at least 1 member.
+ */
+export interface FilterOperators {
+    /** The value equals this scalar. */
+    $eq?: FilterScalar;
+    /** The value is absent or differs from this scalar. */
+    $ne?: FilterScalar;
+    /**
+     * The value equals one of these scalars.
+     *
+     * Constraints: at least 1 item, at most 1000 items.
+     */
+    $in?: FilterScalar[];
+    /**
+     * The value is absent or equals none of these scalars.
+     *
+     * Constraints: at least 1 item, at most 1000 items.
+     */
+    $nin?: FilterScalar[];
+    /**
+     * The value is a number (or string) greater than this one.
+     *
+     * Constraints: ≥ -9007199254740991, ≤ 9007199254740991.
+     */
+    $gt?: number | string;
+    /**
+     * The value is a number (or string) greater than or equal to this one.
+     *
+     * Constraints: ≥ -9007199254740991, ≤ 9007199254740991.
+     */
+    $gte?: number | string;
+    /**
+     * The value is a number (or string) less than this one.
+     *
+     * Constraints: ≥ -9007199254740991, ≤ 9007199254740991.
+     */
+    $lt?: number | string;
+    /**
+     * The value is a number (or string) less than or equal to this one.
+     *
+     * Constraints: ≥ -9007199254740991, ≤ 9007199254740991.
+     */
+    $lte?: number | string;
+    /** true: the key is present; false: the key is absent. */
+    $exists?: boolean;
+}
+/**
+ * A JSON scalar a metadata value is compared with. Numbers lie within ±(2^53−1), what every binding
+ * and every store represents and compares the same way.
+ *
+ * Constraints: ≥ -9007199254740991, ≤ 9007199254740991.
+ */
+export type FilterScalar = string | number | boolean | null;
+/**
+ * Forget memories by id and/or by metadata filter. Closed: unknown fields are rejected. A forget
+ * must name its scope: ids, a non-empty filter, or both (then a record must be listed in ids and
+ * match the filter).
+ *
+ * Message `forget.request` (sent to a store; closed: a field not declared here is rejected).
+ *
+ * Rule: A forget must name its scope: ids, a non-empty filter, or both; a scope-less forget would
+ * delete every record.
+ */
+export interface ForgetRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /** Only forget memories stored under this user. */
+    user_id?: UserId;
+    /**
+     * Ids of the records to forget.
+     *
+     * Constraints: at least 1 item, at most 10000 items.
+     */
+    ids?: MemoryId[];
+    /** Forget records whose metadata satisfies this filter. */
+    filter?: ScopeFilter;
+    /**
+     * Erase content and embeddings for good (for erasure requests). Default: soft delete, which hides
+     * the record but keeps it for audit.
+     *
+     * @defaultValue `false`
+     */
+    hard_delete?: boolean;
+    /**
+     * Why the records are forgotten; kept in the audit log.
+     *
+     * Constraints: at most 4096 characters.
+     */
+    reason?: string;
+}
+/**
+ * Result of a forget. Extensible: clients ignore fields they do not know.
+ *
+ * Message `forget.response` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface ForgetResponse {
+    /** Ids of the records forgotten (or, when pending_approval, that would be). */
+    forgotten_ids: MemoryId[];
+    /** What each store did. */
+    stores: StoreResult[];
+    /** Whether the records were erased rather than hidden. */
+    hard_delete: boolean;
+    /** True when the forget waits for a reviewer. */
+    pending_approval?: boolean;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * How a router fuses ranked lists from several stores: rrf (Reciprocal Rank Fusion, k=60,
+ * score-independent), max (highest raw score) or weighted (sum of raw scores times per-store
+ * weights).
+ */
+export type FusionMethod = "rrf" | "max" | "weighted";
+/**
+ * Read records by id, in the caller's agent (and user) scope. Closed.
+ *
+ * Message `get.request` (sent to a store; closed: a field not declared here is rejected).
+ */
+export interface GetRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /** Only records stored under this user_id. */
+    user_id?: UserId;
+    /** The records to read. */
+    ids: IdList;
+    /**
+     * Which states to show; a record in another state is missing.
+     *
+     * @defaultValue `["active"]`
+     */
+    states?: RecordStates;
+}
+/**
+ * The records found, in request order, and the ids that were not. Extensible.
+ *
+ * Message `get.response` (emitted by a store; extensible: keep and ignore fields you do not know).
+ */
+export interface GetResponse {
+    /** Records found, in the order of the request's ids. */
+    records: MemoryRecord[];
+    /**
+     * Requested ids with no record the request may see: never stored, another agent's or user's, or
+     * in a state not asked for. Which of these is not said.
+     */
+    missing: MemoryId[];
+    /**
+     * Time the get took, in milliseconds.
+     *
+     * Constraints: ≥ 0.
+     */
+    latency_ms: number;
+    /** What each store did. */
+    stores?: StoreResult[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * Whether a store can serve requests now, and what it runs on. Extensible.
+ *
+ * Message `health` (emitted by a store; extensible: keep and ignore fields you do not know).
+ */
+export interface Health {
+    /**
+     * Name of the store.
+     *
+     * Constraints: at least 1 character.
+     */
+    store: string;
+    /**
+     * ok: serving. degraded: serving with reduced function (details say which). down: not serving.
+     */
+    status: OpenHealthStatus;
+    /**
+     * Time the health probe took, in milliseconds.
+     *
+     * Constraints: ≥ 0.
+     */
+    latency_ms?: number;
+    /** Backend facts worth showing an operator: engine versions, embedder, record counts. */
+    details?: {
+        [key: string]: unknown;
+    };
+    /** A router's children, one health report each. */
+    stores?: StoreHealth[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/** Health of a store. */
+export type HealthStatus = "ok" | "degraded" | "down";
+/**
+ * Record ids, each at most once.
+ *
+ * Constraints: at least 1 item, at most 1000 items, no two items equal.
+ */
+export type IdList = MemoryId[];
+/**
+ * A bare identifier: letters, digits and underscores, not starting with a digit. No dots, so it can
+ * never name a module path.
+ *
+ * Constraints: at least 1 character, at most 128 characters, matches `^[A-Za-z_][A-Za-z0-9_]*$`.
+ */
+export type Identifier = string;
+/** One bare identifier, or a list of them that must all hold. */
+export type IdentifierList = Identifier | Identifier[];
+/**
+ * Page through an agent's records. Closed.
+ *
+ * Message `list.request` (sent to a store; closed: a field not declared here is rejected).
+ */
+export interface ListRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /** Only records stored under this user_id. */
+    user_id?: UserId;
+    /**
+     * Only these memory types.
+     *
+     * Constraints: at least 1 item, at most 4 items, no two items equal.
+     */
+    types?: MemoryType[];
+    /**
+     * Metadata filter: every key names a top-level metadata key and every condition must hold
+     * (conditions are ANDed). A scalar means equality; an object holds operators. At most 64 keys:
+     * every store must execute what the schema accepts, and each key is a condition evaluated on
+     * every record in scope.
+     */
+    filter?: Filter;
+    /**
+     * Which states to list.
+     *
+     * @defaultValue `["active"]`
+     */
+    states?: RecordStates;
+    /**
+     * newest: newest first (created_at, then id, descending); id: by id ascending.
+     *
+     * @defaultValue `"newest"`
+     */
+    order?: "newest" | "id";
+    /**
+     * Page size.
+     *
+     * Constraints: an integer, ≥ 1, ≤ 1000.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     *
+     * @defaultValue `100`
+     */
+    limit?: number;
+    /**
+     * next_cursor of the previous page, with every other field of that request unchanged. Opaque; it
+     * stays valid while records are added, and a cursor made for another request is refused.
+     *
+     * Constraints: at least 1 character, at most 1024 characters, matches `^[A-Za-z0-9_-]+$`.
+     */
+    cursor?: string;
+}
+/**
+ * One page of records. Extensible.
+ *
+ * Message `list.response` (emitted by a store; extensible: keep and ignore fields you do not know).
+ */
+export interface ListResponse {
+    /** The page, in the requested order; at most limit. */
+    records: MemoryRecord[];
+    /**
+     * Where the next page starts; absent on the last page.
+     *
+     * Constraints: at least 1 character.
+     */
+    next_cursor?: string;
+    /**
+     * Time the list took, in milliseconds.
+     *
+     * Constraints: ≥ 0.
+     */
+    latency_ms: number;
+    /** What each store did. */
+    stores?: StoreResult[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * Stable identifier of one memory record. Minted once (by the client or the first component that
+ * stores the record) and kept by every store that holds a copy.
+ *
+ * Constraints: at least 1 character, at most 128 characters, matches
+ * `^[A-Za-z0-9][A-Za-z0-9._:-]*$`.
+ */
+export type MemoryId = string;
+/**
+ * A memory as a store holds it. Used where whole records travel: get, list and governance diffs.
+ * Extensible: clients ignore fields they do not know.
+ */
+export interface MemoryRecord {
+    /**
+     * Stable identifier of one memory record. Minted once (by the client or the first component that
+     * stores the record) and kept by every store that holds a copy.
+     */
+    id: MemoryId;
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /**
+     * Optional end-user scope inside an agent's memory. When a request carries it, the operation only
+     * sees records stored under the same user_id.
+     */
+    user_id?: UserId;
+    /**
+     * A memory type as it appears in a response: one of the v0 types, or a type added by a newer
+     * minor version, which a v0 client preserves rather than rejects.
+     */
+    type: OpenMemoryType;
+    /** The memory's text (for procedural memories, the JSON text of its state machine). */
+    content: string;
+    /**
+     * Free-form JSON object stored with the memory and returned unchanged. Keys are
+     * application-defined; recall and forget filters match against them.
+     */
+    metadata?: Metadata;
+    /** How much the writer trusts the memory, from 0 (not at all) to 1 (certain). */
+    confidence?: Confidence;
+    /** Where the memory came from (a tool, a conversation, a document). */
+    source?: string;
+    /** When the record was first stored. */
+    created_at: EpochMillis;
+    /** When the record last changed. */
+    updated_at?: EpochMillis;
+    /** When the record stops being recalled. */
+    expires_at?: EpochMillis;
+    /** Episodic: when the event happened. */
+    event_time?: EpochMillis;
+    /** Episodic: where the event happened. */
+    location?: string;
+    /** People or agents who took part in an episode. */
+    participants?: Participants;
+    /**
+     * A sentiment as it appears in a response: a v0 value or one added later, preserved by v0
+     * clients.
+     */
+    sentiment?: OpenSentiment;
+    /** Pleasantness of an emotional memory, from -1 (very unpleasant) to 1 (very pleasant). */
+    valence?: Valence;
+    /** Intensity of an emotional memory, from 0 (calm) to 1 (intense). */
+    arousal?: Arousal;
+    /** Emotional: the emotion, in a word (anxiety, joy, ...). */
+    emotion?: string;
+    /** Emotional: what or whom the emotion is about. */
+    target?: string;
+    /** Where the record stands (get and list report it). */
+    state?: OpenRecordState;
+    /** The record's version, which an update names as expected_version. */
+    version?: RecordVersion;
+    /** The seal its writer attached, unchanged. */
+    seal?: Seal;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * The four memory types of memorywire v0: semantic (facts), episodic (events with time and place),
+ * procedural (how-to, as a state machine) and emotional (affective associations).
+ */
+export type MemoryType = "semantic" | "episodic" | "procedural" | "emotional";
+/**
+ * Collapse duplicate memories into one canonical record. Closed: unknown fields are rejected.
+ *
+ * Message `merge.request` (sent to a store; closed: a field not declared here is rejected).
+ */
+export interface MergeRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /** Id of the record that survives. */
+    canonical: MemoryId;
+    /**
+     * Ids of the records merged into the canonical one and then hidden. Must not contain the
+     * canonical id.
+     *
+     * Constraints: at least 1 item, at most 1000 items, no two items equal.
+     */
+    duplicates: MemoryId[];
+    /**
+     * keep_canonical: the canonical record is unchanged. merge_content: the contents are joined with
+     * newlines (canonical first) and re-embedded. keep_highest_confidence: the surviving record takes
+     * the content, confidence and metadata of the most confident record.
+     *
+     * @defaultValue `"keep_canonical"`
+     */
+    strategy?: MergeStrategy;
+}
+/**
+ * Result of a merge. Extensible: clients ignore fields they do not know.
+ *
+ * Message `merge.response` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface MergeResponse {
+    /** Id of the surviving record. */
+    canonical: MemoryId;
+    /**
+     * How many duplicates were merged into it.
+     *
+     * Constraints: an integer, ≥ 0.
+     */
+    merged_count: number;
+    /** Strategy that was applied. */
+    strategy_used: OpenMergeStrategy;
+    /** What each store did. */
+    stores: StoreResult[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/** How merged records combine. */
+export type MergeStrategy = "keep_canonical" | "merge_content" | "keep_highest_confidence";
+/**
+ * Free-form JSON object stored with the memory and returned unchanged. Keys are
+ * application-defined; recall and forget filters match against them.
+ */
+export interface Metadata {
+    /** Application-defined members. */
+    [key: string]: unknown;
+}
+/** A record a write would change, before and after. */
+export interface ModifiedRecord {
+    /**
+     * Stable identifier of one memory record. Minted once (by the client or the first component that
+     * stores the record) and kept by every store that holds a copy.
+     */
+    id: MemoryId;
+    /**
+     * A memory as a store holds it. Used where whole records travel: get, list and governance diffs.
+     * Extensible: clients ignore fields they do not know.
+     */
+    before: MemoryRecord;
+    /**
+     * A memory as a store holds it. Used where whole records travel: get, list and governance diffs.
+     * Extensible: clients ignore fields they do not know.
+     */
+    after: MemoryRecord;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * A capability as declared; later versions may add capabilities.
+ *
+ * Any Capability value, or a string a newer spec version added: `(string & {})` keeps the known
+ * values suggested by editors.
+ */
+export type OpenCapability = Capability | (string & {});
+/**
+ * An error code as received; later versions may add codes.
+ *
+ * Any ErrorCode value, or a string a newer spec version added: `(string & {})` keeps the known
+ * values suggested by editors.
+ */
+export type OpenErrorCode = ErrorCode | (string & {});
+/**
+ * An expire action as reported in a response; later versions may add actions.
+ *
+ * Any ExpireAction value, or a string a newer spec version added: `(string & {})` keeps the known
+ * values suggested by editors.
+ */
+export type OpenExpireAction = ExpireAction | (string & {});
+/**
+ * A fusion method as reported in a response; later versions may add methods.
+ *
+ * Any FusionMethod value, or a string a newer spec version added: `(string & {})` keeps the known
+ * values suggested by editors.
+ */
+export type OpenFusionMethod = FusionMethod | (string & {});
+/**
+ * A health status as received; later versions may add statuses.
+ *
+ * Any HealthStatus value, or a string a newer spec version added: `(string & {})` keeps the known
+ * values suggested by editors.
+ */
+export type OpenHealthStatus = HealthStatus | (string & {});
+/**
+ * A memory type as it appears in a response: one of the v0 types, or a type added by a newer minor
+ * version, which a v0 client preserves rather than rejects.
+ *
+ * Any MemoryType value, or a string a newer spec version added: `(string & {})` keeps the known
+ * values suggested by editors.
+ */
+export type OpenMemoryType = MemoryType | (string & {});
+/**
+ * A merge strategy as reported in a response; later versions may add strategies.
+ *
+ * Any MergeStrategy value, or a string a newer spec version added: `(string & {})` keeps the known
+ * values suggested by editors.
+ */
+export type OpenMergeStrategy = MergeStrategy | (string & {});
+/**
+ * A record state as reported in a response; later versions may add states.
+ *
+ * Any RecordState value, or a string a newer spec version added: `(string & {})` keeps the known
+ * values suggested by editors.
+ */
+export type OpenRecordState = RecordState | (string & {});
+/**
+ * A sentiment as it appears in a response: a v0 value or one added later, preserved by v0 clients.
+ *
+ * Any Sentiment value, or a string a newer spec version added: `(string & {})` keeps the known
+ * values suggested by editors.
+ */
+export type OpenSentiment = Sentiment | (string & {});
+/**
+ * A store status as reported in a response; later versions may add statuses.
+ *
+ * Any StoreStatus value, or a string a newer spec version added: `(string & {})` keeps the known
+ * values suggested by editors.
+ */
+export type OpenStoreStatus = StoreStatus | (string & {});
+/**
+ * People or agents who took part in an episode.
+ *
+ * Constraints: at most 256 items.
+ */
+export type Participants = string[];
+/**
+ * The query already embedded, and the name of the embedder that made it. A store uses it only when
+ * the name is its own embedder's; any other store refuses the request (unsupported) rather than
+ * compare unrelated vectors.
+ */
+export interface QueryVector {
+    /**
+     * The embedder's name as the store reports it in health details (e.g. onnx:all-MiniLM-L6-v2).
+     *
+     * Constraints: at least 1 character, at most 256 characters.
+     */
+    embedder: string;
+    /**
+     * The embedding of the request's query.
+     *
+     * Constraints: at least 1 item, at most 4096 items.
+     */
+    vector: number[];
+}
+/** One recalled memory with its relevance score. */
+export interface RecallHit {
+    /**
+     * Stable identifier of one memory record. Minted once (by the client or the first component that
+     * stores the record) and kept by every store that holds a copy.
+     */
+    id: MemoryId;
+    /**
+     * A memory type as it appears in a response: one of the v0 types, or a type added by a newer
+     * minor version, which a v0 client preserves rather than rejects.
+     */
+    type: OpenMemoryType;
+    /** The memory's text (for procedural memories, the JSON text of its state machine). */
+    content: string;
+    /** Relevance; higher is better. Comparable within one response only. */
+    score: number;
+    /**
+     * Cosine similarity of query and memory (-1..1), when the store measures one. Unlike score it is
+     * comparable across queries, which is what a relevance floor needs.
+     *
+     * Constraints: ≥ -1, ≤ 1.
+     */
+    relevance?: number;
+    /**
+     * The record's demote factor, when an expire demoted it (absent: 1). score already includes it; a
+     * router that fuses by rank multiplies the fused score by it, so a demotion survives rank fusion.
+     *
+     * Constraints: > 0, ≤ 1.
+     */
+    demote?: number;
+    /**
+     * Free-form JSON object stored with the memory and returned unchanged. Keys are
+     * application-defined; recall and forget filters match against them.
+     */
+    metadata: Metadata;
+    /** When the record was first stored. */
+    created_at: EpochMillis;
+    /** Stores that returned this record. */
+    supporting: string[];
+    /** Store whose copy of the record is returned. */
+    source_store: string;
+    /**
+     * Optional end-user scope inside an agent's memory. When a request carries it, the operation only
+     * sees records stored under the same user_id.
+     */
+    user_id?: UserId;
+    /** How much the writer trusts the memory, from 0 (not at all) to 1 (certain). */
+    confidence?: Confidence;
+    /** Where the memory came from. */
+    source?: string;
+    /** When the record last changed. */
+    updated_at?: EpochMillis;
+    /** When the record stops being recalled. */
+    expires_at?: EpochMillis;
+    /** Episodic: when the event happened. */
+    event_time?: EpochMillis;
+    /** Episodic: where the event happened. */
+    location?: string;
+    /** People or agents who took part in an episode. */
+    participants?: Participants;
+    /**
+     * A sentiment as it appears in a response: a v0 value or one added later, preserved by v0
+     * clients.
+     */
+    sentiment?: OpenSentiment;
+    /** Pleasantness of an emotional memory, from -1 (very unpleasant) to 1 (very pleasant). */
+    valence?: Valence;
+    /** Intensity of an emotional memory, from 0 (calm) to 1 (intense). */
+    arousal?: Arousal;
+    /** Emotional: the emotion, in a word. */
+    emotion?: string;
+    /** Emotional: what or whom the emotion is about. */
+    target?: string;
+    /** The record's seal, when its writer attached one. */
+    seal?: Seal;
+    /** The record's version. */
+    version?: RecordVersion;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * Find an agent's memories most relevant to a query. Closed: unknown fields are rejected.
+ *
+ * Message `recall.request` (sent to a store; closed: a field not declared here is rejected).
+ */
+export interface RecallRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /** Only recall memories stored under this user. */
+    user_id?: UserId;
+    /**
+     * What to look for, in natural language.
+     *
+     * Constraints: at least 1 character.
+     */
+    query: string;
+    /**
+     * Maximum number of results.
+     *
+     * Constraints: an integer, ≥ 1, ≤ 1000.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     *
+     * @defaultValue `5`
+     */
+    k?: number;
+    /**
+     * Only recall memories of these types. Absent or empty: every type.
+     *
+     * Constraints: at most 4 items.
+     */
+    types?: MemoryType[];
+    /**
+     * Graph hops for the router's neighbour boost (0 = off). Only graph-capable stores use it.
+     *
+     * Constraints: an integer, ≥ 0, ≤ 3.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     *
+     * @defaultValue `0`
+     */
+    hops?: number;
+    /**
+     * How a router fuses the stores' ranked lists.
+     *
+     * @defaultValue `"rrf"`
+     */
+    fusion?: FusionMethod;
+    /** Only recall memories whose metadata satisfies this filter. An empty object filters nothing. */
+    filter?: Filter;
+    /**
+     * Only recall memories created within this many days.
+     *
+     * Constraints: ≥ 0.
+     */
+    fresher_than_days?: number;
+    /**
+     * Relevance floor: drop results whose relevance (the cosine similarity of query and memory, as
+     * the store's embedder measures it) is below this. Absent: no floor, so a query with no true
+     * match still gets its k nearest records. Stores that measure no relevance ignore it and do not
+     * declare the relevance capability.
+     *
+     * Constraints: ≥ -1, ≤ 1.
+     */
+    min_relevance?: number;
+    /** The query's embedding, made by a caller (a router) that embeds once for many stores. */
+    query_vector?: QueryVector;
+}
+/**
+ * Result of a recall: the best matches, best first. Extensible: clients ignore fields they do not
+ * know.
+ *
+ * Message `recall.response` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface RecallResponse {
+    /** Matches sorted by score, highest first; at most k. */
+    results: RecallHit[];
+    /**
+     * Fusion method that ranked the results (a single store reports rrf for its own hybrid ranking).
+     */
+    fusion_used: OpenFusionMethod;
+    /** Names of the stores that were asked. */
+    stores_queried: string[];
+    /**
+     * Time the recall took, in milliseconds.
+     *
+     * Constraints: ≥ 0.
+     */
+    latency_ms: number;
+    /** What each store did. */
+    stores?: StoreResult[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * Where a record stands, as a caller may ask for it: active (recalled), pending (staged for
+ * review), archived (hidden, restorable), expired (past expires_at). Forgotten and merged records
+ * are never shown.
+ */
+export type RecordState = "active" | "pending" | "archived" | "expired";
+/**
+ * The states a request reaches: by default active records only.
+ *
+ * Constraints: at least 1 item, at most 4 items, no two items equal.
+ */
+export type RecordStates = RecordState[];
+/**
+ * A record's version: 1 when it is stored, one more after every update. An update names the version
+ * it expects (optimistic concurrency).
+ *
+ * Constraints: an integer, ≥ 1, ≤ 9007199254740991.
+ *
+ * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1 (`Number.MAX_SAFE_INTEGER`),
+ * so no `bigint` is needed.
+ */
+export type RecordVersion = number;
+/**
+ * Many remembers in one message, all or nothing. Closed.
+ *
+ * Message `remember_batch.request` (sent to a store; closed: a field not declared here is
+ * rejected).
+ */
+export interface RememberBatchRequest {
+    /**
+     * The remembers, each a valid remember request. They are stored together or not at all.
+     *
+     * Constraints: at least 1 item, at most 1000 items.
+     */
+    requests: RememberRequest[];
+}
+/**
+ * One remember response per request, in request order. Extensible.
+ *
+ * Message `remember_batch.response` (emitted by a store; extensible: keep and ignore fields you do
+ * not know).
+ */
+export interface RememberBatchResponse {
+    /** The answer to each request, in order. */
+    results: RememberResponse[];
+    /**
+     * Time the batch took, in milliseconds.
+     *
+     * Constraints: ≥ 0.
+     */
+    latency_ms: number;
+    /** What each store did. */
+    stores?: StoreResult[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * Write one memory into an agent's memory. Closed: a field this schema does not name is rejected,
+ * so a misspelt option can never be stored silently.
+ *
+ * Message `remember.request` (sent to a store; closed: a field not declared here is rejected).
+ *
+ * Rule: A procedural memory's content must be the JSON text of a valid state machine.
+ *
+ * Rule: event_time, location and participants belong to episodic memories only.
+ *
+ * Rule: sentiment, valence, arousal, emotion and target belong to emotional memories only.
+ */
+export interface RememberRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /**
+     * Optional end-user scope inside an agent's memory. When a request carries it, the operation only
+     * sees records stored under the same user_id.
+     */
+    user_id?: UserId;
+    /**
+     * Client-chosen record id. Optional; when absent the store (or router) mints one. Repeating a
+     * remember with the same id and agent returns the first write's result and creates nothing new,
+     * which makes retries safe.
+     */
+    id?: MemoryId;
+    /**
+     * The four memory types of memorywire v0: semantic (facts), episodic (events with time and
+     * place), procedural (how-to, as a state machine) and emotional (affective associations).
+     */
+    type: MemoryType;
+    /**
+     * The memory's text. For a procedural memory, the JSON text of a StateMachine (see
+     * common.json#/$defs/StateMachine).
+     *
+     * Constraints: at least 1 character.
+     */
+    content: string;
+    /**
+     * Free-form JSON object stored with the memory and returned unchanged. Keys are
+     * application-defined; recall and forget filters match against them.
+     */
+    metadata?: Metadata;
+    /**
+     * How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
+     *
+     * @defaultValue `1.0`
+     */
+    confidence?: Confidence;
+    /** Where the memory came from (a tool, a conversation, a document). */
+    source?: string;
+    /**
+     * When the memory stops being recalled. A time in the past stores a record that is already
+     * expired.
+     */
+    expires_at?: EpochMillis;
+    /**
+     * Stage the write for human review: the record stays invisible to recall until a reviewer
+     * approves it.
+     *
+     * @defaultValue `false`
+     */
+    approval_required?: boolean;
+    /** Episodic only: when the event happened. */
+    event_time?: EpochMillis;
+    /**
+     * Episodic only: where the event happened.
+     *
+     * Constraints: at least 1 character, at most 512 characters.
+     */
+    location?: string;
+    /** Episodic only: who took part. */
+    participants?: Participants;
+    /** Emotional only: overall polarity. */
+    sentiment?: Sentiment;
+    /** Emotional only: pleasantness, -1..1. */
+    valence?: Valence;
+    /** Emotional only: intensity, 0..1. */
+    arousal?: Arousal;
+    /**
+     * Emotional only: the emotion, in a word.
+     *
+     * Constraints: at least 1 character, at most 64 characters.
+     */
+    emotion?: string;
+    /**
+     * Emotional only: what or whom the emotion is about.
+     *
+     * Constraints: at least 1 character, at most 256 characters.
+     */
+    target?: string;
+    /**
+     * A seal over the record (docs/spec/v0.1.md#seals.digest). It covers the record's id, so a writer
+     * seals a remember that names its id: a seal over an id the store mints cannot verify. A store
+     * declaring seals keeps it and returns it with the record.
+     */
+    seal?: Seal;
+}
+/**
+ * Result of a remember. Extensible: clients ignore fields they do not know.
+ *
+ * Message `remember.response` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface RememberResponse {
+    /** Id of the stored (or staged) record. */
+    id: MemoryId;
+    /** When the record was stored. */
+    stored_at: EpochMillis;
+    /** What each store did. */
+    stores: StoreResult[];
+    /** True when the write is staged for review and invisible to recall until approved. */
+    pending_approval: boolean;
+    /**
+     * Where a reviewer can approve or reject the staged write, when a review UI is configured.
+     *
+     * Constraints: at least 1 character.
+     */
+    approval_url?: string;
+    /**
+     * True when a record with the request's client-chosen id already existed, so this response
+     * repeats the first write's result and nothing new was stored.
+     */
+    replayed?: boolean;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * Bring archived records back into recall. Closed.
+ *
+ * Message `restore.request` (sent to a store; closed: a field not declared here is rejected).
+ */
+export interface RestoreRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /** Only records stored under this user_id. */
+    user_id?: UserId;
+    /** The archived records to restore. */
+    ids: IdList;
+}
+/**
+ * What a restore did. Extensible.
+ *
+ * Message `restore.response` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface RestoreResponse {
+    /**
+     * Ids restored, in request order: archived records of the request's scope. Any other id is left
+     * as it was and not listed.
+     */
+    restored: MemoryId[];
+    /**
+     * Time the restore took, in milliseconds.
+     *
+     * Constraints: ≥ 0.
+     */
+    latency_ms: number;
+    /** What each store did. */
+    stores?: StoreResult[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * Governance: a reviewer's verdict on a staged write. Sent by the reviewer; closed, so a misspelt
+ * field is rejected rather than ignored.
+ *
+ * Message `review-decision` (sent to a store; closed: a field not declared here is rejected).
+ */
+export interface ReviewDecision {
+    /** Review the decision answers. */
+    review_id?: MemoryId;
+    /** true commits the staged write; false discards it. */
+    approved: boolean;
+    /**
+     * Identity of the reviewer.
+     *
+     * Constraints: at least 1 character, at most 256 characters.
+     */
+    reviewer: string;
+    /** When the decision was made. */
+    reviewed_at: EpochMillis;
+    /**
+     * Why, in the reviewer's words.
+     *
+     * Constraints: at most 4096 characters.
+     */
+    reason?: string;
+}
+/**
+ * Governance: a write staged for human review, with the diff it would make against the current
+ * state. Emitted by mnemowire to a reviewer. Extensible.
+ *
+ * Message `review-request` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ *
+ * Rule: A remember under review carries a valid remember request, its seal (if any) lifted out to
+ * seal.
+ *
+ * Rule: A forget under review carries a valid forget request.
+ *
+ * Rule: A merge under review carries a valid merge request.
+ */
+export interface ReviewRequest {
+    /** Id of the review; the staged record's id for a remember. */
+    review_id?: MemoryId;
+    /** Operation under review. */
+    operation: ReviewedOperation;
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /**
+     * The original request, exactly as the agent sent it; valid under that operation's request
+     * schema.
+     */
+    request: {
+        [key: string]: unknown;
+    };
+    /** The change a write would make to an agent's memory, computed against the current state. */
+    diff: Diff;
+    /** Why the agent wants the change, when it said so. */
+    reasoning?: string;
+    /** When the write was staged. */
+    requested_at?: EpochMillis;
+    /**
+     * A staged remember's seal. It travels here, not inside request, so a v0 reviewer still reads
+     * request under its v0 schema.
+     */
+    seal?: Seal;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/** The operations that can be staged for review. */
+export type ReviewedOperation = "remember" | "forget" | "merge";
+/**
+ * A metadata filter that selects records to change. Same shape as Filter (at most 64 keys) but
+ * never empty, because an empty filter matches every record.
+ *
+ * Constraints: at least 1 member, at most 64 members, keys of at least 1 character and at most 256
+ * characters.
+ */
+export interface ScopeFilter {
+    /** Every key is application-defined; each value must satisfy the schema. */
+    [key: string]: FilterCondition;
+}
+/**
+ * A record seal: a keyed digest (HMAC-SHA256) the writer computed over the record's id, agent_id,
+ * user_id, type, content and metadata (docs/spec/v0.1.md#seals.digest). A store keeps it with the
+ * record and returns it unchanged; only a holder of the key can make or check one.
+ */
+export interface Seal {
+    /** The digest algorithm. */
+    alg: "hmac-sha256";
+    /**
+     * Which of the writer's keys made the seal, so keys can rotate.
+     *
+     * Constraints: at least 1 character, at most 64 characters, matches
+     * `^[A-Za-z0-9][A-Za-z0-9._:-]*$`.
+     */
+    key_id: string;
+    /**
+     * The digest, as 64 lowercase hex digits.
+     *
+     * Constraints: at least 64 characters, at most 64 characters, matches `^[0-9a-f]{64}$`.
+     */
+    mac: string;
+}
+/** Overall polarity of an emotional memory. */
+export type Sentiment = "positive" | "negative" | "neutral" | "mixed";
+/**
+ * A procedure as a finite state machine (the pytransitions shape, restricted to data). In v0 it
+ * travels as the JSON text of a procedural memory's content.
+ */
+export interface StateMachine {
+    /**
+     * Name of the procedure.
+     *
+     * Constraints: at least 1 character, at most 256 characters.
+     */
+    name: string;
+    /** State the machine starts in; one of states. */
+    initial: StateName;
+    /**
+     * Every state of the machine, each named once.
+     *
+     * Constraints: at least 1 item, at most 256 items, no two items equal.
+     */
+    states: StateName[];
+    /**
+     * Transitions between states.
+     *
+     * Constraints: at most 1024 items.
+     */
+    transitions: Transition[];
+    /** State the procedure is in now, when it is being executed; one of states. */
+    current?: StateName;
+    /** Free-form data about the procedure. */
+    metadata?: Metadata;
+}
+/**
+ * Name of one state of a procedural state machine.
+ *
+ * Constraints: at least 1 character, at most 128 characters.
+ */
+export type StateName = string;
+/** Health of one child store of a router. */
+export interface StoreHealth {
+    /**
+     * Name of the store.
+     *
+     * Constraints: at least 1 character.
+     */
+    store: string;
+    /**
+     * ok: serving. degraded: serving with reduced function (details say which). down: not serving.
+     */
+    status: OpenHealthStatus;
+    /**
+     * Time the health probe took, in milliseconds.
+     *
+     * Constraints: ≥ 0.
+     */
+    latency_ms?: number;
+    /** Backend facts worth showing an operator: engine versions, embedder, record counts. */
+    details?: {
+        [key: string]: unknown;
+    };
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * What one store did for an operation. A router reports one per child store; a single store reports
+ * itself.
+ */
+export interface StoreResult {
+    /**
+     * Name of the store (its URL with credentials removed, or a configured name).
+     *
+     * Constraints: at least 1 character.
+     */
+    store: string;
+    /** Outcome on this store. */
+    status: OpenStoreStatus;
+    /**
+     * Records this store wrote, returned, forgot, merged or matched.
+     *
+     * Constraints: an integer, ≥ 0.
+     */
+    count: number;
+    /**
+     * Time the store took, in milliseconds.
+     *
+     * Constraints: ≥ 0.
+     */
+    latency_ms?: number;
+    /** Why the store failed or was skipped; absent when status is ok. */
+    error?: string;
+    /**
+     * Hits of this store a router dropped because their seal was missing or did not verify
+     * (docs/spec/v0.1.md#seals.router).
+     *
+     * Constraints: an integer, ≥ 0.
+     */
+    rejected_seals?: number;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * Outcome of an operation on one store: ok, error (the store raised or refused), timeout (no answer
+ * before the deadline), invalid_response (the answer broke the response schema) or skipped (the
+ * store lacks a capability the operation needs).
+ */
+export type StoreStatus = "ok" | "error" | "timeout" | "invalid_response" | "skipped";
+/**
+ * One transition of a procedural state machine. Only these five keys exist: callback keys (before,
+ * after, prepare, ...) are rejected because they would name code to run.
+ */
+export interface Transition {
+    /** Event name that fires the transition. */
+    trigger: Identifier;
+    /** State(s) the transition leaves from: one state, a list of states, or "*" for any state. */
+    source: StateName | StateName[];
+    /** State the transition enters. */
+    dest: StateName;
+    /** Guard predicates that must all be true. */
+    conditions?: IdentifierList;
+    /** Guard predicates that must all be false. */
+    unless?: IdentifierList;
+}
+/**
+ * Change one record, if it is still at the version the caller read. Closed.
+ *
+ * Message `update.request` (sent to a store; closed: a field not declared here is rejected).
+ *
+ * Rule: An update changes something: content, metadata, confidence or expires_at.
+ */
+export interface UpdateRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /** The record's user_id, when it has one. */
+    user_id?: UserId;
+    /** The record to change: an active or pending record of the caller's scope. */
+    id: MemoryId;
+    /**
+     * The version the caller read; any other current version fails with conflict and changes nothing.
+     */
+    expected_version: RecordVersion;
+    /**
+     * New text; the record is embedded again. For a procedural record, the JSON text of a
+     * StateMachine.
+     *
+     * Constraints: at least 1 character.
+     */
+    content?: string;
+    /** New metadata, replacing the old as a whole. */
+    metadata?: Metadata;
+    /** How much the writer trusts the memory, from 0 (not at all) to 1 (certain). */
+    confidence?: Confidence;
+    /** New expiry time. */
+    expires_at?: EpochMillis;
+    /**
+     * A new seal over the changed record (a sealed record whose content or metadata changes needs one
+     * to stay verifiable).
+     */
+    seal?: Seal;
+    /**
+     * Why, in the caller's words; kept in the audit log.
+     *
+     * Constraints: at most 4096 characters.
+     */
+    reason?: string;
+}
+/**
+ * What an update did. Extensible.
+ *
+ * Message `update.response` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface UpdateResponse {
+    /**
+     * Stable identifier of one memory record. Minted once (by the client or the first component that
+     * stores the record) and kept by every store that holds a copy.
+     */
+    id: MemoryId;
+    /** The record's new version. */
+    version: RecordVersion;
+    /** The fields that changed value (a field sent with its current value is not listed). */
+    updated: string[];
+    /** When the update took effect. */
+    updated_at: EpochMillis;
+    /**
+     * Time the update took, in milliseconds.
+     *
+     * Constraints: ≥ 0.
+     */
+    latency_ms: number;
+    /** What each store did. */
+    stores?: StoreResult[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * Optional end-user scope inside an agent's memory. When a request carries it, the operation only
+ * sees records stored under the same user_id.
+ *
+ * Constraints: at most 256 characters.
+ */
+export type UserId = string;
+/**
+ * Pleasantness of an emotional memory, from -1 (very unpleasant) to 1 (very pleasant).
+ *
+ * Constraints: ≥ -1, ≤ 1.
+ */
+export type Valence = number;

@@ -1,0 +1,613 @@
+/**
+ * A validator for every type of memorywire v0.1, generated from the spec as
+ * straight-line code. Each reports the same (path, rule) set as the reference validator
+ * (`mnemowire.spec`, Python) for every payload: every broken rule at once, each with the JSON
+ * Pointer of the offending value, so a client can fix them all in one go.
+ *
+ * @module
+ */
+import { type ValidationError } from "./runtime.js";
+import type { AgentId, Arousal, Capabilities, Capability, Confidence, Diff, EpochMillis, ErrorCode, ErrorDetail, ErrorEnvelope, ExpireAction, ExpirePolicy, ExpireRequest, ExpireResponse, Filter, FilterCondition, FilterOperators, FilterScalar, ForgetRequest, ForgetResponse, FusionMethod, GetRequest, GetResponse, Health, HealthStatus, IdList, Identifier, IdentifierList, ListRequest, ListResponse, MemoryId, MemoryRecord, MemoryType, MergeRequest, MergeResponse, MergeStrategy, Metadata, ModifiedRecord, OpenCapability, OpenErrorCode, OpenExpireAction, OpenFusionMethod, OpenHealthStatus, OpenMemoryType, OpenMergeStrategy, OpenRecordState, OpenSentiment, OpenStoreStatus, Participants, QueryVector, RecallHit, RecallRequest, RecallResponse, RecordState, RecordStates, RecordVersion, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewDecision, ReviewRequest, ReviewedOperation, ScopeFilter, Seal, Sentiment, StateMachine, StateName, StoreHealth, StoreResult, StoreStatus, Transition, UpdateRequest, UpdateResponse, UserId, Valence } from "./types.js";
+/**
+ * Every rule `value` breaks as a `AgentId`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateAgentId(value: unknown): ValidationError[];
+/** Whether `value` is a valid AgentId (no rule broken). */
+export declare function isAgentId(value: unknown): value is AgentId;
+/**
+ * Every rule `value` breaks as a `Arousal`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateArousal(value: unknown): ValidationError[];
+/** Whether `value` is a valid Arousal (no rule broken). */
+export declare function isArousal(value: unknown): value is Arousal;
+/**
+ * Every rule `value` breaks as message `capabilities`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateCapabilities(value: unknown): ValidationError[];
+/** Whether `value` is a valid Capabilities (no rule broken). */
+export declare function isCapabilities(value: unknown): value is Capabilities;
+/**
+ * Every rule `value` breaks as a `Capability`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateCapability(value: unknown): ValidationError[];
+/** Whether `value` is a valid Capability (no rule broken). */
+export declare function isCapability(value: unknown): value is Capability;
+/**
+ * Every rule `value` breaks as a `Confidence`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateConfidence(value: unknown): ValidationError[];
+/** Whether `value` is a valid Confidence (no rule broken). */
+export declare function isConfidence(value: unknown): value is Confidence;
+/**
+ * Every rule `value` breaks as a `Diff`, as `{path, rule, message}` (path: a JSON Pointer), sorted
+ * by path and rule; empty when it is valid.
+ */
+export declare function validateDiff(value: unknown): ValidationError[];
+/** Whether `value` is a valid Diff (no rule broken). */
+export declare function isDiff(value: unknown): value is Diff;
+/**
+ * Every rule `value` breaks as a `EpochMillis`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateEpochMillis(value: unknown): ValidationError[];
+/** Whether `value` is a valid EpochMillis (no rule broken). */
+export declare function isEpochMillis(value: unknown): value is EpochMillis;
+/**
+ * Every rule `value` breaks as a `ErrorCode`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateErrorCode(value: unknown): ValidationError[];
+/** Whether `value` is a valid ErrorCode (no rule broken). */
+export declare function isErrorCode(value: unknown): value is ErrorCode;
+/**
+ * Every rule `value` breaks as a `ErrorDetail`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateErrorDetail(value: unknown): ValidationError[];
+/** Whether `value` is a valid ErrorDetail (no rule broken). */
+export declare function isErrorDetail(value: unknown): value is ErrorDetail;
+/**
+ * Every rule `value` breaks as message `error`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateErrorEnvelope(value: unknown): ValidationError[];
+/** Whether `value` is a valid ErrorEnvelope (no rule broken). */
+export declare function isErrorEnvelope(value: unknown): value is ErrorEnvelope;
+/**
+ * Every rule `value` breaks as a `ExpireAction`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateExpireAction(value: unknown): ValidationError[];
+/** Whether `value` is a valid ExpireAction (no rule broken). */
+export declare function isExpireAction(value: unknown): value is ExpireAction;
+/**
+ * Every rule `value` breaks as a `ExpirePolicy`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateExpirePolicy(value: unknown): ValidationError[];
+/** Whether `value` is a valid ExpirePolicy (no rule broken). */
+export declare function isExpirePolicy(value: unknown): value is ExpirePolicy;
+/**
+ * Every rule `value` breaks as message `expire.request`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateExpireRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid ExpireRequest (no rule broken). */
+export declare function isExpireRequest(value: unknown): value is ExpireRequest;
+/**
+ * Every rule `value` breaks as message `expire.response`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateExpireResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid ExpireResponse (no rule broken). */
+export declare function isExpireResponse(value: unknown): value is ExpireResponse;
+/**
+ * Every rule `value` breaks as a `Filter`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateFilter(value: unknown): ValidationError[];
+/** Whether `value` is a valid Filter (no rule broken). */
+export declare function isFilter(value: unknown): value is Filter;
+/**
+ * Every rule `value` breaks as a `FilterCondition`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateFilterCondition(value: unknown): ValidationError[];
+/** Whether `value` is a valid FilterCondition (no rule broken). */
+export declare function isFilterCondition(value: unknown): value is FilterCondition;
+/**
+ * Every rule `value` breaks as a `FilterOperators`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateFilterOperators(value: unknown): ValidationError[];
+/** Whether `value` is a valid FilterOperators (no rule broken). */
+export declare function isFilterOperators(value: unknown): value is FilterOperators;
+/**
+ * Every rule `value` breaks as a `FilterScalar`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateFilterScalar(value: unknown): ValidationError[];
+/** Whether `value` is a valid FilterScalar (no rule broken). */
+export declare function isFilterScalar(value: unknown): value is FilterScalar;
+/**
+ * Every rule `value` breaks as message `forget.request`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateForgetRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid ForgetRequest (no rule broken). */
+export declare function isForgetRequest(value: unknown): value is ForgetRequest;
+/**
+ * Every rule `value` breaks as message `forget.response`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateForgetResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid ForgetResponse (no rule broken). */
+export declare function isForgetResponse(value: unknown): value is ForgetResponse;
+/**
+ * Every rule `value` breaks as a `FusionMethod`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateFusionMethod(value: unknown): ValidationError[];
+/** Whether `value` is a valid FusionMethod (no rule broken). */
+export declare function isFusionMethod(value: unknown): value is FusionMethod;
+/**
+ * Every rule `value` breaks as message `get.request`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateGetRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid GetRequest (no rule broken). */
+export declare function isGetRequest(value: unknown): value is GetRequest;
+/**
+ * Every rule `value` breaks as message `get.response`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateGetResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid GetResponse (no rule broken). */
+export declare function isGetResponse(value: unknown): value is GetResponse;
+/**
+ * Every rule `value` breaks as message `health`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateHealth(value: unknown): ValidationError[];
+/** Whether `value` is a valid Health (no rule broken). */
+export declare function isHealth(value: unknown): value is Health;
+/**
+ * Every rule `value` breaks as a `HealthStatus`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateHealthStatus(value: unknown): ValidationError[];
+/** Whether `value` is a valid HealthStatus (no rule broken). */
+export declare function isHealthStatus(value: unknown): value is HealthStatus;
+/**
+ * Every rule `value` breaks as a `IdList`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateIdList(value: unknown): ValidationError[];
+/** Whether `value` is a valid IdList (no rule broken). */
+export declare function isIdList(value: unknown): value is IdList;
+/**
+ * Every rule `value` breaks as a `Identifier`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateIdentifier(value: unknown): ValidationError[];
+/** Whether `value` is a valid Identifier (no rule broken). */
+export declare function isIdentifier(value: unknown): value is Identifier;
+/**
+ * Every rule `value` breaks as a `IdentifierList`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateIdentifierList(value: unknown): ValidationError[];
+/** Whether `value` is a valid IdentifierList (no rule broken). */
+export declare function isIdentifierList(value: unknown): value is IdentifierList;
+/**
+ * Every rule `value` breaks as message `list.request`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateListRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid ListRequest (no rule broken). */
+export declare function isListRequest(value: unknown): value is ListRequest;
+/**
+ * Every rule `value` breaks as message `list.response`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateListResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid ListResponse (no rule broken). */
+export declare function isListResponse(value: unknown): value is ListResponse;
+/**
+ * Every rule `value` breaks as a `MemoryId`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateMemoryId(value: unknown): ValidationError[];
+/** Whether `value` is a valid MemoryId (no rule broken). */
+export declare function isMemoryId(value: unknown): value is MemoryId;
+/**
+ * Every rule `value` breaks as a `MemoryRecord`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateMemoryRecord(value: unknown): ValidationError[];
+/** Whether `value` is a valid MemoryRecord (no rule broken). */
+export declare function isMemoryRecord(value: unknown): value is MemoryRecord;
+/**
+ * Every rule `value` breaks as a `MemoryType`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateMemoryType(value: unknown): ValidationError[];
+/** Whether `value` is a valid MemoryType (no rule broken). */
+export declare function isMemoryType(value: unknown): value is MemoryType;
+/**
+ * Every rule `value` breaks as message `merge.request`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateMergeRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid MergeRequest (no rule broken). */
+export declare function isMergeRequest(value: unknown): value is MergeRequest;
+/**
+ * Every rule `value` breaks as message `merge.response`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateMergeResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid MergeResponse (no rule broken). */
+export declare function isMergeResponse(value: unknown): value is MergeResponse;
+/**
+ * Every rule `value` breaks as a `MergeStrategy`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateMergeStrategy(value: unknown): ValidationError[];
+/** Whether `value` is a valid MergeStrategy (no rule broken). */
+export declare function isMergeStrategy(value: unknown): value is MergeStrategy;
+/**
+ * Every rule `value` breaks as a `Metadata`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateMetadata(value: unknown): ValidationError[];
+/** Whether `value` is a valid Metadata (no rule broken). */
+export declare function isMetadata(value: unknown): value is Metadata;
+/**
+ * Every rule `value` breaks as a `ModifiedRecord`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateModifiedRecord(value: unknown): ValidationError[];
+/** Whether `value` is a valid ModifiedRecord (no rule broken). */
+export declare function isModifiedRecord(value: unknown): value is ModifiedRecord;
+/**
+ * Every rule `value` breaks as a `OpenCapability`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateOpenCapability(value: unknown): ValidationError[];
+/** Whether `value` is a valid OpenCapability (no rule broken). */
+export declare function isOpenCapability(value: unknown): value is OpenCapability;
+/**
+ * Every rule `value` breaks as a `OpenErrorCode`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateOpenErrorCode(value: unknown): ValidationError[];
+/** Whether `value` is a valid OpenErrorCode (no rule broken). */
+export declare function isOpenErrorCode(value: unknown): value is OpenErrorCode;
+/**
+ * Every rule `value` breaks as a `OpenExpireAction`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateOpenExpireAction(value: unknown): ValidationError[];
+/** Whether `value` is a valid OpenExpireAction (no rule broken). */
+export declare function isOpenExpireAction(value: unknown): value is OpenExpireAction;
+/**
+ * Every rule `value` breaks as a `OpenFusionMethod`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateOpenFusionMethod(value: unknown): ValidationError[];
+/** Whether `value` is a valid OpenFusionMethod (no rule broken). */
+export declare function isOpenFusionMethod(value: unknown): value is OpenFusionMethod;
+/**
+ * Every rule `value` breaks as a `OpenHealthStatus`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateOpenHealthStatus(value: unknown): ValidationError[];
+/** Whether `value` is a valid OpenHealthStatus (no rule broken). */
+export declare function isOpenHealthStatus(value: unknown): value is OpenHealthStatus;
+/**
+ * Every rule `value` breaks as a `OpenMemoryType`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateOpenMemoryType(value: unknown): ValidationError[];
+/** Whether `value` is a valid OpenMemoryType (no rule broken). */
+export declare function isOpenMemoryType(value: unknown): value is OpenMemoryType;
+/**
+ * Every rule `value` breaks as a `OpenMergeStrategy`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateOpenMergeStrategy(value: unknown): ValidationError[];
+/** Whether `value` is a valid OpenMergeStrategy (no rule broken). */
+export declare function isOpenMergeStrategy(value: unknown): value is OpenMergeStrategy;
+/**
+ * Every rule `value` breaks as a `OpenRecordState`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateOpenRecordState(value: unknown): ValidationError[];
+/** Whether `value` is a valid OpenRecordState (no rule broken). */
+export declare function isOpenRecordState(value: unknown): value is OpenRecordState;
+/**
+ * Every rule `value` breaks as a `OpenSentiment`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateOpenSentiment(value: unknown): ValidationError[];
+/** Whether `value` is a valid OpenSentiment (no rule broken). */
+export declare function isOpenSentiment(value: unknown): value is OpenSentiment;
+/**
+ * Every rule `value` breaks as a `OpenStoreStatus`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateOpenStoreStatus(value: unknown): ValidationError[];
+/** Whether `value` is a valid OpenStoreStatus (no rule broken). */
+export declare function isOpenStoreStatus(value: unknown): value is OpenStoreStatus;
+/**
+ * Every rule `value` breaks as a `Participants`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateParticipants(value: unknown): ValidationError[];
+/** Whether `value` is a valid Participants (no rule broken). */
+export declare function isParticipants(value: unknown): value is Participants;
+/**
+ * Every rule `value` breaks as a `QueryVector`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateQueryVector(value: unknown): ValidationError[];
+/** Whether `value` is a valid QueryVector (no rule broken). */
+export declare function isQueryVector(value: unknown): value is QueryVector;
+/**
+ * Every rule `value` breaks as a `RecallHit`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRecallHit(value: unknown): ValidationError[];
+/** Whether `value` is a valid RecallHit (no rule broken). */
+export declare function isRecallHit(value: unknown): value is RecallHit;
+/**
+ * Every rule `value` breaks as message `recall.request`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRecallRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid RecallRequest (no rule broken). */
+export declare function isRecallRequest(value: unknown): value is RecallRequest;
+/**
+ * Every rule `value` breaks as message `recall.response`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRecallResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid RecallResponse (no rule broken). */
+export declare function isRecallResponse(value: unknown): value is RecallResponse;
+/**
+ * Every rule `value` breaks as a `RecordState`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRecordState(value: unknown): ValidationError[];
+/** Whether `value` is a valid RecordState (no rule broken). */
+export declare function isRecordState(value: unknown): value is RecordState;
+/**
+ * Every rule `value` breaks as a `RecordStates`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRecordStates(value: unknown): ValidationError[];
+/** Whether `value` is a valid RecordStates (no rule broken). */
+export declare function isRecordStates(value: unknown): value is RecordStates;
+/**
+ * Every rule `value` breaks as a `RecordVersion`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRecordVersion(value: unknown): ValidationError[];
+/** Whether `value` is a valid RecordVersion (no rule broken). */
+export declare function isRecordVersion(value: unknown): value is RecordVersion;
+/**
+ * Every rule `value` breaks as message `remember_batch.request`, as `{path, rule, message}` (path:
+ * a JSON Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRememberBatchRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid RememberBatchRequest (no rule broken). */
+export declare function isRememberBatchRequest(value: unknown): value is RememberBatchRequest;
+/**
+ * Every rule `value` breaks as message `remember_batch.response`, as `{path, rule, message}` (path:
+ * a JSON Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRememberBatchResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid RememberBatchResponse (no rule broken). */
+export declare function isRememberBatchResponse(value: unknown): value is RememberBatchResponse;
+/**
+ * Every rule `value` breaks as message `remember.request`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ *
+ * The spec's semantic rules (`stateReference`) are checked once the schema holds.
+ */
+export declare function validateRememberRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid RememberRequest (no rule broken). */
+export declare function isRememberRequest(value: unknown): value is RememberRequest;
+/**
+ * Every rule `value` breaks as message `remember.response`, as `{path, rule, message}` (path: a
+ * JSON Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRememberResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid RememberResponse (no rule broken). */
+export declare function isRememberResponse(value: unknown): value is RememberResponse;
+/**
+ * Every rule `value` breaks as message `restore.request`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRestoreRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid RestoreRequest (no rule broken). */
+export declare function isRestoreRequest(value: unknown): value is RestoreRequest;
+/**
+ * Every rule `value` breaks as message `restore.response`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRestoreResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid RestoreResponse (no rule broken). */
+export declare function isRestoreResponse(value: unknown): value is RestoreResponse;
+/**
+ * Every rule `value` breaks as message `review-decision`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateReviewDecision(value: unknown): ValidationError[];
+/** Whether `value` is a valid ReviewDecision (no rule broken). */
+export declare function isReviewDecision(value: unknown): value is ReviewDecision;
+/**
+ * Every rule `value` breaks as message `review-request`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ *
+ * The spec's semantic rules (`stateReference`) are checked once the schema holds.
+ */
+export declare function validateReviewRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid ReviewRequest (no rule broken). */
+export declare function isReviewRequest(value: unknown): value is ReviewRequest;
+/**
+ * Every rule `value` breaks as a `ReviewedOperation`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateReviewedOperation(value: unknown): ValidationError[];
+/** Whether `value` is a valid ReviewedOperation (no rule broken). */
+export declare function isReviewedOperation(value: unknown): value is ReviewedOperation;
+/**
+ * Every rule `value` breaks as a `ScopeFilter`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateScopeFilter(value: unknown): ValidationError[];
+/** Whether `value` is a valid ScopeFilter (no rule broken). */
+export declare function isScopeFilter(value: unknown): value is ScopeFilter;
+/**
+ * Every rule `value` breaks as a `Seal`, as `{path, rule, message}` (path: a JSON Pointer), sorted
+ * by path and rule; empty when it is valid.
+ */
+export declare function validateSeal(value: unknown): ValidationError[];
+/** Whether `value` is a valid Seal (no rule broken). */
+export declare function isSeal(value: unknown): value is Seal;
+/**
+ * Every rule `value` breaks as a `Sentiment`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateSentiment(value: unknown): ValidationError[];
+/** Whether `value` is a valid Sentiment (no rule broken). */
+export declare function isSentiment(value: unknown): value is Sentiment;
+/**
+ * Every rule `value` breaks as a `StateMachine`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateStateMachine(value: unknown): ValidationError[];
+/** Whether `value` is a valid StateMachine (no rule broken). */
+export declare function isStateMachine(value: unknown): value is StateMachine;
+/**
+ * Every rule `value` breaks as a `StateName`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateStateName(value: unknown): ValidationError[];
+/** Whether `value` is a valid StateName (no rule broken). */
+export declare function isStateName(value: unknown): value is StateName;
+/**
+ * Every rule `value` breaks as a `StoreHealth`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateStoreHealth(value: unknown): ValidationError[];
+/** Whether `value` is a valid StoreHealth (no rule broken). */
+export declare function isStoreHealth(value: unknown): value is StoreHealth;
+/**
+ * Every rule `value` breaks as a `StoreResult`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateStoreResult(value: unknown): ValidationError[];
+/** Whether `value` is a valid StoreResult (no rule broken). */
+export declare function isStoreResult(value: unknown): value is StoreResult;
+/**
+ * Every rule `value` breaks as a `StoreStatus`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateStoreStatus(value: unknown): ValidationError[];
+/** Whether `value` is a valid StoreStatus (no rule broken). */
+export declare function isStoreStatus(value: unknown): value is StoreStatus;
+/**
+ * Every rule `value` breaks as a `Transition`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateTransition(value: unknown): ValidationError[];
+/** Whether `value` is a valid Transition (no rule broken). */
+export declare function isTransition(value: unknown): value is Transition;
+/**
+ * Every rule `value` breaks as message `update.request`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateUpdateRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid UpdateRequest (no rule broken). */
+export declare function isUpdateRequest(value: unknown): value is UpdateRequest;
+/**
+ * Every rule `value` breaks as message `update.response`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateUpdateResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid UpdateResponse (no rule broken). */
+export declare function isUpdateResponse(value: unknown): value is UpdateResponse;
+/**
+ * Every rule `value` breaks as a `UserId`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateUserId(value: unknown): ValidationError[];
+/** Whether `value` is a valid UserId (no rule broken). */
+export declare function isUserId(value: unknown): value is UserId;
+/**
+ * Every rule `value` breaks as a `Valence`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateValence(value: unknown): ValidationError[];
+/** Whether `value` is a valid Valence (no rule broken). */
+export declare function isValence(value: unknown): value is Valence;
+/** Every message name of the spec, sorted. */
+export declare const MESSAGES: readonly ["capabilities", "error", "expire.request", "expire.response", "forget.request", "forget.response", "get.request", "get.response", "health", "list.request", "list.response", "merge.request", "merge.response", "recall.request", "recall.response", "remember.request", "remember.response", "remember_batch.request", "remember_batch.response", "restore.request", "restore.response", "review-decision", "review-request", "update.request", "update.response"];
+/** A message name of the spec (`"remember.request"`, ...). */
+export type MessageName = (typeof MESSAGES)[number];
+/** The type each message carries. */
+export interface MessageTypes {
+    "capabilities": Capabilities;
+    "error": ErrorEnvelope;
+    "expire.request": ExpireRequest;
+    "expire.response": ExpireResponse;
+    "forget.request": ForgetRequest;
+    "forget.response": ForgetResponse;
+    "get.request": GetRequest;
+    "get.response": GetResponse;
+    "health": Health;
+    "list.request": ListRequest;
+    "list.response": ListResponse;
+    "merge.request": MergeRequest;
+    "merge.response": MergeResponse;
+    "recall.request": RecallRequest;
+    "recall.response": RecallResponse;
+    "remember.request": RememberRequest;
+    "remember.response": RememberResponse;
+    "remember_batch.request": RememberBatchRequest;
+    "remember_batch.response": RememberBatchResponse;
+    "restore.request": RestoreRequest;
+    "restore.response": RestoreResponse;
+    "review-decision": ReviewDecision;
+    "review-request": ReviewRequest;
+    "update.request": UpdateRequest;
+    "update.response": UpdateResponse;
+}
+/**
+ * Which way each message travels: `in`, sent to a store (closed: an unknown field is an error);
+ * `out`, emitted by a store (extensible: unknown fields and enum values are kept).
+ */
+export declare const DIRECTIONS: {
+    readonly [M in MessageName]: "in" | "out";
+};
+/** Whether `name` is a message name of the spec. */
+export declare function isMessageName(name: string): name is MessageName;
+/**
+ * Every rule `value` breaks as `message`, semantic rules included, sorted by path and rule;
+ * empty when it is valid. Throws a TypeError for a name that is not a message of the spec.
+ */
+export declare function validate(message: MessageName, value: unknown): ValidationError[];
+/** Whether `value` is a valid `message`, narrowing it to that message's type. */
+export declare function is<M extends MessageName>(message: M, value: unknown): value is MessageTypes[M];
+/**
+ * The spec's error envelope for an invalid `value` (code `invalid_request`, one detail per broken
+ * rule), or `null` when it is a valid `message`: what a store answers an invalid request with.
+ */
+export declare function envelope(message: MessageName, value: unknown): ErrorEnvelope | null;
