@@ -213,7 +213,7 @@ BENCH_STORES = ["sqlite-vec://{tmp}/bench.db"]
 def bench(session: nox.Session) -> None:
     """Benchmarks (not tests): JSON, Markdown and PNGs in bench-out/, with machine, date, commit
     and load. ``nox -s bench -- --store URL`` adds a store; other arguments go to `bench all`."""
-    install_local(session, "bench", "pgvector")
+    install_local(session, "bench", "pgvector", "server")
     stores = [arg for url in BENCH_STORES for arg in ("--store", url)]
     with local_postgres(session) as base:
         stores += ["--store", f"{base}?schema=bench"]
@@ -222,3 +222,4 @@ def bench(session: nox.Session) -> None:
     session.run("mnemowire", "bench", "validation", "--out", "bench-out")
     session.run("mnemowire", "bench", "records", "--out", "bench-out")
     session.run("mnemowire", "bench", "embedders", "--out", "bench-out")
+    session.run("mnemowire", "bench", "http", "--out", "bench-out")

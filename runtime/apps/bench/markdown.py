@@ -261,6 +261,55 @@ def _records(results: Mapping[str, Any]) -> str:
     )
 
 
+def _http(results: Mapping[str, Any]) -> str:
+    latency, sustained, memory = results["latency"], results["sustained"], results["memory"]
+    paced, flat = sustained["open_loop"], sustained["closed_loop"]
+
+    def row(name: str, stats: Mapping[str, Any]) -> str:
+        cells = [name, stats["p50_ms"], stats["p95_ms"], stats["p99_ms"], stats["n"]]
+        return "| " + " | ".join(str(cell) for cell in cells) + " |"
+
+    def load(name: str, run: Mapping[str, Any]) -> str:
+        stats = run.get("latency", {})
+        return (
+            f"| {name} | {run['per_second']} | {stats.get('p50_ms', '-')} | "
+            f"{stats.get('p99_ms', '-')} | {run['errors']} of {run['requests']} | "
+            f"{run['server_cpu_s']} / {run['client_cpu_s']} | {run['seconds']} |"
+        )
+
+    clients, offered = sustained["clients"], sustained["offered_per_second"]
+    return "\n".join(
+        [
+            f"{results['store']}; embedder {results['embedder']}; {results['queries']} queries x "
+            f"{results['rounds']} rounds, every setup in turn, query by query.",
+            "",
+            "| recall | p50 ms | p95 ms | p99 ms | n |",
+            "|---|---:|---:|---:|---:|",
+            row("in-process (Memory over the store)", latency["in_process"]),
+            row("through one server (Memory over http://)", latency["http"]),
+            row("through one server, bare HTTP client", latency["http_bare"]),
+            row("router over two servers (query embedded once)", latency["router_2x_http"]),
+            "",
+            f"HTTP minus in-process at p50: **{latency['http_minus_in_process_p50_ms']} ms** "
+            "(target ≤ 1 ms); router over two servers / one server at p50: "
+            f"**{latency['router_over_http_p50_ratio']}x** (target ≤ 1.3x).",
+            "",
+            "| load | recalls/s | p50 ms | p99 ms | errors | CPU s server / client | s |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+            load(f"{offered:g}/s offered, {clients} clients (open loop)", paced),
+            load(f"{clients} clients, no pacing (closed loop)", flat),
+            "",
+            "Target: ≥ 250 recalls/s with 16 clients at p99 ≤ 60 ms and 0 errors; open-loop "
+            "latencies count from when each request was due.",
+            "",
+            f"Server memory over {memory['requests']:,} requests ({memory['per_second']}/s, "
+            f"{memory['errors']} unexpected answers; a tenth were bad requests, answered 400): "
+            f"resident **{memory['rss_mb_before']} → {memory['rss_mb_after']} MB** "
+            "(target: flat).",
+        ]
+    )
+
+
 _RENDERERS: dict[str, Callable[[Any], str]] = {
     "quality": _quality,
     "latency": _latency,
@@ -269,4 +318,5 @@ _RENDERERS: dict[str, Callable[[Any], str]] = {
     "validation": _validation,
     "embedders": _embedders,
     "records": _records,
+    "http": _http,
 }

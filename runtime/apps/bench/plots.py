@@ -38,6 +38,8 @@ def plot(report: Mapping[str, Any], out: Path) -> list[Path]:
         return [_latency(results, out / "latency.png")]
     if kind == "scale":
         return [_scale(results, out / "scale.png")]
+    if kind == "http":
+        return [_http(results, out / "http.png")]
     if kind == "adversarial":
         from mnemowire.apps.bench.adversarial import plot as adversarial_plot
 
@@ -250,4 +252,53 @@ def _scale(results: Mapping[str, Any], path: Path) -> Path:
     right.set_ylim(0, 1.05)
     right.set_ylabel("vector recall@10 vs exact search")
     right.set_title("Search accuracy against corpus size")
+    return _save(figure, path)
+
+
+def _http(results: Mapping[str, Any], path: Path) -> Path:
+    """Recall latency per setup (left), the paced run's latency distribution (middle), and the
+    server's resident memory over the memory run (right)."""
+    figure = _figure(13, 4)
+    left, middle, right = figure.subplots(1, 3)
+    names = {
+        "in_process": "in-process",
+        "http_bare": "bare HTTP",
+        "http": "HTTP (Python client)",
+        "router_2x_http": "router, 2 servers",
+    }
+    latency = results["latency"]
+    for offset, quantile in enumerate(("p50_ms", "p95_ms", "p99_ms")):
+        xs = [i + (offset - 1) * 0.27 for i in range(len(names))]
+        left.bar(xs, [latency[n][quantile] for n in names], width=0.27, label=quantile[:3])
+    left.set_xticks(range(len(names)), list(names.values()), rotation=15, fontsize=8)
+    left.set_ylabel("recall latency, ms")
+    left.set_title("recall: in-process vs over HTTP")
+    left.legend(fontsize=8)
+    sustained = results["sustained"]
+    for key, label in (("open_loop", "paced"), ("closed_loop", "unpaced")):
+        run = sustained[key]
+        stats = run.get("latency")
+        if stats:
+            middle.bar(
+                [f"{label}\n{run['per_second']:.0f}/s"],
+                [stats["p99_ms"]],
+                label="p99" if key == "open_loop" else None,
+                color="tab:red",
+            )
+            middle.bar(
+                [f"{label}\n{run['per_second']:.0f}/s"],
+                [stats["p50_ms"]],
+                color="tab:blue",
+                label="p50" if key == "open_loop" else None,
+            )
+    middle.axhline(60, color="grey", linestyle="--", linewidth=1, label="p99 target")
+    middle.set_ylabel("latency, ms")
+    middle.set_title(f"{sustained['clients']} clients")
+    middle.legend(fontsize=8)
+    rss = results["memory"]["rss_mb"]
+    right.plot([p["requests"] for p in rss], [p["mb"] for p in rss], marker="o")
+    right.set_xlabel("requests served")
+    right.set_ylabel("server resident memory, MB")
+    right.set_ylim(bottom=0)
+    right.set_title("server memory")
     return _save(figure, path)

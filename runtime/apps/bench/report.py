@@ -22,7 +22,7 @@ from mnemowire.apps.bench._timing import load_average
 __all__ = ["BENCHMARKS", "load_report", "make_report", "schema", "validate_report", "write"]
 
 BENCHMARKS = (
-    "quality", "latency", "scale", "adversarial", "validation", "embedders", "records"
+    "quality", "latency", "scale", "adversarial", "validation", "embedders", "records", "http"
 )  # fmt: skip
 
 

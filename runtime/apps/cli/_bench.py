@@ -49,6 +49,57 @@ def records_command(count: int, get_rounds: int, out: Path | None) -> None:
     _publish("records", env, run_records(count, get_rounds), out)
 
 
+@bench_group.command("http")
+@click.option("--embedder", default="minilm", show_default=True, help="The servers' embedder.")
+@click.option("--rounds", default=3, show_default=True, help="Passes over the 165 queries.")
+@click.option("--rate", default=250.0, show_default=True, help="Recalls per second offered.")
+@click.option("--seconds", default=60.0, show_default=True, help="Length of the paced run.")
+@click.option("--clients", default=16, show_default=True, help="Concurrent connections.")
+@click.option("--requests", default=100_000, show_default=True, help="Requests of the memory run.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write http.json, http.md and http.png into this folder.",
+)
+def http_command(
+    embedder: str,
+    rounds: int,
+    rate: float,
+    seconds: float,
+    clients: int,
+    requests: int,
+    out: Path | None,
+) -> None:
+    """The HTTP transport: recall latency in-process vs through a server vs through a router
+    over two servers; sustained recalls/s with concurrent clients; server memory over many
+    requests (targets: +1 ms p50, >= 250/s at p99 <= 60 ms, router <= 1.3x, flat memory)."""
+    from mnemowire.apps.bench import environment
+    from mnemowire.apps.bench.http import run_http
+    from mnemowire.apps.cli._progress import Bars
+
+    env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
+    bars = Bars()
+    try:
+        results = run_http(
+            embedder=embedder,
+            rounds=rounds,
+            rate=rate,
+            seconds=seconds,
+            clients=clients,
+            requests=requests,
+            progress=bars,
+        )
+    finally:
+        bars.close()
+    _publish("http", env, results, out)
+    if out is not None:
+        from mnemowire.apps.bench.plots import plot
+        from mnemowire.apps.bench.report import load_report
+
+        for path in plot(load_report(out / "http.json"), out):
+            click.echo(f"wrote {path}", err=True)
+
+
 def _publish(benchmark: str, env: dict[str, Any], results: Any, out: Path | None) -> None:
     """Print the report's Markdown; with ``out``, also write its JSON and Markdown files."""
     from mnemowire.apps.bench.markdown import render
