@@ -108,8 +108,20 @@ def serve_command(
     sys.exit(Exit.OK)
 
 
+def one_blas_thread() -> None:
+    """Hold numpy's BLAS to one thread in a server process. A store's vector search is one
+    small matrix product per recall; OpenBLAS splits it over every core and its idle threads
+    spin, taking the cores from the event loop, the embedder and any other process. Measured
+    (docs/transports.md#http.cpu): a recall with its vector through one of two servers on two
+    cores, 5.0 ms p50 with BLAS's threads, 2.2 ms with one."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
+
+
 def open_store(urls: list[str], embedder_name: str | None) -> MemoryStore:
     """The store (or router) a server serves, its errors as usage errors naming the flag."""
+    one_blas_thread()
     from mnemowire.apps.cli._progress import show_progress
     from mnemowire.embedders import load_embedder
     from mnemowire.layers.memory import Memory
