@@ -209,7 +209,10 @@ async def _sustained(
 
 def _mixed_requests(vectors: list[list[float]], embedder_name: str) -> Callable[[int], Request]:
     """Twenty kinds of request in turn: recalls (embedded by the server, or with the query's
-    vector), gets, lists, a remember, and two bad ones (broken JSON, an unknown field)."""
+    vector), gets, lists, a remember, and two bad ones (broken JSON, an unknown field). The
+    remembers cycle through a hundred client ids, so after the first hundred they are replays
+    and the store holds as much at the end as after the first thousand requests: memory that
+    grows then is the server's, not the data's."""
     queries = _queries()
 
     def make(i: int) -> Request:
@@ -225,8 +228,10 @@ def _mixed_requests(vectors: list[list[float]], embedder_name: str) -> Callable[
             return Request("/v0.1/get", json.dumps({"agent_id": AGENT, "ids": [f"r{i}"]}).encode())
         if kind < 17:
             return Request("/v0.1/list", json.dumps({"agent_id": AGENT, "limit": 20}).encode())
-        if kind == 17:
-            remember = {"agent_id": f"{AGENT}-w", "type": "semantic", "content": f"note {i}"}
+        if kind == 17:  # a hundred records, written again and again: replays, no growth
+            n = (i // 20) % 100
+            remember = {"agent_id": f"{AGENT}-w", "id": f"w{n}", "type": "semantic",
+                        "content": f"note {n}"}  # fmt: skip
             return Request("/v0.1/remember", json.dumps(remember).encode())
         if kind == 18:
             return Request(_PATH, b'{"agent_id": "a", "query":', expect=400)
@@ -256,9 +261,11 @@ async def _memory(
     )
     samples.append((total, server.rss_mb()))
     summary = _summary(run, server.cpu_s() - cpu)
+    halfway = min(samples, key=lambda sample: abs(sample[0] - total // 2))
     return {
         **summary,
         "rss_mb_before": samples[0][1],
+        "rss_mb_halfway": halfway[1],
         "rss_mb_after": samples[-1][1],
         "rss_mb": [{"requests": n, "mb": mb} for n, mb in samples],
     }

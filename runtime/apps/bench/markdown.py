@@ -304,8 +304,8 @@ def _http(results: Mapping[str, Any]) -> str:
             "",
             f"Server memory over {memory['requests']:,} requests ({memory['per_second']}/s, "
             f"{memory['errors']} unexpected answers; a tenth were bad requests, answered 400): "
-            f"resident **{memory['rss_mb_before']} → {memory['rss_mb_after']} MB** "
-            "(target: flat).",
+            f"resident **{memory['rss_mb_before']} → {memory['rss_mb_after']} MB**, "
+            f"{memory.get('rss_mb_halfway', '?')} MB halfway (target: flat).",
         ]
     )
 
