@@ -299,6 +299,6 @@ def _http(results: Mapping[str, Any], path: Path) -> Path:
     right.plot([p["requests"] for p in rss], [p["mb"] for p in rss], marker="o")
     right.set_xlabel("requests served")
     right.set_ylabel("server resident memory, MB")
-    right.set_ylim(bottom=0)
+    right.set_ylim(0, max(p["mb"] for p in rss) * 1.2)
     right.set_title("server memory")
     return _save(figure, path)
