@@ -145,3 +145,17 @@ def test_serve_stops_promptly_on_sigint(store_url: str) -> None:
     process.send_signal(signal.SIGINT)
     process.communicate(timeout=20)
     assert time.monotonic() - started < 10
+
+
+def test_serve_over_several_stores_is_a_router(tmp_path: Path) -> None:
+    urls = [f"sqlite-vec://{tmp_path / n}.db?embedder=hash:64&name={n}" for n in ("a", "b")]
+    process, url = start("--store", urls[0], "--store", urls[1])
+    try:
+        stored = httpx.post(
+            url + "/v0.1/remember", json={"agent_id": "a", "type": "semantic", "content": "tea"}
+        ).json()
+        assert [s["store"] for s in stored["stores"]] == ["a", "b"]
+        assert httpx.get(url + "/").json()["store"].startswith("router")
+    finally:
+        process.terminate()
+        process.communicate(timeout=20)
