@@ -10,8 +10,7 @@ from collections.abc import Iterator
 
 import uvicorn
 
-from mnemowire.apps.server import Binding, MemoryServer
-from mnemowire.apps.server._run import bind, uvicorn_config
+from mnemowire.apps.server import Binding, MemoryServer, bind, create_app, uvicorn_config
 
 __all__ = ["serving"]
 
@@ -23,7 +22,7 @@ def serving(server: MemoryServer, *, grace_s: int = 5) -> Iterator[str]:
     binding = Binding(port=0, grace_s=grace_s)
     sock = bind(binding)
     port = sock.getsockname()[1]
-    running = uvicorn.Server(uvicorn_config(server, binding, log_level="warning"))
+    running = uvicorn.Server(uvicorn_config(create_app(server), binding, log_level="warning"))
     thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

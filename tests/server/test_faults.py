@@ -74,7 +74,22 @@ def test_a_stop_lets_the_writes_in_flight_finish_and_then_closes_the_store(
     assert answers[0].status_code == 200
     assert len(answers[0].json()["results"]) == 20
     assert stored(path) == 20
-    assert store._db.closed  # closed after the write, not during it
+    closed = asyncio.run(store.health())  # closed after the write, not during it
+    assert closed.status == "down"
+    assert "closed" in str(closed.details)
+
+
+def send_and_vanish(url: str, body: bytes, sent: int, *, linger: float = 0.0) -> None:
+    """POST ``body`` to remember_batch declaring its whole length, send its first ``sent``
+    bytes, wait ``linger`` seconds and close the connection without reading an answer."""
+    host, port = url.removeprefix("http://").split(":")
+    head = (
+        "POST /v0.1/remember_batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    with socket.create_connection((host, int(port))) as gone:
+        gone.sendall(head.encode() + body[:sent])
+        time.sleep(linger)
 
 
 def test_a_caller_gone_mid_body_stores_nothing(tmp_path: Path) -> None:
@@ -82,15 +97,10 @@ def test_a_caller_gone_mid_body_stores_nothing(tmp_path: Path) -> None:
     store = SqliteVecStore(str(path), embedder=HashEmbedder(64))
     body = json.dumps(batch(50)).encode()
     with serving(MemoryServer(store)) as url:
-        host, port = url.removeprefix("http://").split(":")
-        with socket.create_connection((host, int(port))) as gone:
-            gone.sendall(
-                b"POST /v0.1/remember_batch HTTP/1.1\r\nHost: x\r\n"
-                b"Content-Type: application/json\r\nContent-Length: "
-                + str(len(body)).encode() + b"\r\n\r\n" + body[: len(body) // 2]
-            )  # fmt: skip
+        send_and_vanish(url, body, len(body) // 2)
         time.sleep(0.3)
-        assert post(url, "/v0.1/remember", {"agent_id": "b", "type": "semantic", "content": "x"})
+        other = {"agent_id": "b", "type": "semantic", "content": "x"}
+        assert post(url, "/v0.1/remember", other).status_code == 200  # still serving
     assert stored(path) == 0
 
 
@@ -99,14 +109,7 @@ def test_a_caller_gone_mid_operation_leaves_the_write_whole(tmp_path: Path) -> N
     store = SqliteVecStore(str(path), embedder=SlowEmbedder(0.5))
     body = json.dumps(batch(30)).encode()
     with serving(MemoryServer(store)) as url:
-        host, port = url.removeprefix("http://").split(":")
-        with socket.create_connection((host, int(port))) as gone:
-            gone.sendall(
-                b"POST /v0.1/remember_batch HTTP/1.1\r\nHost: x\r\n"
-                b"Content-Type: application/json\r\nContent-Length: "
-                + str(len(body)).encode() + b"\r\n\r\n" + body
-            )  # fmt: skip
-            time.sleep(0.1)  # the server has the whole body and is embedding it
+        send_and_vanish(url, body, len(body), linger=0.1)  # gone while the batch is embedded
         time.sleep(1.0)
     assert stored(path) == 30
 

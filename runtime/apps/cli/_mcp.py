@@ -8,24 +8,12 @@ from pathlib import Path
 import click
 
 from mnemowire.apps.cli._app import cli
-from mnemowire.apps.cli._serve import open_store
+from mnemowire.apps.cli._serve import open_store, served_options
 from mnemowire.errors import ConfigError
 
 
 @cli.command("mcp")
-@click.option(
-    "--store",
-    "stores",
-    multiple=True,
-    help="Store URL (repeat for a router over several). Default: $MNEMOWIRE_STORE or a "
-    "sqlite-vec file in your data directory.",
-)
-@click.option(
-    "--embedder",
-    envvar="MNEMOWIRE_EMBEDDER",
-    default=None,
-    help="Embedder for stores that embed (minilm, hash:64, ...).",
-)
+@served_options(default_port=8766)
 @click.option(
     "--agent",
     "agents",
@@ -33,28 +21,18 @@ from mnemowire.errors import ConfigError
     help="stdio: the only agent ids this server may act as (repeatable; default: any).",
 )
 @click.option("--http", "over_http", is_flag=True, help="Serve streamable HTTP at /mcp, not stdio.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="--http: address.")
-@click.option(
-    "--port", type=click.IntRange(0, 65535), default=8766, show_default=True, help="--http: port."
-)
-@click.option(
-    "--tokens",
-    "tokens_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="--http: bearer tokens, as for `mnemowire serve` (default $MNEMOWIRE_SERVER_TOKENS).",
-)
 def mcp_command(
     stores: tuple[str, ...],
     embedder: str | None,
-    agents: tuple[str, ...],
-    over_http: bool,
     host: str,
     port: int,
     tokens_file: Path | None,
+    agents: tuple[str, ...],
+    over_http: bool,
 ) -> None:
     """Serve the store to MCP hosts: one tool per operation (its input schema is the spec's
-    request schema), recall also as the resource template memory://{agent_id}/recall{?query}."""
+    request schema), recall also as the resource template memory://{agent_id}/recall{?query}.
+    stdio by default (--host, --port and --tokens apply with --http)."""
     try:
         from mnemowire.apps.mcp import MemoryTools, run_http, serve_stdio
     except ImportError as exc:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
@@ -11,37 +13,53 @@ from mnemowire.apps.cli._app import Exit, cli
 from mnemowire.errors import ConfigError, MnemowireError
 from mnemowire.protocol import MemoryStore
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def served_options(default_port: int) -> Callable[[F], F]:
+    """What every server command takes: the stores it serves, where it listens, its tokens."""
+    decorators = [
+        click.option(
+            "--store",
+            "stores",
+            multiple=True,
+            help="Store URL (repeat for a router over several). Default: $MNEMOWIRE_STORE or a "
+            "sqlite-vec file in your data directory.",
+        ),
+        click.option(
+            "--embedder",
+            envvar="MNEMOWIRE_EMBEDDER",
+            default=None,
+            help="Embedder for stores that embed (minilm, hash:64, ...).",
+        ),
+        click.option("--host", default="127.0.0.1", show_default=True, help="Address."),
+        click.option(
+            "--port",
+            type=click.IntRange(0, 65535),
+            default=default_port,
+            show_default=True,
+            help="Port (0: any free one; the line announcing the server says which).",
+        ),
+        click.option(
+            "--tokens",
+            "tokens_file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            help='Bearer tokens: {"tokens": [{"name", "token", "agents": [...] or ["*"]}]}. '
+            "Default: $MNEMOWIRE_SERVER_TOKENS (the same JSON). Without tokens: loopback only.",
+        ),
+    ]
+
+    def apply(command: F) -> F:
+        for decorator in reversed(decorators):
+            command = decorator(command)
+        return command
+
+    return apply
+
 
 @cli.command("serve")
-@click.option(
-    "--store",
-    "stores",
-    multiple=True,
-    help="Store URL (repeat for a router over several). Default: $MNEMOWIRE_STORE or a "
-    "sqlite-vec file in your data directory.",
-)
-@click.option(
-    "--embedder",
-    envvar="MNEMOWIRE_EMBEDDER",
-    default=None,
-    help="Embedder for stores that embed (minilm, hash:64, ...).",
-)
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=8765,
-    show_default=True,
-    help="Port (0: any free one; the line announcing the server says which).",
-)
-@click.option(
-    "--tokens",
-    "tokens_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help='Bearer tokens: {"tokens": [{"name", "token", "agents": [...] or ["*"]}]}. Default: '
-    "$MNEMOWIRE_SERVER_TOKENS (the same JSON). Without tokens: loopback only.",
-)
+@served_options(default_port=8765)
 @click.option(
     "--max-body",
     type=click.IntRange(min=1024),

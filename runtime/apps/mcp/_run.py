@@ -21,7 +21,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from mnemowire.apps.mcp._server import MemoryTools, build_server
-from mnemowire.apps.server import Binding, bind, check_binding
+from mnemowire.apps.server import Binding, bind, check_binding, uvicorn_config
 
 __all__ = ["http_app", "run_http", "serve_stdio"]
 
@@ -73,15 +73,7 @@ def run_http(tools: MemoryTools, binding: Binding, *, announce: TextIO = sys.std
     sock = bind(binding)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    config = uvicorn.Config(
-        http_app(tools, binding.host),
-        log_level="warning",
-        access_log=False,
-        server_header=False,
-        timeout_graceful_shutdown=binding.grace_s,
-        ssl_certfile=binding.certfile,
-        ssl_keyfile=binding.keyfile,
-    )
+    config = uvicorn_config(http_app(tools, binding.host), binding, log_level="warning")
     scheme = "https" if binding.certfile else "http"
     print(
         f"serving MCP for {tools.store.name} at {scheme}://{shown}:{port}/mcp (spec "

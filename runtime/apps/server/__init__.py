@@ -10,7 +10,14 @@ boundary, bearer tokens mapped to the agents each may act as, OpenAPI at ``/open
 from mnemowire.apps.server._app import MemoryServer, create_app, error_response
 from mnemowire.apps.server._auth import ANYONE, ENV_TOKENS, Caller, Tokens, agents_named
 from mnemowire.apps.server._body import Limits
-from mnemowire.apps.server._run import Binding, bind, check_binding, is_loopback, run
+from mnemowire.apps.server._run import (
+    Binding,
+    bind,
+    check_binding,
+    is_loopback,
+    run,
+    uvicorn_config,
+)
 
 __all__ = [
     "ANYONE",
@@ -27,4 +34,5 @@ __all__ = [
     "error_response",
     "is_loopback",
     "run",
+    "uvicorn_config",
 ]

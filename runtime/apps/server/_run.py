@@ -92,8 +92,9 @@ def bind(binding: Binding) -> socket.socket:
     return sock
 
 
-def uvicorn_config(server: MemoryServer, binding: Binding, **overrides: Any) -> uvicorn.Config:
-    """How uvicorn runs the server (tests run the same configuration in a thread)."""
+def uvicorn_config(app: Any, binding: Binding, **overrides: Any) -> uvicorn.Config:
+    """How uvicorn runs a server's ASGI ``app`` (the MCP server's too; tests run the same
+    configuration in a thread)."""
     import uvicorn
 
     settings: dict[str, Any] = {
@@ -106,7 +107,7 @@ def uvicorn_config(server: MemoryServer, binding: Binding, **overrides: Any) -> 
         "lifespan": "on",
         **overrides,
     }
-    return uvicorn.Config(create_app(server), **settings)
+    return uvicorn.Config(app, **settings)
 
 
 def run(server: MemoryServer, binding: Binding, *, announce: TextIO = sys.stdout) -> None:
@@ -119,7 +120,7 @@ def run(server: MemoryServer, binding: Binding, *, announce: TextIO = sys.stdout
     host, port = sock.getsockname()[:2]
     scheme = "https" if binding.certfile else "http"
     shown = f"[{host}]" if ":" in host else host
-    config = uvicorn_config(server, binding)
+    config = uvicorn_config(create_app(server), binding)
     print(
         f"serving {server.store.name} at {scheme}://{shown}:{port} (spec "
         f"{', '.join(server.versions)}; OpenAPI at /openapi.json)",
