@@ -1,7 +1,7 @@
 """Development sessions. ``nox -s tests`` is the whole suite CI runs; the rest run on their own.
 
-``nox -s tests`` runs pytest and then queues ``lint``, ``typecheck`` and ``spec``, so the one
-command in the README checks everything. Add ``-r`` to reuse the virtualenvs between runs.
+``nox -s tests`` runs pytest and then queues ``api``, ``lint``, ``typecheck`` and ``spec``, so the
+one command in the README checks everything. Add ``-r`` to reuse the virtualenvs between runs.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def toolchains(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The whole test suite, then lint, typecheck and spec."""
+    """The whole test suite, then api, lint, typecheck and spec."""
     session.install("torch==2.13.0")  # first, pinned: see install_local
     session.install("-e", ".[test]")
     toolchains(session)
