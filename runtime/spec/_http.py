@@ -47,14 +47,6 @@ ERROR_STATUS: dict[str, int] = {
     "unavailable": 503,
     "timeout": 504,
 }
-#: statuses the transport itself answers with (code ``invalid_request``), and why
-TRANSPORT_STATUS: dict[int, str] = {
-    404: "no such route (an unknown version or operation)",
-    405: "the route exists for another method",
-    408: "the body did not arrive in time",
-    413: "the body is larger than the server accepts",
-    415: "the body is not declared application/json",
-}
 STATUS_REASON: dict[int, str] = {
     400: "The request is not valid: `details` name every broken rule (code `invalid_request`).",
     401: "No bearer token, or one the server does not know (code `unauthorized`).",

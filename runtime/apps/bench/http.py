@@ -244,7 +244,7 @@ async def _memory(
     server: _Server, embedder: Embedder, *, total: int, clients: int, progress: Progress | None
 ) -> dict[str, Any]:
     texts = [str(query["query"]) for query in _queries()]
-    vectors = [[float(x) for x in row] for row in embedder.embed(texts)]
+    vectors: list[list[float]] = embedder.embed(texts).tolist()
     requests = _mixed_requests(vectors, embedder.name)
     await closed_loop(server.url, requests, total=200, clients=clients)  # warm up
     samples = [(0, server.rss_mb())]

@@ -18,10 +18,8 @@ Who may act as which agent: over streamable HTTP, the same bearer tokens as ``mn
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
 from typing import Any
 
 from mcp import types
@@ -32,7 +30,7 @@ from mcp.shared.uri_template import UriTemplate
 
 from mnemowire import spec
 from mnemowire._version import __version__
-from mnemowire.apps.server import ANYONE, Caller, Tokens, agents_named
+from mnemowire.apps.server import ANYONE, Caller, Tokens, admitted, caller_of
 from mnemowire.errors import MnemowireError, UnauthorizedError
 from mnemowire.layers.validating import OPERATIONS, ValidatingStore
 from mnemowire.protocol import BY_CAPABILITY, MemoryStore
@@ -41,9 +39,8 @@ __all__ = ["RECALL_TEMPLATE", "MemoryTools", "build_server"]
 
 log = logging.getLogger("mnemowire.mcp")
 RECALL_TEMPLATE = UriTemplate.parse("memory://{agent_id}/recall{?query,k,user_id}")
-#: JSON-RPC: a resource that does not exist (MCP), and invalid parameters
+#: MCP's JSON-RPC code for a resource that does not exist (the SDK names none)
 RESOURCE_NOT_FOUND = -32002
-INVALID_PARAMS = -32602
 
 
 class MemoryTools:
@@ -97,24 +94,21 @@ class MemoryTools:
 
     def caller(self, http_request: Any) -> Caller:
         """Who calls: the bearer token of the HTTP request, or the local user (stdio)."""
-        if http_request is None or self.tokens is None:
+        if http_request is None:
             return self.local
-        headers = getattr(http_request, "headers", {})
-        return self.tokens.authenticate(headers.get("authorization"))
+        authorization = getattr(http_request, "headers", {}).get("authorization")
+        return caller_of(self.tokens, authorization, otherwise=self.local)
 
     async def call(
         self, name: str, arguments: dict[str, Any], http_request: Any
     ) -> types.CallToolResult:
         if name not in self.operations:
             raise MCPError(
-                code=INVALID_PARAMS,
+                code=types.INVALID_PARAMS,
                 message=f"unknown tool {name!r}; this server has {', '.join(self.operations)}",
             )
         try:
-            caller = self.caller(http_request)
-            parsed = self.boundary.parse(name, arguments)
-            caller.admit(agents_named(parsed))
-            answer = await self.boundary.answer_wire(name, parsed)
+            answer = await admitted(self.boundary, self.caller(http_request), name, arguments)
         except MnemowireError as exc:
             envelope = {**exc.envelope, "operation": name}
             return types.CallToolResult(
@@ -139,12 +133,9 @@ class MemoryTools:
         if isinstance(k, str) and k.isdigit():  # a URI carries text; the schema wants a number
             request["k"] = int(k)
         try:
-            caller = self.caller(http_request)
-            parsed = self.boundary.parse("recall", request)
-            caller.admit(agents_named(parsed))
-            answer = await self.boundary.answer_wire("recall", parsed)
+            answer = await admitted(self.boundary, self.caller(http_request), "recall", request)
         except MnemowireError as exc:
-            code = -32001 if isinstance(exc, UnauthorizedError) else INVALID_PARAMS
+            code = -32001 if isinstance(exc, UnauthorizedError) else types.INVALID_PARAMS
             raise MCPError(code=code, message=str(exc), data=exc.envelope) from None
         return types.ReadResourceResult(
             contents=[
@@ -158,11 +149,8 @@ class MemoryTools:
 
 
 def build_server(tools: MemoryTools) -> Server[Any]:
-    """The SDK's low-level server over ``tools``; the store is closed when it stops."""
-
-    @contextlib.asynccontextmanager
-    async def lifespan(_server: Server[Any]) -> AsyncIterator[None]:
-        yield
+    """The SDK's low-level server over ``tools`` (closing the store is the transport's:
+    ``serve_stdio``, ``http_app``)."""
 
     async def list_tools(
         _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None
@@ -199,7 +187,6 @@ def build_server(tools: MemoryTools) -> Server[Any]:
             "feelings of an agent's users, recall the relevant ones, forget on request. Every "
             "tool's arguments are the spec's request message; errors say which field to fix."
         ),
-        lifespan=lifespan,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_resource_templates=list_templates,

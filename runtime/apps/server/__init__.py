@@ -8,7 +8,15 @@ boundary, bearer tokens mapped to the agents each may act as, OpenAPI at ``/open
 """
 
 from mnemowire.apps.server._app import MemoryServer, create_app, error_response
-from mnemowire.apps.server._auth import ANYONE, ENV_TOKENS, Caller, Tokens, agents_named
+from mnemowire.apps.server._auth import (
+    ANYONE,
+    ENV_TOKENS,
+    Caller,
+    Tokens,
+    admitted,
+    agents_named,
+    caller_of,
+)
 from mnemowire.apps.server._body import Limits
 from mnemowire.apps.server._run import (
     Binding,
@@ -27,8 +35,10 @@ __all__ = [
     "Limits",
     "MemoryServer",
     "Tokens",
+    "admitted",
     "agents_named",
     "bind",
+    "caller_of",
     "check_binding",
     "create_app",
     "error_response",

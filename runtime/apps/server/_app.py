@@ -29,7 +29,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from mnemowire import spec
-from mnemowire.apps.server._auth import ANYONE, Caller, Tokens, agents_named
+from mnemowire.apps.server._auth import ANYONE, Caller, Tokens, admitted, caller_of
 from mnemowire.apps.server._body import HttpError, Limits, read_json
 from mnemowire.errors import MnemowireError
 from mnemowire.layers.validating import ValidatingStore, spoken_version
@@ -71,17 +71,13 @@ class MemoryServer:
     # -- the request path ----------------------------------------------------------------------
 
     def caller(self, request: Request) -> Caller:
-        if self.tokens is None:
-            return ANYONE
-        return self.tokens.authenticate(request.headers.get("authorization"))
+        return caller_of(self.tokens, request.headers.get("authorization"), otherwise=ANYONE)
 
     async def operate(self, route: spec.Route, request: Request) -> dict[str, Any]:
         caller = self.caller(request)
         payload = await read_json(request, self.limits)
         boundary = self.boundaries[route.version]
-        parsed = boundary.parse(route.operation, payload)
-        caller.admit(agents_named(parsed))
-        return await self.finish(boundary.answer_wire(route.operation, parsed))
+        return await self.finish(admitted(boundary, caller, route.operation, payload))
 
     async def describe(self, route: spec.Route, request: Request) -> dict[str, Any]:
         self.caller(request)

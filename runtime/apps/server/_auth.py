@@ -21,7 +21,7 @@ import hmac
 import json
 import os
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from mnemowire.errors import ConfigError, ForbiddenError, UnauthorizedError
+from mnemowire.layers.validating import ValidatingStore
 from mnemowire.models import RememberBatchRequest
 
 __all__ = [
@@ -37,7 +38,9 @@ __all__ = [
     "MIN_TOKEN_LENGTH",
     "Caller",
     "Tokens",
+    "admitted",
     "agents_named",
+    "caller_of",
     "readable_by_others",
 ]
 
@@ -191,6 +194,25 @@ def readable_by_others(path: Path) -> bool:
     except OSError:
         return False
     return bool(mode & (stat.S_IRGRP | stat.S_IROTH))
+
+
+def caller_of(tokens: Tokens | None, authorization: str | None, *, otherwise: Caller) -> Caller:
+    """Who sends a request: with tokens, the one its ``Authorization`` header names
+    (``unauthorized`` if none); without, ``otherwise`` (a server on loopback: anyone)."""
+    if tokens is None:
+        return otherwise
+    return tokens.authenticate(authorization)
+
+
+def admitted(
+    boundary: ValidatingStore, caller: Caller, operation: str, payload: Any
+) -> Awaitable[dict[str, Any]]:
+    """What every transport does with a request: validate ``payload`` as ``operation``'s
+    request (once, at ``boundary``), admit ``caller`` for every agent it names, and hand back
+    the store's answer to come, as wire JSON."""
+    parsed = boundary.parse(operation, payload)
+    caller.admit(agents_named(parsed))
+    return boundary.answer_wire(operation, parsed)
 
 
 def agents_named(request: BaseModel) -> dict[str, str]:
