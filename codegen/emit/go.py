@@ -17,10 +17,12 @@ What it writes, and why it looks the way it does:
 - validators generated from the IR, one function per named type (and per anonymous array or
   map inside one), reproducing the reference validator's ``(path, rule)`` set, plus the spec's
   semantic rules;
-- the ``MemoryStore`` interface, a test over the spec examples and ``cmd/vectors``, the runner
-  the cross-language matrix consumes.
+- the ``MemoryStore`` interface and ``HTTPClient`` over the HTTP binding's routes, a test over
+  the spec examples and ``cmd/vectors``, the runner the cross-language matrix consumes.
 
-Everything that varies (names, types, tags, doc comments, validator bodies) is computed here;
+Everything that varies (names, types, tags, doc comments, validator bodies) is computed here
+and in its two helpers, ``_go_text`` (Go spelling and layout) and ``_go_body`` (the statements
+of a validator);
 the templates under ``templates/go`` only loop and fill in. The output is gofmt-clean as
 emitted, and the same bytes on every run.
 """
@@ -37,7 +39,28 @@ from typing import Any
 import jinja2
 
 from mnemowire.codegen._output import GeneratedFile, header_lines
-from mnemowire.codegen.ir import NO_DEFAULT, Conditional, Field, NamedType, Schema, Spec
+from mnemowire.codegen.emit._go_body import (
+    _Body,
+    _Site,
+)
+from mnemowire.codegen.emit._go_text import (
+    _WIDTH,
+    _a,
+    _condition,
+    _fill,
+    _go_string,
+    _go_value,
+    _indent,
+    _json_tag_name_ok,
+    _literal_lines,
+    _Names,
+    _pointer,
+    _sentence,
+    _unexported,
+    comment,
+    go_name,
+)
+from mnemowire.codegen.ir import NO_DEFAULT, Field, NamedType, Schema, Spec
 from mnemowire.codegen.load import CodegenError
 
 __all__ = ["GO_VERSION", "MODULE", "PACKAGE", "emit", "go_name"]
@@ -63,11 +86,6 @@ _FILES = (
     ("vectors_main.go.j2", "cmd/vectors/main.go"),
 )
 
-#: Go's common initialisms (as golint spells them): ``agent_id`` is ``AgentID``.
-_INITIALISMS = frozenset(
-    "ACL API ASCII CPU CSS DNS EOF GUID HTML HTTP HTTPS ID IP JSON LHS QPS RAM RHS RPC SLA SMTP "  # noqa: SIM905
-    "SQL SSH TCP TLS TTL UDP UI UID UUID URI URL UTF8 VM XML XMPP XSRF XSS".split()
-)
 #: Methods of every struct, of every message struct, and of the error envelope: a field may not
 #: share their name.
 _METHODS = frozenset({"MarshalJSON", "UnmarshalJSON"})
@@ -76,13 +94,6 @@ _ERROR_METHODS = frozenset({"Error"})
 #: Names the generated method bodies give their own variables.
 _LOCALS = frozenset({"data", "err", "m", "members", "v"})
 
-_TYPE_FLAGS = {
-    "string": "tString",
-    "integer": "tInteger",
-    "number": "tNumber",
-    "boolean": "tBoolean",
-    "null": "tNull",
-}
 _SCALARS = {"string": "string", "integer": "int64", "number": "float64", "boolean": "bool"}
 #: the Go type of a decoded JSON value (numbers as json.Number), by JSON type
 _DYNAMIC_OF = {
@@ -95,14 +106,7 @@ _DYNAMIC_OF = {
     "array": "[]any",
 }
 _DYNAMIC = ("string", "json.Number", "bool", "nil", "[]any", "map[string]any")
-_BOUNDS = (
-    ("minimum", "minimum"),
-    ("maximum", "maximum"),
-    ("exclusive_minimum", "exclusiveMinimum"),
-    ("exclusive_maximum", "exclusiveMaximum"),
-)
 _MAX_SAFE_INTEGER = 2**53 - 1
-_WIDTH = 100
 
 
 @dataclass(frozen=True)
@@ -162,159 +166,6 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
         autoescape=False,
     )
-
-
-# --- names --------------------------------------------------------------------------------------
-
-
-def _words(name: str) -> list[str]:
-    """``agent_id`` -> [agent, id]; ``AgentId`` -> [Agent, Id]; ``$eq`` -> [eq]."""
-    return re.findall(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z0-9]+", name)
-
-
-def go_name(name: str) -> str:
-    """The exported Go spelling of a spec name: PascalCase with Go's initialisms."""
-    words = _words(name)
-    if not words or words[0][0].isdigit():
-        raise CodegenError(f"{name!r} has no Go name (it must start with a letter)")
-    return "".join(_go_word(w) for w in words)
-
-
-def _go_word(word: str) -> str:
-    """A word of a Go name: an initialism in capitals (``id`` -> ``ID``, ``ids`` -> ``IDs``)."""
-    if word.upper() in _INITIALISMS:
-        return word.upper()
-    if len(word) > 2 and word[-1] in "sS" and word[:-1].upper() in _INITIALISMS:
-        return word[:-1].upper() + "s"
-    return word[0].upper() + word[1:]
-
-
-def _unexported(exported: str) -> str:
-    """``RememberRequest`` -> ``rememberRequest``; ``IDList`` -> ``idList``."""
-    first = _words(exported)[0]
-    return first.lower() + exported[len(first) :]
-
-
-def _a(word: str) -> str:
-    """``word`` with its indefinite article: "an ErrorDetail", "a Diff"."""
-    return f"an {word}" if word[:1].lower() in "aeio" else f"a {word}"
-
-
-def _go_string(value: str) -> str:
-    """A Go interpreted string literal (JSON's escapes are Go's; non-ASCII stays UTF-8)."""
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _json_tag_name_ok(name: str) -> bool:
-    """encoding/json ignores a tag name it deems invalid (and falls back to the field name)."""
-    return bool(name) and all(
-        c.isalpha() or c.isdigit() or c in "!#$%&()*+-./:;<=>?@[]^_{|}~ " for c in name
-    )
-
-
-def _go_value(value: Any) -> str:
-    """A Go expression for a JSON value as the validators see it (numbers are json.Number)."""
-    if value is None:
-        return "nil"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return _go_string(value)
-    if isinstance(value, int | float):
-        return f"json.Number({_go_string(json.dumps(value))})"
-    if isinstance(value, list):
-        return "[]any{" + ", ".join(_go_value(v) for v in value) + "}"
-    if isinstance(value, dict):
-        members = (f"{_go_string(k)}: {_go_value(v)}" for k, v in sorted(value.items()))
-        return "map[string]any{" + ", ".join(members) + "}"
-    raise CodegenError(f"{value!r} is not a JSON value")
-
-
-def _pointer(base: str, name: str, *, argument: bool = False) -> str:
-    """Go expression for the JSON Pointer of member ``name`` of the value at ``base``; as an
-    argument of a call with several, gofmt writes it without spaces."""
-    escaped = _go_string("/" + name.replace("~", "~0").replace("/", "~1"))
-    return f"{base}+{escaped}" if argument else f"{base} + {escaped}"
-
-
-def _condition(cond: Conditional) -> str:
-    if cond.const_property is not None:
-        prop = _go_string(cond.const_property)
-        return f"constHolds(obj, {prop}, {_go_value(cond.const_value)})"
-    return "anyPresent(obj, " + ", ".join(_go_string(n) for n in cond.present) + ")"
-
-
-class _Names:
-    """Hands out package-level identifiers: unique, and the same on every run."""
-
-    def __init__(self, taken: set[str]) -> None:
-        self.taken = set(taken)
-
-    def new(self, wanted: str) -> str:
-        name, n = wanted, 2
-        while name in self.taken:
-            name, n = f"{wanted}{n}", n + 1
-        self.taken.add(name)
-        return name
-
-
-# --- layout: doc comments, wrapped lists, indentation ------------------------------------------
-
-#: a word gofmt would read as a list marker at the start of a doc comment line
-_LIST_MARKER = re.compile(r"^([-*+•]|\d+[.)])$")
-
-
-def _sentence(text: str) -> str:
-    """Whitespace collapsed, closed with a full stop so gofmt never takes it for a heading."""
-    text = " ".join(text.split())
-    return text if not text or text[-1] in ".!?:)" else text + "."
-
-
-def comment(paragraphs: Sequence[str], indent: int = 0) -> list[str]:
-    """``//`` lines wrapped to the line length, a blank ``//`` line between paragraphs."""
-    width = _WIDTH - 4 * indent - 3
-    lines: list[str] = []
-    for text in (_sentence(p) for p in paragraphs):
-        if not text:
-            continue
-        if lines:
-            lines.append("//")
-        current: list[str] = []
-        for word in text.split(" "):
-            piece = word
-            if current and len(" ".join([*current, piece])) > width:
-                if _LIST_MARKER.match(piece):  # keep it off the start of a line
-                    piece = f"{current.pop()} {piece}"
-                if current:
-                    lines.append("// " + " ".join(current))
-                current = []
-            current.append(piece)
-        lines.append("// " + " ".join(current))
-    return lines
-
-
-def _fill(items: Sequence[str], width: int) -> list[str]:
-    """Items separated by single spaces, in lines of at most ``width`` characters."""
-    lines: list[str] = []
-    current = ""
-    for item in items:
-        if current and len(current) + 1 + len(item) > width:
-            lines.append(current)
-            current = item
-        else:
-            current = f"{current} {item}" if current else item
-    if current:
-        lines.append(current)
-    return lines
-
-
-def _literal_lines(values: Sequence[str], indent: int = 1) -> list[str]:
-    """The element lines of a multi-line composite literal: every element ends with a comma."""
-    return _fill([f"{v}," for v in values], _WIDTH - 4 * indent)
-
-
-def _indent(lines: Sequence[str]) -> list[str]:
-    return ["\t" + line if line else line for line in lines]
 
 
 # --- the model the templates fill in ------------------------------------------------------------
@@ -975,223 +826,3 @@ class _Model:
             "error_type": error_type,
             "examples_dir": f"../../spec/{version}/examples",
         }
-
-
-#: stands for a member's pointer in statements until it is known whether to name it
-_PATH = "\x00path\x00"
-
-
-#: the pointer of a member of ``obj`` whose name is in ``key``: as an argument, and spaced
-_KEY_PATH = ('p+"/"+escapeKey(key)', 'p + "/" + escapeKey(key)')
-
-
-def _bind(lines: list[str], path: tuple[str, str]) -> list[str]:
-    """Put a pointer where statements have ``_PATH``: in place when it is used once (``path[0]``,
-    as a call argument), through a variable ``q`` (``path[1]``) when it is used more often."""
-    uses = sum(line.count(_PATH) for line in lines)
-    if uses <= 1:
-        return [line.replace(_PATH, path[0]) for line in lines]
-    return [f"q := {path[1]}", *(line.replace(_PATH, "q") for line in lines)]
-
-
-@dataclass(frozen=True)
-class _Site:
-    """Where a schema sits: ``hint`` names Go helpers after it, ``label`` says it in words."""
-
-    hint: str
-    label: str
-
-    def member(self, name: str) -> _Site:
-        return _Site(self.hint + go_name(name), f"{self.label}.{name}")
-
-    def alternative(self, i: int) -> _Site:
-        return _Site(f"{self.hint}Alt{i}", f"{self.label} (alternative {i})")
-
-    def items(self) -> _Site:
-        return _Site(self.hint + "Item", f"the items of {self.label}")
-
-    def values(self) -> _Site:
-        return _Site(self.hint + "Value", f"the member values of {self.label}")
-
-    def content(self) -> _Site:
-        return _Site(self.hint + "Content", f"the content of {self.label}")
-
-
-class _Body:
-    """Go statements that validate one schema: ``r *report``, the value ``v`` at pointer ``p``."""
-
-    def __init__(self, model: _Model, site: _Site) -> None:
-        self.model = model
-        self.site = site
-
-    def function(self, schema: Schema) -> list[str]:
-        """A validator function's body; objects and arrays return early on a wrong type."""
-        if schema.kind == "object":
-            return self._object(schema)
-        if schema.kind == "array":
-            return self._array(schema)
-        return self.check(schema, "v", "p", self.site)
-
-    def check(self, schema: Schema, v: str, p: str, site: _Site) -> list[str]:
-        """Statements validating the value ``v`` at pointer ``p`` against ``schema``."""
-        if schema.kind == "ref":
-            assert schema.ref is not None
-            call = f"{self.model.validator_name(schema.ref)}(r, {v}, {p})"
-            if not schema.forbidden:
-                return [call]
-            names = ", ".join(json.dumps(name) for name in schema.forbidden)
-            return [call, f"r.forbid({p}, {v}, {names})"]
-        if schema.kind == "primitive":
-            return self._primitive(schema, v, p, site)
-        if schema.kind == "union":
-            return self._union(schema, v, p, site)
-        body = _Body(self.model, site).function(schema)
-        if body in (["r.checkType(p, v, tObject)"], ["r.checkType(p, v, tArray)"]):
-            return [body[0].replace("(p, v,", f"({p}, {v},")]  # nothing but the type
-        return [f"{self.model.helper(body, site)}(r, {v}, {p})"]
-
-    def member(self, schema: Schema, name: str, site: _Site) -> list[str]:
-        """``if x, ok := obj[name]; ok { ... }``: validate a member of ``obj`` when present."""
-        path = (_pointer("p", name, argument=True), _pointer("p", name))
-        check = _bind(self.check(schema, "x", _PATH, site), path)
-        if not check:
-            return []
-        return [f"if x, ok := obj[{_go_string(name)}]; ok {{", *_indent(check), "}"]
-
-    def _primitive(self, s: Schema, v: str, p: str, site: _Site) -> list[str]:
-        c = s.constraints
-        if c.unique_items or any(
-            x is not None for x in (c.min_items, c.max_items, c.min_properties, c.max_properties)
-        ):
-            raise CodegenError(f"{site.label}: array or object bounds on a schema of no such type")
-        lines = []
-        if s.types:
-            flags = "|".join(flag for t, flag in _TYPE_FLAGS.items() if t in s.types)
-            lines.append(f"r.checkType({p}, {v}, {flags})")
-        if s.enum is not None:
-            lines.append(f"r.checkEnum({p}, {v}, {self.model.enum_values(s, site)})")
-        if s.const is not NO_DEFAULT:
-            lines.append(f"r.checkConst({p}, {v}, {_go_value(s.const)})")
-        strings = []
-        if c.min_length is not None:
-            strings.append(f"r.minLength({p}, s, {c.min_length})")
-        if c.max_length is not None:
-            strings.append(f"r.maxLength({p}, s, {c.max_length})")
-        if c.pattern is not None:
-            strings.append(f"r.pattern({p}, s, {self.model.pattern(c.pattern, site)})")
-        if s.content_schema is not None:
-            content = s.content_schema
-            if content.kind == "ref":
-                assert content.ref is not None
-                function = self.model.validator_name(content.ref)
-            else:
-                inner = site.content()
-                function = self.model.helper(_Body(self.model, inner).function(content), inner)
-            strings.append(f"r.content({p}, s, {function})")
-        if strings:
-            lines += [f"if s, ok := {v}.(string); ok {{", *_indent(strings), "}"]
-        numbers = []
-        for attr, method in _BOUNDS:
-            bound = getattr(c, attr)
-            if bound is not None:
-                numbers.append(f"r.{method}({p}, n, {_go_string(json.dumps(bound))})")
-        if numbers:
-            lines += [f"if n, ok := {v}.(json.Number); ok {{", *_indent(numbers), "}"]
-        return lines
-
-    def _union(self, s: Schema, v: str, p: str, site: _Site) -> list[str]:
-        alternatives = [
-            self.check(m, v, p, site.alternative(i)) for i, m in enumerate(s.members, start=1)
-        ]
-        if not alternatives or not all(alternatives):
-            return []  # some alternative takes every value
-        lines = [f"r.anyOf({p}, func(r *report) {{"]
-        for i, alternative in enumerate(alternatives):
-            if i:
-                lines.append("}, func(r *report) {")
-            lines += _indent(alternative)
-        lines.append("})")
-        return lines
-
-    def _array(self, s: Schema) -> list[str]:
-        c = s.constraints
-        lines = ["arr, ok := v.([]any)", "if !ok {", "\tr.typeError(p, tArray)", "\treturn", "}"]
-        if c.min_items is not None:
-            lines.append(f"r.minItems(p, arr, {c.min_items})")
-        if c.max_items is not None:
-            lines.append(f"r.maxItems(p, arr, {c.max_items})")
-        if c.unique_items:
-            lines.append("r.uniqueItems(p, arr)")
-        if s.items is not None:
-            item = self.check(s.items, "item", "itemPath(p, i)", self.site.items())
-            if item:
-                lines += ["for i, item := range arr {", *_indent(item), "}"]
-        return lines if len(lines) > 5 else ["r.checkType(p, v, tArray)"]
-
-    def _object(self, s: Schema) -> list[str]:
-        c = s.constraints
-        lines = [
-            "obj, ok := v.(map[string]any)",
-            "if !ok {",
-            "\tr.typeError(p, tObject)",
-            "\treturn",
-            "}",
-        ]
-        required = [f.name for f in s.fields if f.required]
-        if required:
-            lines.append("r.required(p, obj, " + ", ".join(map(_go_string, required)) + ")")
-        fields_var = "nil"
-        if s.fields:
-            owner = next((t.name for t in self.model.spec.types if t.schema is s), None)
-            if owner is None:
-                raise CodegenError(f"{self.site.label}: an object with fields must be named")
-            fields_var = self.model.fields_vars[owner]
-        if s.additional is False:
-            lines.append(f"r.closed(p, obj, {fields_var})")
-        if c.min_properties is not None:
-            lines.append(f"r.minProperties(p, obj, {c.min_properties})")
-        if c.max_properties is not None:
-            lines.append(f"r.maxProperties(p, obj, {c.max_properties})")
-        names = s.property_names
-        if names is not None and not names.is_empty():
-            if any(getattr(names, attr) is not None for attr, _ in _BOUNDS):
-                raise CodegenError(f"{self.site.label}: propertyNames bound only length, pattern")
-            pattern = "nil"
-            if names.pattern is not None:
-                key_site = _Site(self.site.hint + "Key", f"the member names of {self.site.label}")
-                pattern = self.model.pattern(names.pattern, key_site)
-            low = names.min_length if names.min_length is not None else 0
-            high = names.max_length if names.max_length is not None else -1
-            lines += [
-                "for key := range obj {",
-                f"\tr.propertyName(p, key, {low}, {high}, {pattern})",
-                "}",
-            ]
-        if isinstance(s.additional, Schema):
-            value = _bind(self.check(s.additional, "x", _PATH, self.site.values()), _KEY_PATH)
-            if value:
-                skip = [f"\tif declares({fields_var}, key) {{", "\t\tcontinue", "\t}"]
-                lines += [
-                    "for key, x := range obj {",
-                    *(skip if s.fields else []),
-                    *_indent(value),
-                    "}",
-                ]
-        for f in s.fields:
-            lines += self.member(f.schema, f.name, self.site.member(f.name))
-        for group in s.require_any:
-            args = ", ".join(_go_string(n) for n in group.fields)
-            lines.append(f"r.requireAny(p, {_go_string(group.description)}, obj, {args})")
-        for cond in s.conditionals:
-            then: list[str] = []
-            for prop, schema in cond.then:
-                then += self.member(schema, prop, self.site.member(prop))
-            if then:
-                lines += [
-                    f"if {_condition(cond)} {{",
-                    f"\tr.because({_go_string(cond.description)}, func(r *report) {{",
-                    *_indent(_indent(then)),
-                    "\t})",
-                    "}",
-                ]
-        return lines if len(lines) > 5 else ["r.checkType(p, v, tObject)"]
