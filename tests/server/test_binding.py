@@ -71,6 +71,16 @@ def test_an_invalid_request_is_400_with_every_broken_rule_and_stores_nothing(url
     assert listed["records"] == []
 
 
+@pytest.mark.parametrize("route", ["/v0.1/remember", "/v0/remember"])
+def test_a_key_that_is_not_unicode_is_400_naming_the_text_rule(url: str, route: str) -> None:
+    """A lone surrogate escaped in a key: JSON allows the escape, no UTF-8 text holds it, and
+    the schema validator cannot read the object; once a 500 with a traceback in the log."""
+    raw = json.dumps(REMEMBER)[:-1] + ', "metadata": {"\\ud800": 1}}'
+    body = envelope(post(url, route, raw.encode()), 400)
+    assert [(d["path"][:10], d["rule"]) for d in body["details"]] == [("/metadata/", "text")]
+    assert post(url, "/v0.1/list", {"agent_id": "a"}).json()["records"] == []
+
+
 def test_a_field_of_a_newer_version_is_refused_by_the_older_route_by_name(url: str) -> None:
     seal = {"alg": "hmac-sha256", "key_id": "k1", "mac": "0" * 64}
     body = envelope(post(url, "/v0/remember", {**REMEMBER, "seal": seal}), 400)

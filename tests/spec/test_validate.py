@@ -10,6 +10,7 @@ import pytest
 
 from mnemowire import spec
 from mnemowire.errors import MnemowireError, RequestError
+from mnemowire.spec._validate import integral_bounds
 
 # Requests exactly as the published memorywire v0 describes them (preprint section 3.2).
 V0_CLIENT_REQUESTS: list[tuple[str, dict[str, Any]]] = [
@@ -219,3 +220,66 @@ def test_inlined_schema_has_no_references_and_validates_the_same() -> None:
         for example in spec.read_spec().examples(message):
             if "contentSchema" not in json.dumps(inlined):
                 assert checker.is_valid(example.instance) is example.valid
+
+
+def test_integral_float_bounds_are_compiled_as_integers_and_nothing_else_changes() -> None:
+    """jsonschema-rs compares against a float bound ~20x slower than against an integer one;
+    the rewrite must keep every verdict (JSON Schema compares numbers by value)."""
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "maximum": {"type": "number", "maximum": 1000000.0, "minimum": -1000000.0},
+            "half": {"type": "number", "exclusiveMaximum": 0.5, "multipleOf": 0.25},
+            "many": {"enum": [1.0, 2.5]},
+        },
+    }
+    rewritten = integral_bounds(schema)
+    limits = rewritten["properties"]["maximum"]
+    assert (limits["maximum"], limits["minimum"]) == (1000000, -1000000)
+    assert type(limits["maximum"]) is int
+    assert type(limits["minimum"]) is int
+    assert rewritten["properties"]["half"] == schema["properties"]["half"]  # fractional: kept
+    assert rewritten["properties"]["many"] == {"enum": [1.0, 2.5]}  # not a bound: kept
+    assert schema["properties"]["maximum"]["maximum"] == 1000000.0  # the input is not touched
+
+
+@pytest.mark.parametrize(
+    ("value", "valid"),
+    [(1000000.0, True), (1000000, True), (-1000000.0, True), (1000000.0000001, False),
+     (-1000000.5, False), (1e300, False)],
+)  # fmt: skip
+def test_the_query_vector_bounds_keep_their_verdicts(value: float, valid: bool) -> None:
+    request = {
+        "agent_id": "a",
+        "query": "tea",
+        "query_vector": {"embedder": "e", "vector": [0.25, value]},
+    }
+    envelope = spec.validate("recall.request", request, version="v0.1")
+    assert (envelope is None) == valid
+    if not valid:
+        assert envelope is not None
+        assert envelope["details"][0]["path"] == "/query_vector/vector/1"
+        assert envelope["details"][0]["rule"] in {"maximum", "minimum"}
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"agent_id": "a", "query": "tea", "\ud800": 1},
+        {"agent_id": "a", "query": "tea", "filters": {"metadata": {"\udfff": "x"}}},
+    ],
+)
+def test_a_lone_surrogate_in_a_key_is_named_not_a_crash(payload: dict[str, Any]) -> None:
+    """jsonschema-rs cannot read an object whose key has no UTF-8 encoding: the text rule
+    is reported alone, as for any value the schema cannot be read against."""
+    envelope = spec.validate("recall.request", payload)
+    assert envelope is not None
+    assert any(d["rule"] == "text" for d in envelope["details"])
+
+
+def test_procedural_content_with_a_lone_surrogate_key_is_named_not_a_crash() -> None:
+    content = '{"name": "n", "initial": "s", "states": ["s"], "\\ud800": 1}'
+    request = {"agent_id": "a", "type": "procedural", "content": content}
+    envelope = spec.validate("remember.request", request)
+    assert envelope is not None
+    assert envelope["details"][0]["path"] == "/content"
