@@ -34,7 +34,7 @@ from pydantic import BaseModel, ValidationError
 
 from mnemowire.embedders import Embedder
 from mnemowire.errors import ConfigError, MnemowireError, StoreError, UnavailableError, error_for
-from mnemowire.kit import elapsed_ms, number, text, to_wire, url_options
+from mnemowire.kit import elapsed_ms, json_bytes, number, text, to_wire, url_options
 from mnemowire.models import (
     Capabilities,
     ExpireRequest,
@@ -188,7 +188,7 @@ class HttpStore:
             and "query_vector" in self._capabilities.capabilities
             and query_vector.embedder not in self._foreign
         ):
-            vector = np.asarray(query_vector.vector, np.float32).reshape(-1).tolist()
+            vector = np.asarray(query_vector.vector, np.float32).reshape(-1)
             sent = {
                 **payload,
                 "query_vector": {"embedder": query_vector.embedder, "vector": vector},
@@ -253,13 +253,12 @@ class HttpStore:
             self._client = aiohttp.ClientSession(
                 headers=self._headers,
                 timeout=aiohttp.ClientTimeout(total=self._timeout),
-                json_serialize=_dumps,
             )
             self._loop = loop
         return self._client
 
     async def _post(self, operation: str, payload: Mapping[str, Any], model: type[R]) -> R:
-        return await self._call("POST", operation, _dumps(payload).encode(), model)
+        return await self._call("POST", operation, json_bytes(payload), model)
 
     async def _call(self, method: str, operation: str, body: bytes | None, model: type[R]) -> R:
         url = f"{self._base}/{self._version}/{operation}"
@@ -306,10 +305,6 @@ class HttpStore:
             f"{self._name}: cannot reach the server ({type(exc).__name__}: {exc}); is "
             "`mnemowire serve` running there?"
         )
-
-
-def _dumps(payload: Any) -> str:
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
 
 def _about_query_vector(exc: MnemowireError) -> bool:

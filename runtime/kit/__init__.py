@@ -32,7 +32,7 @@ the keyword rules (which words are indexed, searched and how matches rank).
 
 from mnemowire.filters import matches, operators_of
 from mnemowire.fusion import rrf
-from mnemowire.kit._basics import digest, elapsed_ms, new_id, now_ms, to_wire
+from mnemowire.kit._basics import digest, elapsed_ms, json_bytes, new_id, now_ms, to_wire
 from mnemowire.kit._browse import (
     UPDATABLE_FIELDS,
     Cursors,
@@ -98,6 +98,7 @@ __all__ = [
     "id_taken",
     "in_batch",
     "integer",
+    "json_bytes",
     "list_answer",
     "matches",
     "missing_reason",

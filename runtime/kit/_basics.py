@@ -7,10 +7,12 @@ import json
 import time
 from typing import Any
 
+import numpy as np
+import orjson
 from pydantic import BaseModel
 from ulid import ULID
 
-__all__ = ["digest", "elapsed_ms", "new_id", "now_ms", "to_wire"]
+__all__ = ["digest", "elapsed_ms", "json_bytes", "new_id", "now_ms", "to_wire"]
 
 
 def new_id() -> str:
@@ -49,3 +51,24 @@ def digest(payload: Any) -> str:
     """sha256 of a JSON value in canonical form (sorted keys, no spaces): for the audit log."""
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def json_bytes(message: Any) -> bytes:
+    """A validated wire message as compact UTF-8 JSON, as a transport sends it.
+
+    orjson writes a recall answer in a tenth of json's time, and a float32 query vector (a
+    numpy array) as float32: the shortest text that reads back as the same float32, in ~8 µs
+    where json takes ~250 µs and twice the bytes (docs/transports.md#http.bench). json writes
+    what orjson refuses: integers past 64 bits (JSON allows them in metadata), and text that is
+    not Unicode (escaped, so it can still be sent). Only for validated messages: orjson would
+    write a NaN as null, and validation refuses NaN before a message gets here."""
+    try:
+        return orjson.dumps(message, option=orjson.OPT_SERIALIZE_NUMPY)
+    except orjson.JSONEncodeError:
+        return json.dumps(message, separators=(",", ":"), allow_nan=False, default=_listed).encode()
+
+
+def _listed(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON")

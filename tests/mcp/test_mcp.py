@@ -4,12 +4,15 @@ is called, the error paths are taken, and recall is read as a resource."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +26,9 @@ from mcp.types import TextContent, TextResourceContents
 from mnemowire import spec
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.apps.mcp import MemoryTools, build_server
-from mnemowire.embedders import HashEmbedder
+from mnemowire.embedders import HashEmbedder, Vectors
+from mnemowire.layers.router import MemoryRouter
+from mnemowire.models import GetRequest
 
 MNEMOWIRE = shutil.which("mnemowire") or str(Path(sys.executable).with_name("mnemowire"))
 TOKEN = "mcp-test-token-0123456789abcdef"
@@ -182,3 +187,35 @@ async def test_over_streamable_http_with_tokens(tmp_path: Path) -> None:
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=30)
     assert TOKEN not in err
+
+
+class _SlowEmbedder(HashEmbedder):
+    """The hash embedder under another name, taking half a second per call."""
+
+    @property
+    def name(self) -> str:
+        return "slow-hash"
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        time.sleep(0.5)
+        return super().embed(texts)
+
+
+async def test_a_call_whose_client_hangs_up_still_ends_whole(tmp_path: Path) -> None:
+    """The SDK cancels a call whose client went away; a router's fan-out must not stop between
+    its two children (the fast one written, the slow one not)."""
+    fast = SqliteVecStore(str(tmp_path / "fast.db"), embedder=HashEmbedder(64), name="fast")
+    slow = SqliteVecStore(str(tmp_path / "slow.db"), embedder=_SlowEmbedder(64), name="slow")
+    tools = MemoryTools(MemoryRouter([fast, slow]))
+    try:
+        call = asyncio.ensure_future(tools.call("remember", remember("tea", id="r1"), None))
+        await asyncio.sleep(0.2)  # the fast child has written; the slow one is embedding
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        await tools.inflight.drain()
+        for child in (fast, slow):
+            found = await child.get(GetRequest(agent_id="a", ids=["r1"]))
+            assert [r.id for r in found.records] == ["r1"], child.name
+    finally:
+        await tools.store.aclose()

@@ -37,6 +37,7 @@ async def serve_stdio(tools: MemoryTools) -> None:
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
     finally:
+        await tools.inflight.drain()
         await tools.store.aclose()
 
 
@@ -59,6 +60,7 @@ def http_app(tools: MemoryTools, host: str = "127.0.0.1") -> Starlette:
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         async with manager.run():
             yield
+        await tools.inflight.drain()
         await tools.store.aclose()
 
     return Starlette(routes=[Route("/mcp", StreamableHTTPASGIApp(manager))], lifespan=lifespan)

@@ -30,7 +30,7 @@ from mcp.shared.uri_template import UriTemplate
 
 from mnemowire import spec
 from mnemowire._version import __version__
-from mnemowire.apps.server import ANYONE, Caller, Tokens, admitted, caller_of
+from mnemowire.apps.server import ANYONE, Caller, InFlight, Tokens, admitted, caller_of
 from mnemowire.errors import MnemowireError, UnauthorizedError
 from mnemowire.layers.validating import OPERATIONS, ValidatingStore
 from mnemowire.protocol import BY_CAPABILITY, MemoryStore
@@ -55,6 +55,8 @@ class MemoryTools:
     ) -> None:
         self.store = store
         self.boundary = ValidatingStore(store)
+        #: calls run to their end even when the client hangs up mid-call; drained on close
+        self.inflight = InFlight()
         self.version = self.boundary.version
         self.tokens = tokens
         #: over stdio, the agents this process may act as (None: any)
@@ -108,7 +110,8 @@ class MemoryTools:
                 message=f"unknown tool {name!r}; this server has {', '.join(self.operations)}",
             )
         try:
-            answer = await admitted(self.boundary, self.caller(http_request), name, arguments)
+            caller = self.caller(http_request)
+            answer = await self.inflight.finish(admitted(self.boundary, caller, name, arguments))
         except MnemowireError as exc:
             envelope = {**exc.envelope, "operation": name}
             return types.CallToolResult(
@@ -133,7 +136,8 @@ class MemoryTools:
         if isinstance(k, str) and k.isdigit():  # a URI carries text; the schema wants a number
             request["k"] = int(k)
         try:
-            answer = await admitted(self.boundary, self.caller(http_request), "recall", request)
+            caller = self.caller(http_request)
+            answer = await self.inflight.finish(admitted(self.boundary, caller, "recall", request))
         except MnemowireError as exc:
             code = -32001 if isinstance(exc, UnauthorizedError) else types.INVALID_PARAMS
             raise MCPError(code=code, message=str(exc), data=exc.envelope) from None
@@ -150,7 +154,7 @@ class MemoryTools:
 
 def build_server(tools: MemoryTools) -> Server[Any]:
     """The SDK's low-level server over ``tools`` (closing the store is the transport's:
-    ``serve_stdio``, ``http_app``)."""
+    ``serve_stdio``, ``http_app``, once ``tools.inflight`` is drained)."""
 
     async def list_tools(
         _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None

@@ -18,6 +18,7 @@ from mnemowire.apps.server._auth import (
     caller_of,
 )
 from mnemowire.apps.server._body import Limits
+from mnemowire.apps.server._inflight import InFlight
 from mnemowire.apps.server._run import (
     Binding,
     bind,
@@ -32,6 +33,7 @@ __all__ = [
     "ENV_TOKENS",
     "Binding",
     "Caller",
+    "InFlight",
     "Limits",
     "MemoryServer",
     "Tokens",

@@ -15,7 +15,6 @@ is closed.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
@@ -31,7 +30,9 @@ from starlette.routing import BaseRoute, Route
 from mnemowire import spec
 from mnemowire.apps.server._auth import ANYONE, Caller, Tokens, admitted, caller_of
 from mnemowire.apps.server._body import HttpError, Limits, read_json
+from mnemowire.apps.server._inflight import InFlight
 from mnemowire.errors import MnemowireError
+from mnemowire.kit import json_bytes
 from mnemowire.layers.validating import ValidatingStore, spoken_version
 from mnemowire.protocol import MemoryStore
 
@@ -62,7 +63,7 @@ class MemoryServer:
             v: ValidatingStore(store, version=v, newer=f"send it to /{spoken}/ instead")
             for v in self.versions
         }
-        self._inflight: set[asyncio.Task[Any]] = set()
+        self.inflight = InFlight()
         self._openapi = json.dumps(
             spec.openapi_document([spec.read_spec(v) for v in self.versions]),
             ensure_ascii=False,
@@ -87,14 +88,10 @@ class MemoryServer:
         return await self.finish(boundary.health_wire())
 
     async def finish(self, work: Awaitable[T]) -> T:
-        """Run ``work`` to its end in a task of its own and wait for it, at most the request
-        timeout: on timeout, cancellation or shutdown the work still ends whole."""
-        task = asyncio.ensure_future(work)
-        self._inflight.add(task)
-        task.add_done_callback(self._settled)
+        """Run ``work`` to its end, waiting at most the request timeout: on timeout,
+        cancellation or shutdown the work still ends whole (apps.server._inflight)."""
         try:
-            async with asyncio.timeout(self.limits.request_timeout_s):
-                return await asyncio.shield(task)
+            return await self.inflight.finish(work, timeout_s=self.limits.request_timeout_s)
         except TimeoutError:
             raise MnemowireError(
                 {
@@ -105,16 +102,6 @@ class MemoryServer:
                     "details": [],
                 }
             ) from None
-
-    def _settled(self, task: asyncio.Task[Any]) -> None:
-        self._inflight.discard(task)
-        if not task.cancelled():
-            task.exception()  # retrieved: a caller that timed out does not leave it unread
-
-    async def drain(self) -> None:
-        """Wait for every operation in flight (shutdown calls this before closing the store)."""
-        while self._inflight:
-            await asyncio.gather(*list(self._inflight), return_exceptions=True)
 
     # -- answers -------------------------------------------------------------------------------
 
@@ -146,9 +133,11 @@ class MemoryServer:
 
 
 def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return Response(
-        body.encode(), status, headers={**HEADERS, **(headers or {})}, media_type="application/json"
+        json_bytes(payload),
+        status,
+        headers={**HEADERS, **(headers or {})},
+        media_type="application/json",
     )
 
 
@@ -198,7 +187,7 @@ def create_app(server: MemoryServer) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         yield
-        await server.drain()
+        await server.inflight.drain()
         await server.store.aclose()
         log.info("store closed: %s", server.store.name)
 
