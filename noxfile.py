@@ -1,7 +1,8 @@
 """Development sessions. ``nox -s tests`` is the whole suite CI runs; the rest run on their own.
 
-``nox -s tests`` runs pytest and then queues ``api``, ``lint``, ``typecheck`` and ``spec``, so the
-one command in the README checks everything. Add ``-r`` to reuse the virtualenvs between runs.
+``nox -s tests`` runs pytest and then queues ``api``, ``mem0``, ``lint``, ``typecheck`` and
+``spec``, so the one command in the README checks everything. Add ``-r`` to reuse the
+virtualenvs between runs.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ ADAPTERS = [
             "sqlite-vec://:memory:?name=b&embedder=hash:48",
         ],
     ),
+    ("mem0", ["mem0://:memory:"], []),  # mem0 embeds with its own embedder, always the real one
 ]
 #: certified against a local PostgreSQL the session starts: (name, URL options, fuzz options)
 SERVER_ADAPTERS = [("pgvector", "schema=conformance", "schema=conformance_fuzz&embedder=hash:64")]
@@ -49,12 +51,13 @@ def toolchains(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The whole test suite, then api, lint, typecheck and spec."""
+    """The whole test suite, then api, mem0, lint, typecheck and spec."""
     session.install("torch==2.13.0")  # first, pinned: see install_local
     session.install("-e", ".[test]")
     toolchains(session)
-    session.run("pytest", *session.posargs)
-    for name in ("api", "lint", "typecheck", "spec"):
+    # the mem0 store's tests need mem0 (~1.6 GB): they run in the mem0 session
+    session.run("pytest", "--ignore=tests/adapters/mem0", *session.posargs)
+    for name in ("api", "mem0", "lint", "typecheck", "spec"):
         session.notify(name)
 
 
@@ -99,6 +102,19 @@ def api(session: nox.Session) -> None:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=60)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+#: the mem0 stack's pins (mem0ai 2.2.1 and what it pulls), as they ran offline here
+MEM0_CONSTRAINTS = "constraints/mem0.txt"
+
+
+@nox.session
+def mem0(session: nox.Session) -> None:
+    """The mem0 store against the real mem0ai 2.2.1, offline, in a virtualenv of its own
+    (~1.6 GB with torch): its tests, its certification, a router over it and sqlite-vec."""
+    session.install("torch==2.13.0")  # first, pinned: see install_local
+    session.install("-c", MEM0_CONSTRAINTS, "-e", ".[mem0,conformance]", "pytest", "pytest-asyncio")
+    session.run("pytest", "tests/adapters/mem0", *session.posargs)
 
 
 @nox.session
@@ -161,6 +177,7 @@ def demo(session: nox.Session) -> None:
 def conformance(session: nox.Session) -> None:
     """Certify every adapter in the repository and rewrite the matrix in docs/conformance.md."""
     install_local(session, "conformance", "pgvector")
+    session.install("-c", MEM0_CONSTRAINTS, "-e", ".[mem0]")
     reports = []
     for name, urls, fuzz in ADAPTERS:
         out = f"docs/conformance/{name}"

@@ -396,10 +396,11 @@ def _register() -> None:
     @check(
         "model.stateful",
         section="recall.visibility",
-        needs=["forget", "merge", "expire", "governance", "user_scope", "archive"],
+        needs=["forget", "merge", "expire", "governance", "user_scope"],
     )
     async def stateful(h: Harness) -> None:
-        """Random operation sequences, users, staging and every action agree with the model."""
+        """Random operation sequences, users, staging and every expire action the store
+        declares (archive and demote when it does) agree with the model."""
         await _model_check(h, FEATURES)
 
 

@@ -74,7 +74,7 @@ from mnemowire.protocol import (
     QueryEmbedding,
 )
 from mnemowire.seals import SealKeys
-from mnemowire.spec import version_key
+from mnemowire.spec import capability_names, version_key
 
 __all__ = ["HitCheck", "MemoryRouter", "WritePolicy"]
 
@@ -88,6 +88,10 @@ _Plan = list[tuple[MemoryStore, str | None]]
 
 #: the newest spec version the router speaks (children may speak newer ones)
 ROUTED_VERSION = "v0.1"
+#: what acts on every copy of a record: promised only when every child holding memories does
+#: it (an expire that archives in one child leaves the other's copy recalled; an update taken
+#: by one copy only, a demotion halving one child's score, a restore of one copy only)
+EVERY_COPY = ("archive", "demote", "update", "restore")
 
 
 class MemoryRouter(RecordRouting):
@@ -211,6 +215,7 @@ class MemoryRouter(RecordRouting):
             (*(a.spec_version for a in answers.values()), ROUTED_VERSION), key=version_key
         )
         self._capabilities = {name: frozenset(caps) for name, caps in self._declared.items()}
+        self._promised = self._promises()
 
     @property
     def name(self) -> str:
@@ -242,23 +247,34 @@ class MemoryRouter(RecordRouting):
         exactly the specialised stores a router exists to combine. ``stores[]`` shows which
         children actually served each request.
 
-        Two exceptions, where a promise only holds if every child keeps it: ``recall_tracking``
+        The exceptions, where a promise only holds if every child keeps it: ``recall_tracking``
         only when the router returns exactly what its one child returned (see
-        ``_tracks_exactly``), and ``relevance`` only when every child that holds memories reports
+        ``_tracks_exactly``); ``relevance`` only when every child that holds memories reports
         relevance (otherwise some hits would carry none, and those children's hits pass
-        ``min_relevance`` unfloored, as docs/spec/v0.md#recall.relevance allows a router).
+        ``min_relevance`` unfloored, as docs/spec/v0.md#recall.relevance allows a router); and
+        what acts on a record's copies (``EVERY_COPY``) only when every child that holds
+        memories does it, or the copies part ways. Nothing the router's spec version (the
+        oldest its children speak) does not have: a v0 child beside a v0.1 one makes a v0
+        router, without v0.1's operations.
         """
+        return Capabilities(
+            store=self._name, spec_version=self._spec_version, capabilities=list(self._promised)
+        )
+
+    def _promises(self) -> dict[str, None]:
+        """What :meth:`capabilities` declares (computed once: the children's declarations do
+        not change)."""
+        spoken = set(capability_names(self._spec_version))
         union: dict[str, None] = {}
         for child in self._children:
-            union.update(dict.fromkeys(self._declared[child.name]))
+            union.update(dict.fromkeys(c for c in self._declared[child.name] if c in spoken))
         if not self._tracks_exactly:
             union.pop("recall_tracking", None)
         holders = [c for c in self._capabilities.values() if c & set(MEMORY_TYPES)]
-        if not all("relevance" in c for c in holders):
-            union.pop("relevance", None)
-        return Capabilities(
-            store=self._name, spec_version=self._spec_version, capabilities=list(union)
-        )
+        for name in ("relevance", *EVERY_COPY):
+            if not all(name in c for c in holders):
+                union.pop(name, None)
+        return union
 
     # -- the five operations ---------------------------------------------------------------
 
@@ -522,7 +538,18 @@ class MemoryRouter(RecordRouting):
         return len(self._children) == 1 and self._overfetch == 1 and (self._quorum or 1) == 1
 
     def _plan(self, required: Sequence[str], *, primary_only: bool) -> _Plan:
-        """Each child with the reason it is skipped, or None when it is asked."""
+        """Each child with the reason it is skipped, or None when it is asked; unsupported
+        when the request needs what some children serve but the router does not promise."""
+        withheld = [
+            c for c in required
+            if c not in self._promised and any(c in caps for caps in self._capabilities.values())
+        ]  # fmt: skip
+        if withheld:
+            raise UnsupportedError(
+                f"{self._name} does not serve {', '.join(withheld)}: not every store holding "
+                "the records does (their copies would part ways), or the spec version every "
+                f"store speaks ({self._spec_version}) does not have it"
+            )
         plan: _Plan = []
         primary: str | None = None
         for child in self._children:

@@ -18,6 +18,7 @@ __all__ = [
     "Example",
     "SpecFiles",
     "available_versions",
+    "capability_names",
     "read_spec",
     "read_spec_dir",
     "version_key",
@@ -101,6 +102,14 @@ def read_spec(version: str = LATEST) -> SpecFiles:
             f"unknown spec version {version!r}; this mnemowire ships {list(available_versions())}"
         )
     return read_spec_dir(resources.files(SPEC_PACKAGE) / version, version)
+
+
+@functools.cache
+def capability_names(version: str = LATEST) -> tuple[str, ...]:
+    """The capabilities a store speaking ``version`` may declare, in the spec's order (what a
+    router over stores of several versions may promise is bounded by the oldest's)."""
+    capability = read_spec(version).documents["capabilities"]["$defs"]["Capability"]
+    return tuple(capability["enum"])
 
 
 def read_spec_dir(root: Traversable, version: str | None = None) -> SpecFiles:

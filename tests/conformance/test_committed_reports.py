@@ -4,7 +4,8 @@
 certified again, quickly (hash embedder, few examples), and must pass at least every check its
 committed report passes. The adapter matrix in docs/conformance.md must be the one those
 reports produce. (pgvector is re-certified in tests/adapters/pgvector/test_conformance.py,
-on the server its fixture starts.)
+on the server its fixture starts, and mem0 in tests/adapters/mem0/test_conformance.py, in the
+mem0 session's virtualenv.)
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def passed(report_path: Path) -> set[str]:
 
 
 def test_every_adapter_in_the_repository_has_a_committed_report() -> None:
-    assert {path.parent.name for path in REPORTS} == {*IN_PROCESS, "pgvector"}
+    assert {path.parent.name for path in REPORTS} == {*IN_PROCESS, "pgvector", "mem0"}
 
 
 @pytest.mark.parametrize("path", REPORTS, ids=[p.parent.name for p in REPORTS])

