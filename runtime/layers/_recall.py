@@ -48,7 +48,9 @@ async def query_vectors(
 
 def refuse_foreign_vector(router: str, children: Sequence[MemoryStore], name: str) -> None:
     """A caller's query vector that no child's embedder made (and no child could judge: every
-    child's embedder is known) is refused, as a store refuses one ([recall.query-vector])."""
+    child's embedder is known) is refused, as a store refuses one ([recall.query-vector]).
+    ``children``: those that take query vectors; the others embed the query text themselves,
+    and their embedder, known or not, has nothing to say about the vector."""
     embedders = [embedder_of(child) for child in children]
     if all(e is not None for e in embedders) and name not in {e.name for e in embedders if e}:
         raise UnsupportedError(

@@ -319,7 +319,8 @@ class MemoryRouter(RecordRouting):
             # embedder made it; the others embed the query themselves, nothing is compared
             payload.pop("query_vector")
             sent_vector = req.query_vector
-            refuse_foreign_vector(self._name, self._children, sent_vector.embedder)
+            takers = [c for c in self._children if "query_vector" in self._capabilities[c.name]]
+            refuse_foreign_vector(self._name, takers, sent_vector.embedder)
             query_vector = QueryEmbedding(
                 sent_vector.embedder, np.asarray(sent_vector.vector, np.float32)[None, :]
             )

@@ -1230,3 +1230,29 @@ async def test_the_router_passes_the_conformance_scenarios() -> None:
     report = await certify(router, only=scenarios)
     odd = {c["id"]: c["status"] for c in report.data["checks"] if c["status"] != "PASS"}
     assert odd == {"expire.no-recall": "SKIP"}
+
+
+class EmbedsItself(LimitedStore):
+    """A child that takes no query vector and whose embedder the router cannot see (as a
+    store over a library that embeds for itself: mem0)."""
+
+    without = frozenset({"query_vector"})
+
+    @property  # type: ignore[override]
+    def embedder(self) -> None:  # the router sees none (the refusal comes before any search)
+        return None
+
+    @embedder.setter
+    def embedder(self, value: Any) -> None:
+        object.__setattr__(self, "_hidden_embedder", value)
+
+
+async def test_a_foreign_query_vector_is_refused_beside_a_child_that_embeds_itself(
+    make_store: StoreFactory, make_router: RouterFactory
+) -> None:
+    """Only the children that take query vectors judge one: a child that embeds the query
+    text itself does not make an unknown embedder's vector acceptable."""
+    router = make_router([make_store("takes"), make_store("itself", cls=EmbedsItself)])
+    foreign = {"embedder": "no-such-embedder", "vector": [0.5] * 64}
+    with pytest.raises(UnsupportedError, match="no-such-embedder"):
+        await router.recall({"agent_id": AGENT, "query": "tea", "query_vector": foreign})

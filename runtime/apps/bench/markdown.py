@@ -310,6 +310,30 @@ def _http(results: Mapping[str, Any]) -> str:
     )
 
 
+def _adapter(results: Mapping[str, Any]) -> str:
+    def row(name: str, stats: Mapping[str, Any]) -> str:
+        cells = (stats["p50_ms"], stats["p95_ms"], stats["p99_ms"], stats["n"])
+        return f"| {name} | " + " | ".join(str(cell) for cell in cells) + " |"
+
+    lines = [
+        f"{results['store']} against {results['backend']}; {results['memories']} memories, "
+        f"{results['queries']} queries x {results['rounds']} rounds (k={results['k']}), the "
+        "adapter and the backend's own call in turn.",
+        "",
+        "| operation | p50 ms | p95 ms | p99 ms | n |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for operation in ("remember", "recall"):
+        lines.append(row(f"{operation}, through the adapter", results[operation]["adapter"]))
+        lines.append(row(f"{operation}, the backend's own API", results[operation]["native"]))
+    lines += [
+        "",
+        f"Adapter overhead at p50: remember **{results['remember']['overhead_p50_pct']} %**, "
+        f"recall **{results['recall']['overhead_p50_pct']} %** (target ≤ 10 %).",
+    ]
+    return "\n".join(lines)
+
+
 _RENDERERS: dict[str, Callable[[Any], str]] = {
     "quality": _quality,
     "latency": _latency,
@@ -319,4 +343,5 @@ _RENDERERS: dict[str, Callable[[Any], str]] = {
     "embedders": _embedders,
     "records": _records,
     "http": _http,
+    "adapter": _adapter,
 }

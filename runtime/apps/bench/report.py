@@ -21,10 +21,6 @@ from mnemowire.apps.bench._timing import load_average
 
 __all__ = ["BENCHMARKS", "load_report", "make_report", "schema", "validate_report", "write"]
 
-BENCHMARKS = (
-    "quality", "latency", "scale", "adversarial", "validation", "embedders", "records", "http"
-)  # fmt: skip
-
 
 @functools.cache
 def schema() -> dict[str, Any]:
@@ -32,6 +28,10 @@ def schema() -> dict[str, Any]:
     text = resources.files("mnemowire.schemas").joinpath("bench/report.schema.json")
     loaded: dict[str, Any] = json.loads(text.read_text(encoding="utf-8"))
     return loaded
+
+
+#: the benchmarks a report may hold, as the schema names them
+BENCHMARKS: tuple[str, ...] = tuple(schema()["properties"]["benchmark"]["enum"])
 
 
 def validate_report(data: Any) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from mnemowire.apps.cli._app import cli
+from mnemowire.errors import ConfigError
 
 
 @cli.group("bench")
@@ -98,6 +99,41 @@ def http_command(
 
         for path in plot(load_report(out / "http.json"), out):
             click.echo(f"wrote {path}", err=True)
+
+
+@bench_group.command("adapter")
+@click.option(
+    "--store",
+    "url",
+    required=True,
+    metavar="URL",
+    help="The adapter's store URL; {tmp} becomes a fresh folder (e.g. mem0://{tmp}/mem0).",
+)
+@click.option("--rounds", default=2, show_default=True, help="Passes over the 165 queries.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write adapter.json and adapter.md into this folder.",
+)
+def adapter_command(url: str, rounds: int, out: Path | None) -> None:
+    """An adapter against its backend's own API for the same remember and recall, side by
+    side (target: <= 10 % overhead at p50). Knows mem0:// (needs the mem0 extra)."""
+    from mnemowire.apps.bench import environment
+    from mnemowire.apps.bench.adapter import BACKENDS, run_adapter
+    from mnemowire.apps.cli._progress import Bars
+
+    if url.partition("://")[0] not in BACKENDS:
+        known = ", ".join(f"{scheme}://" for scheme in BACKENDS)
+        raise click.BadParameter(f"no baseline for it; known: {known}", param_hint="--store")
+    env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
+    bars = Bars()
+    try:
+        results = run_adapter(url, rounds=rounds, progress=bars)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), param_hint="--store") from None
+    finally:
+        bars.close()
+    _publish("adapter", env, results, out)
 
 
 def _publish(benchmark: str, env: dict[str, Any], results: Any, out: Path | None) -> None:

@@ -11,7 +11,10 @@ import pytest
 
 from mnemowire.adapters.mem0 import Mem0Store
 from mnemowire.adapters.mem0._backend import entity
-from mnemowire.errors import ConflictError, StoreError
+from mnemowire.embedders import HashEmbedder, load_embedder
+from mnemowire.errors import ConfigError, ConflictError, StoreError
+from mnemowire.models import RecallRequest
+from mnemowire.protocol import QueryEmbedding
 from tests.adapters.mem0.conftest import CheckedStore, Clock
 
 EVERY_FIELD: dict[str, Any] = {
@@ -192,3 +195,68 @@ async def test_an_operation_whose_caller_gives_up_still_ends_whole(
         await call
     await raw.health()  # queued behind the forget on the worker: it has ended
     assert (await store.recall({"agent_id": "a", "query": "tea", "k": 10})).results == []
+
+
+def test_an_embedder_is_taken_only_when_it_is_mem0s_own_model() -> None:
+    with pytest.raises(ConfigError, match="hash"):
+        Mem0Store.from_url("mem0://:memory:", embedder=HashEmbedder(64))
+
+
+async def test_a_hard_forget_leaves_no_copy_of_the_words_on_disk(tmp_path: Path) -> None:
+    """mem0's history keeps a deleted memory's text; the store keeps that history in memory,
+    so what a hard forget erased is in no file of the store's folder."""
+    folder = tmp_path / "erased"
+    store = Mem0Store(folder)
+    words = "the secret phrase zanzibar-quokka-1729"
+    try:
+        checked = CheckedStore(store)
+        await checked.remember({"agent_id": "a", "id": "s1", "type": "semantic", "content": words})
+        await checked.update({"agent_id": "a", "id": "s1", "expected_version": 1,
+                              "content": words + " (edited)"})  # fmt: skip
+        await checked.forget({"agent_id": "a", "ids": ["s1"], "hard_delete": True})
+    finally:
+        await store.aclose()
+    holding = [p for p in folder.rglob("*") if p.is_file() and b"zanzibar" in p.read_bytes()]
+    assert holding == []
+
+
+async def test_get_list_and_update_over_mem0(store: CheckedStore, clock: Clock) -> None:
+    for i in range(5):
+        await store.remember({"agent_id": "a", "id": f"r{i}", "type": "semantic",
+                              "content": f"note {i}", "metadata": {"i": i}})  # fmt: skip
+        clock.advance(ms=1)
+    got = await store.get({"agent_id": "a", "ids": ["r3", "nope", "r1"]})
+    assert [r.id for r in got.records] == ["r3", "r1"]
+    assert got.missing == ["nope"]
+    pages, cursor = [], None
+    while True:
+        request = {"agent_id": "a", "limit": 2, **({"cursor": cursor} if cursor else {})}
+        page = await store.list(request)
+        pages.append([r.id for r in page.records])
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert pages == [["r4", "r3"], ["r2", "r1"], ["r0"]]
+    updated = await store.update(
+        {"agent_id": "a", "id": "r2", "expected_version": 1, "content": "note two"}
+    )
+    assert (updated.version, updated.updated) == (2, ["content"])
+    [record] = (await store.get({"agent_id": "a", "ids": ["r2"]})).records
+    assert (record.content, record.version) == ("note two", 2)
+    hits = (await store.recall({"agent_id": "a", "query": "note two", "k": 1})).results
+    assert [h.id for h in hits] == ["r2"]  # mem0 embedded the new content
+
+
+async def test_a_routers_vector_of_the_same_model_is_used_another_is_not(raw: Mem0Store) -> None:
+    """A router embeds a query once for its children; mem0's model is all-MiniLM-L6-v2, so a
+    vector of that model stands for the query, and one of another embedder is left aside."""
+    checked = CheckedStore(raw)
+    for content in ("Alice likes tea", "Bob fixes bikes"):
+        await checked.remember({"agent_id": "a", "type": "semantic", "content": content})
+    minilm = load_embedder("minilm")
+    bikes = minilm.embed(["repairing a bicycle"])
+    request = RecallRequest(agent_id="a", query="tea", k=1)
+    same = await raw.recall(request, query_vector=QueryEmbedding(minilm.name, bikes))
+    assert [h.content for h in same.results] == ["Bob fixes bikes"]
+    other = await raw.recall(request, query_vector=QueryEmbedding("hash-64", bikes))
+    assert [h.content for h in other.results] == ["Alice likes tea"]

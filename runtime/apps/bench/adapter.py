@@ -1,0 +1,175 @@
+"""``mnemowire bench adapter``: what an adapter adds over calling its backend's own API for the
+same operation, side by side in one run.
+
+For each memory of the dev corpus (310), a remember through the adapter (``Memory`` over the
+store: the caller's path, boundary included) and the backend's own write of the same memory,
+in turns; then for each of the 165 queries, ``rounds`` times, a recall of k=5 through the
+adapter and the backend's own search for the same 5, in turns, so the machine's drift lands on
+both alike. Each side has a store of its own in a fresh folder, holding the same memories.
+
+The backend's own calls are the ones its documentation shows (a third party's baseline, not
+the adapter's internals): for mem0, ``Memory.add(text, agent_id=..., metadata=...,
+infer=False)`` and ``Memory.search(query, filters={"agent_id": ...}, top_k=5,
+threshold=0.0)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import shutil
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from mnemowire.apps.bench._timing import percentiles
+from mnemowire.apps.bench.quality import load_corpus, load_queries
+from mnemowire.errors import ConfigError
+from mnemowire.layers.memory import Memory
+from mnemowire.registry import open_store
+
+__all__ = ["BACKENDS", "run_adapter"]
+
+Progress = Callable[[str, int, int], None]
+AGENT = "bench-adapter"
+K = 5
+
+
+class Native(Protocol):
+    """A backend's own API for the two operations measured."""
+
+    description: str
+
+    def remember(self, memory: dict[str, Any]) -> None: ...
+
+    def recall(self, query: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Mem0Native:
+    """mem0ai's ``Memory``, configured as the mem0 store configures it, in its own folder."""
+
+    description = "mem0ai Memory.add(infer=False) / Memory.search(threshold=0.0)"
+
+    def __init__(self, folder: Path) -> None:
+        from mnemowire.adapters.mem0 import open_memory
+
+        self.memory = open_memory(folder)
+
+    def remember(self, memory: dict[str, Any]) -> None:
+        self.memory.add(
+            memory["content"],
+            agent_id=AGENT,
+            metadata=memory.get("metadata") or None,
+            infer=False,
+        )
+
+    def recall(self, query: str) -> None:
+        self.memory.search(query, filters={"agent_id": AGENT}, top_k=K, threshold=0.0)
+
+    def close(self) -> None:
+        from mnemowire.adapters.mem0 import close_memory
+
+        close_memory(self.memory)
+
+
+#: URL scheme -> the backend's own API for the same operations
+BACKENDS: dict[str, Callable[[Path], Native]] = {"mem0": Mem0Native}
+
+
+async def _timed(call: Callable[[], Awaitable[Any]]) -> float:
+    started = time.perf_counter()
+    await call()
+    return (time.perf_counter() - started) * 1000
+
+
+def _overhead(adapter: dict[str, Any], native: dict[str, Any]) -> float:
+    return round((float(adapter["p50_ms"]) / float(native["p50_ms"]) - 1) * 100, 1)
+
+
+async def _run(url: str, folder: Path, rounds: int, progress: Progress | None) -> dict[str, Any]:
+    scheme = url.partition("://")[0]
+    native: Native = await asyncio.to_thread(BACKENDS[scheme], folder / "native")
+    store = open_store(url.replace("{tmp}", str(folder)))
+    samples: dict[str, list[float]] = {
+        "remember_adapter": [], "remember_native": [], "recall_adapter": [], "recall_native": []
+    }  # fmt: skip
+
+    def off_loop(call: Callable[..., None], *args: Any) -> Awaitable[None]:
+        return asyncio.get_running_loop().run_in_executor(None, call, *args)
+
+    async def in_turns(
+        turn: int,
+        adapter: Callable[[], Awaitable[Any]],
+        native_call: Callable[[], Awaitable[Any]],
+        operation: str,
+    ) -> None:
+        pair = [(f"{operation}_adapter", adapter), (f"{operation}_native", native_call)]
+        for name, call in pair if turn % 2 == 0 else pair[::-1]:
+            samples[name].append(await _timed(call))
+
+    try:
+        async with Memory(store) as memory:
+            memories = [m.remember for m in load_corpus()]
+            for i, fields in enumerate(memories):
+                request = {**fields, "agent_id": AGENT}
+                await in_turns(
+                    i,
+                    functools.partial(memory.remember, request),
+                    functools.partial(off_loop, native.remember, fields),
+                    "remember",
+                )
+                if progress is not None and (i + 1) % 50 == 0:
+                    progress("remember", i + 1, len(memories))
+            queries = [q.recall["query"] for q in load_queries()]
+            total = rounds * len(queries)
+            for turn in range(total):
+                query = queries[turn % len(queries)]
+                recall = {"agent_id": AGENT, "query": query, "k": K}
+                await in_turns(
+                    turn,
+                    functools.partial(memory.recall, recall),
+                    functools.partial(off_loop, native.recall, query),
+                    "recall",
+                )
+                if progress is not None and (turn + 1) % 50 == 0:
+                    progress("recall", turn + 1, total)
+    finally:
+        await asyncio.to_thread(native.close)
+    measured = {name: percentiles(values) for name, values in samples.items()}
+    return {
+        "store": url,
+        "backend": native.description,
+        "memories": len(memories),
+        "queries": len(queries),
+        "rounds": rounds,
+        "k": K,
+        **{
+            operation: {
+                "adapter": measured[f"{operation}_adapter"],
+                "native": measured[f"{operation}_native"],
+                "overhead_p50_pct": _overhead(
+                    measured[f"{operation}_adapter"], measured[f"{operation}_native"]
+                ),
+            }
+            for operation in ("remember", "recall")
+        },
+    }
+
+
+def run_adapter(url: str, *, rounds: int = 2, progress: Progress | None = None) -> dict[str, Any]:
+    """Measure the adapter at ``url`` (``{tmp}`` becomes a fresh folder) against its backend's
+    own API; see the module's docstring."""
+    scheme = url.partition("://")[0]
+    if scheme not in BACKENDS:
+        raise ConfigError(
+            f"no baseline for {scheme}:// stores; this benchmark knows {', '.join(BACKENDS)}"
+        )
+    folder = Path(tempfile.mkdtemp(prefix="mnemowire-bench-adapter-"))
+    try:
+        return asyncio.run(_run(url, folder, rounds, progress))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
