@@ -109,15 +109,19 @@ class Mem0Store:
         self._model = model
         self._cursors: kit.Cursors | None = None
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem0")
+        memory = None
         try:
-            self._memory = open_memory(self._folder, model=model)
+            memory = open_memory(self._folder, model=model)
             self._ids = IdMap(self._folder / "mnemowire-ids.db")
-        except MnemowireError:
+        except Exception as exc:  # mem0's own failures too (a locked folder, a bad model path)
+            if memory is not None:
+                close_memory(memory)  # its folder lock, or the next open fails
+            self._worker.shutdown()
             self._discard()
-            raise
-        except Exception as exc:  # mem0's own failures (a locked folder, a bad model path)
-            self._discard()
+            if isinstance(exc, MnemowireError):
+                raise
             raise ConfigError(f"{self._name}: mem0 would not open: {exc}") from exc
+        self._memory = memory
 
     @classmethod
     def from_url(
