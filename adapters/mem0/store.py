@@ -253,17 +253,14 @@ class Mem0Store:
     def _remember(
         self, req: RememberRequest, payload: dict[str, Any], started: float
     ) -> RememberResponse:
-        mapped = self._ids.get(req.id) if req.id is not None else None
+        held = self._named([req.id]).get(req.id) if req.id is not None else None
         stored = None
-        erased = mapped is not None and mapped.mem0_id is None
-        if mapped is not None and mapped.mem0_id is not None:
-            held = self._named([str(req.id)]).get(str(req.id))
-            erased = held is None  # the map names a row mem0 no longer has: gone
-            if held is not None:
-                fields = (held["agent_id"], held.get("user_id"), held["type"], held["content"])
-                stored = kit.StoredWrite(
-                    *fields, held["created_at"], pending=held["state"] == "pending"
-                )
+        if held is not None:
+            fields = (held["agent_id"], held.get("user_id"), held["type"], held["content"])
+            staged = held["state"] == "pending"
+            stored = kit.StoredWrite(*fields, held["created_at"], pending=staged)
+        # an id the map holds without a record was erased (or its row is gone): never reused
+        erased = held is None and req.id is not None and self._ids.get(req.id) is not None
         result = kit.store_result(self._name, 0, started)
         replayed = kit.replay(req, stored, erased=erased, result=result)
         if replayed is not None:

@@ -21,9 +21,10 @@ What it writes, and why it looks the way it does:
   the spec examples and ``cmd/vectors``, the runner the cross-language matrix consumes.
 
 Everything that varies (names, types, tags, doc comments, validator bodies) is computed here
-and in its two helpers, ``_go_text`` (Go spelling and layout) and ``_go_body`` (the statements
-of a validator);
-the templates under ``templates/go`` only loop and fill in. The output is gofmt-clean as
+(the types and their validators) and in three helpers: ``_go_text`` (Go spelling and layout),
+``_go_body`` (the statements of a validator) and ``_go_api`` (the messages, the store
+interface, the HTTP client and the error type); the templates under ``templates/go`` only loop
+and fill in. The output is gofmt-clean as
 emitted, and the same bytes on every run.
 """
 
@@ -39,6 +40,14 @@ from typing import Any
 import jinja2
 
 from mnemowire.codegen._output import GeneratedFile, header_lines
+from mnemowire.codegen.emit._go_api import (
+    GoFunction,
+    http_routes,
+    message_list,
+    semantic_functions,
+)
+from mnemowire.codegen.emit._go_api import error_type as api_error_type
+from mnemowire.codegen.emit._go_api import operations as api_operations
 from mnemowire.codegen.emit._go_body import (
     _Body,
     _Site,
@@ -46,7 +55,6 @@ from mnemowire.codegen.emit._go_body import (
 from mnemowire.codegen.emit._go_text import (
     _WIDTH,
     _a,
-    _condition,
     _fill,
     _go_string,
     _go_value,
@@ -54,7 +62,6 @@ from mnemowire.codegen.emit._go_text import (
     _json_tag_name_ok,
     _literal_lines,
     _Names,
-    _pointer,
     _sentence,
     _unexported,
     comment,
@@ -107,25 +114,6 @@ _DYNAMIC_OF = {
 }
 _DYNAMIC = ("string", "json.Number", "bool", "nil", "[]any", "map[string]any")
 _MAX_SAFE_INTEGER = 2**53 - 1
-
-
-@dataclass(frozen=True)
-class _SemanticRule:
-    """A semantic rule of the spec, written by hand in Go (in its template) once."""
-
-    #: the message whose payload the rule reads; other messages apply it where they embed one
-    owner: str
-    function: str
-    template: str
-
-
-_SEMANTIC_RULES = {
-    "stateReference": _SemanticRule(
-        owner="remember.request",
-        function="checkStateReferences",
-        template="rule_state_reference.go.j2",
-    ),
-}
 
 
 def emit(spec: Spec) -> list[GeneratedFile]:
@@ -217,57 +205,10 @@ class _GoAlias:
 
 
 @dataclass
-class _GoFunction:
-    name: str
-    doc: list[str]
-    body: list[str]
-
-
-@dataclass
 class _GoVar:
     name: str
     doc: list[str]
     value: str
-
-
-@dataclass
-class _GoMessage:
-    name: str
-    literal: str
-    type: str
-    direction: str
-    validate: str
-    semantic: str
-    max_depth: int
-    name_doc: list[str]
-    validate_doc: list[str]
-    decode_doc: list[str]
-
-
-@dataclass
-class _GoOperation:
-    method: str
-    request: str
-    response: str
-    doc: list[str]
-    #: added after the first version: its own interface, which a store may implement
-    optional: bool = False
-    interface: str = ""
-    interface_doc: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class _GoRoute:
-    """One method of the HTTP client: the route it calls and the messages it carries."""
-
-    method_name: str
-    http_method: str
-    path: str
-    request_message: str
-    request_type: str
-    response_message: str
-    response_type: str
-    doc: list[str]
 
 
 class _Model:
@@ -289,7 +230,7 @@ class _Model:
         self.names = _Names(reserved)
         for t in spec.types:
             self.names.taken.add(self.validator_name(t.name))
-        self.functions: list[_GoFunction] = []
+        self.functions: list[GoFunction] = []
         self.vars: list[_GoVar] = []
         self.pattern_vars: dict[str, str] = {}
         self.enum_vars: dict[str, str] = {}
@@ -538,21 +479,21 @@ class _Model:
 
     # -- validators
 
-    def validators(self) -> list[_GoFunction]:
+    def validators(self) -> list[GoFunction]:
         for t in self.spec.types:
             go = self.go_names[t.name]
             doc = comment(
                 [f"{self.validator_name(t.name)} checks v, the value at p, against {t.name}."]
             )
             body = _Body(self, _Site(go, t.name)).function(t.schema)
-            self.functions.append(_GoFunction(self.validator_name(t.name), doc, body))
+            self.functions.append(GoFunction(self.validator_name(t.name), doc, body))
         return sorted(self.functions, key=lambda f: f.name)
 
     def helper(self, body: list[str], site: _Site) -> str:
         """A validator function for an anonymous schema, given its body: its name."""
         name = self.names.new(f"validate{site.hint}")
         doc = comment([f"{name} checks v, the value at p, against {site.label}."])
-        self.functions.append(_GoFunction(name, doc, body))
+        self.functions.append(GoFunction(name, doc, body))
         return name
 
     def pattern(self, pattern: str, site: _Site) -> str:
@@ -592,152 +533,6 @@ class _Model:
 
     # -- messages, semantic rules, the store
 
-    def message_list(self) -> list[_GoMessage]:
-        out = []
-        for m in sorted(self.spec.messages, key=lambda m: m.name):
-            go = self.go_names[m.type_name]
-            semantic = f"semantic{go}" if m.name in self.spec.semantic_rules else "nil"
-            literal = _go_string(m.name)
-            rules = " and the semantic rules of the spec" if semantic != "nil" else ""
-            out.append(
-                _GoMessage(
-                    name=m.name,
-                    literal=literal,
-                    type=go,
-                    direction=m.direction,
-                    validate=self.validator_name(m.type_name),
-                    semantic=semantic,
-                    max_depth=m.max_depth,
-                    name_doc=comment([f"MessageName returns {literal}."]),
-                    validate_doc=comment(
-                        [
-                            f"Validate checks the JSON m encodes to against the {m.name} "
-                            f"schema{rules}: it returns ValidationErrors listing every rule m "
-                            "breaks, or nil when m is valid."
-                        ]
-                    ),
-                    decode_doc=comment(
-                        [
-                            f"Decode{go} validates data as {_a(m.name)} message, then decodes "
-                            "it. The error is ValidationErrors when data breaks the spec, or "
-                            "the decoding error when data is not JSON."
-                        ]
-                    ),
-                )
-            )
-        return out
-
-    def semantic_functions(self) -> tuple[list[_GoFunction], list[str]]:
-        """Per message with semantic rules, the function applying them; the rules' templates."""
-        functions = []
-        templates: set[str] = set()
-        for message_name, rules in sorted(self.spec.semantic_rules.items()):
-            go = self.go_names[self.spec.message(message_name).type_name]
-            body: list[str] = []
-            for rule_name in rules:
-                rule = _SEMANTIC_RULES.get(rule_name)
-                if rule is None:
-                    raise CodegenError(
-                        f"{message_name}: semantic rule {rule_name!r} has no Go implementation"
-                    )
-                templates.add(rule.template)
-                body.extend(self._apply_rule(message_name, rule))
-            doc = comment(
-                [
-                    f"semantic{go} checks the semantic rules of {message_name} "
-                    f"({', '.join(rules)}) on a value that passed the schema."
-                ]
-            )
-            functions.append(_GoFunction(f"semantic{go}", doc, body))
-        return functions, sorted(templates)
-
-    def _apply_rule(self, message_name: str, rule: _SemanticRule) -> list[str]:
-        """Where a message carries the payload a rule reads: itself, or a member that a
-        conditional of the message validates against the owner's type."""
-        if message_name == rule.owner:
-            return [f"{rule.function}(r, v, p)"]
-        owner_type = self.spec.message(rule.owner).type_name
-        t = self.types[self.spec.message(message_name).type_name]
-        body: list[str] = []
-        for cond in t.schema.conditionals:
-            for prop, schema in cond.then:
-                if schema.kind == "ref" and schema.ref == owner_type:
-                    body += comment([cond.description])
-                    body += [
-                        f"if {_condition(cond)} {{",
-                        f"\t{rule.function}(r, obj[{_go_string(prop)}], "
-                        f"{_pointer('p', prop, argument=True)})",
-                        "}",
-                    ]
-        if not body:
-            raise CodegenError(
-                f"{message_name}: cannot tell where it carries a {rule.owner}, to check the "
-                "semantic rules there"
-            )
-        return ["obj, _ := v.(map[string]any)", *body]
-
-    def operations(self) -> list[_GoOperation]:
-        names = {m.name for m in self.spec.messages}
-        out = []
-        for m in sorted(self.spec.messages, key=lambda m: m.name):
-            operation = m.name.removesuffix(".request")
-            if operation == m.name or f"{operation}.response" not in names:
-                continue
-            response = self.spec.message(f"{operation}.response")
-            method = go_name(operation)
-            doc = f"{method} serves {_a(m.name)}. {_sentence(m.description)}"
-            optional = self.spec.optional(operation)
-            interface = f"{method}Store"
-            about = (
-                f"{interface} is a MemoryStore that also serves {m.name} (added in {m.since}): "
-                f"a store that implements it declares the capability {operation}. Callers "
-                "find it with a type assertion."
-            )
-            out.append(
-                _GoOperation(
-                    method,
-                    self.go_names[m.type_name],
-                    self.go_names[response.type_name],
-                    comment([doc], 1),
-                    optional,
-                    interface,
-                    tuple(comment([about], 0)) if optional else (),
-                )
-            )
-        return out
-
-    def http_routes(self) -> list[_GoRoute]:
-        by_message = {m.name: self.go_names[m.type_name] for m in self.spec.messages}
-        out = []
-        for route in self.spec.routes:
-            name = go_name(route.operation)
-            sends = f"sends {_a(route.request)} and " if route.request else ""
-            answer = _a(route.response)
-            doc = f"{name} calls {route.method} {route.path}: it {sends}returns {answer}."
-            out.append(
-                _GoRoute(
-                    method_name=name,
-                    http_method=route.method,
-                    path=route.path,
-                    request_message=route.request or "",
-                    request_type=by_message[route.request] if route.request else "",
-                    response_message=route.response,
-                    response_type=by_message[route.response],
-                    doc=comment([doc], 0),
-                )
-            )
-        return out
-
-    def error_type(self) -> str:
-        """The struct of the error message, which becomes a Go error; "" if there is none."""
-        if "error" not in {m.name for m in self.spec.messages}:
-            return ""
-        t = self.types[self.spec.message("error").type_name]
-        declared = {f.name: f for f in t.schema.fields}
-        if not all(n in declared and declared[n].required for n in ("code", "message")):
-            return ""
-        return self.go_names[t.name]
-
     # -- everything the templates get
 
     def context(self) -> dict[str, Any]:
@@ -757,10 +552,10 @@ class _Model:
             elif t.name not in self.open_enums:
                 aliases.append(self.alias(t))
         validators = self.validators()
-        semantic, rule_templates = self.semantic_functions()
-        messages = self.message_list()
-        operations = self.operations()
-        error_type = self.error_type()
+        semantic, rule_templates = semantic_functions(self.spec, self.types, self.go_names)
+        messages = message_list(self.spec, self.go_names)
+        operations = api_operations(self.spec, self.go_names)
+        error_type = api_error_type(self.spec, self.types, self.go_names)
         version = self.spec.version
         header = [
             *(f"// {line}" for line in header_lines(self.spec)),
@@ -806,7 +601,7 @@ class _Model:
                 ]
             ),
             "operations": operations,
-            "http_routes": self.http_routes(),
+            "http_routes": http_routes(self.spec, self.go_names),
             "store_doc": comment(
                 [
                     "MemoryStore is anything that implements the operations of memorywire ("

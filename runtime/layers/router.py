@@ -25,10 +25,10 @@ from mnemowire.kit import (
     new_id,
     to_wire,
 )
+from mnemowire.layers._promises import promised, refuse_withheld
 from mnemowire.layers._recall import fuse, query_vectors, refuse_foreign_vector, vector_for
 from mnemowire.layers._router_records import RecordRouting
 from mnemowire.layers._routing import (
-    MEMORY_TYPES,
     Outcome,
     answering,
     call_child,
@@ -74,7 +74,7 @@ from mnemowire.protocol import (
     QueryEmbedding,
 )
 from mnemowire.seals import SealKeys
-from mnemowire.spec import capability_names, version_key
+from mnemowire.spec import version_key
 
 __all__ = ["HitCheck", "MemoryRouter", "WritePolicy"]
 
@@ -88,10 +88,6 @@ _Plan = list[tuple[MemoryStore, str | None]]
 
 #: the newest spec version the router speaks (children may speak newer ones)
 ROUTED_VERSION = "v0.1"
-#: what acts on every copy of a record: promised only when every child holding memories does
-#: it (an expire that archives in one child leaves the other's copy recalled; an update taken
-#: by one copy only, a demotion halving one child's score, a restore of one copy only)
-EVERY_COPY = ("archive", "demote", "update", "restore")
 
 
 class MemoryRouter(RecordRouting):
@@ -215,7 +211,9 @@ class MemoryRouter(RecordRouting):
             (*(a.spec_version for a in answers.values()), ROUTED_VERSION), key=version_key
         )
         self._capabilities = {name: frozenset(caps) for name, caps in self._declared.items()}
-        self._promised = self._promises()
+        self._promised = promised(
+            self._declared, self._spec_version, tracks_exactly=self._tracks_exactly
+        )
 
     @property
     def name(self) -> str:
@@ -239,42 +237,11 @@ class MemoryRouter(RecordRouting):
         await self.aclose()
 
     def capabilities(self) -> Capabilities:
-        """The union of the children's capabilities, in order of first declaration.
-
-        Union, not intersection, because every operation is routed to the children able to serve
-        it: the router can serve whatever at least one child can (procedural memories held only
-        by a state-machine store, graph neighbours only by a graph store). Intersection would hide
-        exactly the specialised stores a router exists to combine. ``stores[]`` shows which
-        children actually served each request.
-
-        The exceptions, where a promise only holds if every child keeps it: ``recall_tracking``
-        only when the router returns exactly what its one child returned (see
-        ``_tracks_exactly``); ``relevance`` only when every child that holds memories reports
-        relevance (otherwise some hits would carry none, and those children's hits pass
-        ``min_relevance`` unfloored, as docs/spec/v0.md#recall.relevance allows a router); and
-        what acts on a record's copies (``EVERY_COPY``) only when every child that holds
-        memories does it, or the copies part ways. Nothing the router's spec version (the
-        oldest its children speak) does not have: a v0 child beside a v0.1 one makes a v0
-        router, without v0.1's operations.
-        """
+        """The union of the children's capabilities, with the exceptions where a promise only
+        holds if every child keeps it (``mnemowire.layers._promises``)."""
         return Capabilities(
             store=self._name, spec_version=self._spec_version, capabilities=list(self._promised)
         )
-
-    def _promises(self) -> dict[str, None]:
-        """What :meth:`capabilities` declares (computed once: the children's declarations do
-        not change)."""
-        spoken = set(capability_names(self._spec_version))
-        union: dict[str, None] = {}
-        for child in self._children:
-            union.update(dict.fromkeys(c for c in self._declared[child.name] if c in spoken))
-        if not self._tracks_exactly:
-            union.pop("recall_tracking", None)
-        holders = [c for c in self._capabilities.values() if c & set(MEMORY_TYPES)]
-        for name in ("relevance", *EVERY_COPY):
-            if not all(name in c for c in holders):
-                union.pop(name, None)
-        return union
 
     # -- the five operations ---------------------------------------------------------------
 
@@ -541,16 +508,7 @@ class MemoryRouter(RecordRouting):
     def _plan(self, required: Sequence[str], *, primary_only: bool) -> _Plan:
         """Each child with the reason it is skipped, or None when it is asked; unsupported
         when the request needs what some children serve but the router does not promise."""
-        withheld = [
-            c for c in required
-            if c not in self._promised and any(c in caps for caps in self._capabilities.values())
-        ]  # fmt: skip
-        if withheld:
-            raise UnsupportedError(
-                f"{self._name} does not serve {', '.join(withheld)}: not every store holding "
-                "the records does (their copies would part ways), or the spec version every "
-                f"store speaks ({self._spec_version}) does not have it"
-            )
+        refuse_withheld(self._name, required, self._promised, self._declared, self._spec_version)
         plan: _Plan = []
         primary: str | None = None
         for child in self._children:

@@ -1,0 +1,72 @@
+"""What a router promises: the capabilities it declares over its children's declarations,
+and the refusal of a request that needs one it withholds.
+
+Union, not intersection, because every operation is routed to the children able to serve it:
+the router can serve whatever at least one child can (procedural memories held only by a
+state-machine store, graph neighbours only by a graph store). Intersection would hide exactly
+the specialised stores a router exists to combine; ``stores[]`` shows which children served.
+
+The exceptions, where a promise only holds if every child keeps it: ``recall_tracking`` only
+when the router returns exactly what its one child returned; ``relevance`` only when every
+child that holds memories reports relevance (otherwise some hits would carry none, and those
+children's hits pass ``min_relevance`` unfloored, as docs/spec/v0.md#recall.relevance allows a
+router); and what acts on a record's copies (``EVERY_COPY``) only when every child that holds
+memories does it, or the copies part ways. Nothing the router's spec version (the oldest its
+children speak) does not have: a v0 child beside a v0.1 one makes a v0 router, without v0.1's
+operations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from mnemowire.errors import UnsupportedError
+from mnemowire.layers._routing import MEMORY_TYPES
+from mnemowire.spec import capability_names
+
+__all__ = ["EVERY_COPY", "promised", "refuse_withheld"]
+
+#: what acts on every copy of a record: promised only when every child holding memories does
+#: it (an expire that archives in one child leaves the other's copy recalled; an update taken
+#: by one copy only, a demotion halving one child's score, a restore of one copy only)
+EVERY_COPY = ("archive", "demote", "update", "restore")
+
+
+def promised(
+    declared: Mapping[str, Sequence[str]], spec_version: str, *, tracks_exactly: bool
+) -> dict[str, None]:
+    """The router's capabilities, in order of first declaration, from each child's
+    (``declared``: child name -> its capabilities); ``tracks_exactly``: whether the router
+    returns exactly what its one child returned."""
+    spoken = set(capability_names(spec_version))
+    union: dict[str, None] = {}
+    for capabilities in declared.values():
+        union.update(dict.fromkeys(c for c in capabilities if c in spoken))
+    if not tracks_exactly:
+        union.pop("recall_tracking", None)
+    holders = [set(c) for c in declared.values() if set(c) & set(MEMORY_TYPES)]
+    for name in ("relevance", *EVERY_COPY):
+        if not all(name in c for c in holders):
+            union.pop(name, None)
+    return union
+
+
+def refuse_withheld(
+    router: str,
+    required: Sequence[str],
+    promises: Mapping[str, None],
+    declared: Mapping[str, Sequence[str]],
+    spec_version: str,
+) -> None:
+    """Unsupported when the request needs what some children serve but the router does not
+    promise (what no child serves, the routing itself reports, child by child)."""
+    withheld = [
+        c for c in required
+        if c not in promises and any(c in capabilities for capabilities in declared.values())
+    ]  # fmt: skip
+    if withheld:
+        raise UnsupportedError(
+            f"{router} does not serve {', '.join(withheld)}: not every store holding the "
+            "records does (their copies would part ways), or the spec version every store "
+            f"speaks ({spec_version}) does not have it"
+        )
