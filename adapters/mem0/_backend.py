@@ -8,10 +8,8 @@ gets a dummy key and a base URL nobody listens on, and every write passes ``infe
 no LLM is ever called (there is none to call here).
 
 mem0 mints its own ids (a uuid4 per row) and offers no way to choose one, so the store keeps
-an **id map** beside it, a SQLite file in the same folder: wire id -> mem0 id, the agent that
-holds it, and whether it was erased (wire ids are never reused). A row counts as a record only
-while the map names it, so a row mem0 wrote but the map never took (a crash between the two)
-is never read, and the map's entry is written last and removed first.
+the kit's id map (``mnemowire.kit.documents.IdMap``) beside it, a SQLite file in the same
+folder.
 """
 
 from __future__ import annotations
@@ -19,15 +17,12 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import secrets
-import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mnemowire.errors import ConfigError
 
-__all__ = ["IdMap", "MappedId", "close_memory", "entity", "open_memory"]
+__all__ = ["close_memory", "entity", "open_memory"]
 
 #: what mem0 needs to be told before it is first imported (it reads them at import time)
 _ENVIRONMENT = {"MEM0_TELEMETRY": "False"}
@@ -121,64 +116,3 @@ def close_memory(memory: Any) -> None:
     client = getattr(memory.vector_store, "client", None)
     if client is not None:
         client.close()
-
-
-@dataclass(frozen=True)
-class MappedId:
-    mem0_id: str | None  # None once erased
-    agent_id: str
-
-
-class IdMap:
-    """Wire id -> mem0 id, in SQLite beside mem0's files. Used from the store's one worker
-    thread only (``check_same_thread`` is off because that thread is not the opener)."""
-
-    def __init__(self, path: Path) -> None:
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS ids (id TEXT PRIMARY KEY, mem0_id TEXT, "
-            "agent_id TEXT NOT NULL)"
-        )
-        self._db.execute("CREATE INDEX IF NOT EXISTS ids_mem0 ON ids (mem0_id)")
-        self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB)")
-
-    def cursor_key(self) -> bytes:
-        """The key list cursors are authenticated under: made once, kept with the map."""
-        self._db.execute(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES ('cursor_key', ?)",
-            (secrets.token_bytes(32),),
-        )
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'cursor_key'").fetchone()
-        return bytes(row[0])
-
-    def get(self, record_id: str) -> MappedId | None:
-        row = self._db.execute(
-            "SELECT mem0_id, agent_id FROM ids WHERE id = ?", (record_id,)
-        ).fetchone()
-        return None if row is None else MappedId(row[0], row[1])
-
-    def owners(self, mem0_ids: list[str]) -> dict[str, str]:
-        """mem0 id -> wire id, for the rows the map names (the others are not records)."""
-        found: dict[str, str] = {}
-        for start in range(0, len(mem0_ids), 500):
-            chunk = mem0_ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(
-                f"SELECT mem0_id, id FROM ids WHERE mem0_id IN ({marks})", chunk
-            ).fetchall()
-            found.update(dict(rows))
-        return found
-
-    def put(self, record_id: str, mem0_id: str, agent_id: str) -> None:
-        self._db.execute(
-            "INSERT INTO ids (id, mem0_id, agent_id) VALUES (?, ?, ?)",
-            (record_id, mem0_id, agent_id),
-        )
-
-    def erase(self, record_id: str) -> None:
-        """Keep the id, forget the row: an erased id is never reused."""
-        self._db.execute("UPDATE ids SET mem0_id = NULL WHERE id = ?", (record_id,))
-
-    def close(self) -> None:
-        self._db.close()

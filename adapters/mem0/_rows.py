@@ -17,8 +17,8 @@ __all__ = ["payload_of", "record_of", "unit"]
 #: the fields mem0 holds itself, not in ``mw_record`` (the agent and user are in both: mem0's
 #: scopes hold an id it cannot keep as it is under another name, see ``_backend.entity``)
 _NATIVE = ("id", "content", "state")
-#: what a record carries in this store only (mem0's id, the kit's demote factor)
-_LOCAL = ("mem0_id", "demote")
+#: what a record carries in this store only (mem0's id as ``backend_id``, the kit's demote factor)
+_LOCAL = ("backend_id", "demote")
 
 
 def record_of(row: dict[str, Any], owners: dict[str, str]) -> dict[str, Any] | None:
@@ -34,7 +34,7 @@ def record_of(row: dict[str, Any], owners: dict[str, str]) -> dict[str, Any] | N
         "id": record_id,
         "content": row["memory"],
         "state": meta["mw_state"],
-        "mem0_id": str(row["id"]),
+        "backend_id": str(row["id"]),
         "demote": 1.0,
     }
 

@@ -27,7 +27,9 @@ through a whole store built from it):
   ``restore_answer`` and ``batch_answer``.
 
 ``mnemowire.kit.sql`` writes the scopes as SQL for relational stores, ``mnemowire.kit.keywords``
-the keyword rules (which words are indexed, searched and how matches rank).
+the keyword rules (which words are indexed, searched and how matches rank), and
+``mnemowire.kit.documents`` every operation for a store over a memory library that keeps each
+record as one document (``DocumentStore``, with the ``IdMap`` such a library's own ids need).
 """
 
 from mnemowire.filters import matches, operators_of

@@ -1,0 +1,523 @@
+"""Stores over a memory library that keeps each record as one document and searches it itself
+(mem0, Cognee, Letta): the spec's operations written once, over a handful of backend calls.
+
+Such a backend mints its own ids, filters on little or nothing, and has no transaction. A
+``DocumentStore`` subclass supplies the backend calls (``_insert``, ``_rewrite``, ``_erase``,
+``_named``, ``_listed``, ``_query``, ``_search``); this class keeps the rules:
+
+- **identity**: an ``IdMap`` beside the backend (SQLite) maps each wire id to the backend's id
+  and its agent. A backend row is a record only while the map names it, so the map's entry is
+  written last and removed first: a crash between the two leaves a row no read returns, never
+  a record without its row. An erased id is kept, so it is never reused.
+- **scope, exactly**: every read filters its records here by agent, user, state, type,
+  metadata, freshness, expiry and ``min_relevance``, whatever the backend narrowed first, and a
+  recall searches deeper until it has ``k`` hits or the backend has no more.
+- **one step at a time**: backend calls are synchronous and rarely thread-safe, so every
+  operation runs whole on the store's one worker thread; a replay check and its write are one
+  step, and an operation whose caller gives up still ends whole.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import secrets
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mnemowire.errors import MnemowireError, StoreError
+from mnemowire.filters import matches
+from mnemowire.kit._basics import new_id, to_wire
+from mnemowire.kit._browse import Cursors, UpdatePlan, get_answer, list_answer, record_state
+from mnemowire.kit._capabilities import refuse_undeclared
+from mnemowire.kit._records import recall_answer, store_result
+from mnemowire.kit._rules import (
+    MergePlan,
+    StoredWrite,
+    cutoff,
+    forget_states,
+    replay,
+    require_visible,
+    search_depth,
+)
+from mnemowire.models import (
+    MEMORY_RECORD_FIELDS,
+    Capabilities,
+    ExpireRequest,
+    ExpireResponse,
+    ForgetRequest,
+    ForgetResponse,
+    GetRequest,
+    GetResponse,
+    ListRequest,
+    ListResponse,
+    MergeRequest,
+    MergeResponse,
+    RecallRequest,
+    RecallResponse,
+    RememberRequest,
+    RememberResponse,
+    UpdateRequest,
+    UpdateResponse,
+)
+from mnemowire.protocol import QueryEmbedding
+
+__all__ = ["DocumentStore", "Hit", "IdMap", "MappedId", "Record"]
+
+T = TypeVar("T")
+#: a record as the store holds it: the wire fields, ``state``, and the backend's own keys
+Record = dict[str, Any]
+#: a search hit: the record and its relevance in [-1, 1]
+Hit = tuple[Record, float]
+
+
+@dataclass(frozen=True)
+class MappedId:
+    backend_id: str | None  # None once erased
+    agent_id: str
+
+
+class IdMap:
+    """Wire id -> the backend's id, in SQLite beside the backend's files. Used from the store's
+    one worker thread only (``check_same_thread`` is off because that thread is not the
+    opener)."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS ids (id TEXT PRIMARY KEY, backend_id TEXT, "
+            "agent_id TEXT NOT NULL)"
+        )
+        self._db.execute("CREATE INDEX IF NOT EXISTS ids_backend ON ids (backend_id)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB)")
+
+    def cursor_key(self) -> bytes:
+        """The key list cursors are authenticated under: made once, kept with the map."""
+        self._db.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('cursor_key', ?)",
+            (secrets.token_bytes(32),),
+        )
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'cursor_key'").fetchone()
+        return bytes(row[0])
+
+    def get(self, record_id: str) -> MappedId | None:
+        row = self._db.execute(
+            "SELECT backend_id, agent_id FROM ids WHERE id = ?", (record_id,)
+        ).fetchone()
+        return None if row is None else MappedId(row[0], row[1])
+
+    def owners(self, backend_ids: Sequence[str]) -> dict[str, str]:
+        """Backend id -> wire id, for the rows the map names (the others are not records)."""
+        found: dict[str, str] = {}
+        for start in range(0, len(backend_ids), 500):
+            chunk = list(backend_ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                f"SELECT backend_id, id FROM ids WHERE backend_id IN ({marks})", chunk
+            ).fetchall()
+            found.update(dict(rows))
+        return found
+
+    def put(self, record_id: str, backend_id: str, agent_id: str) -> None:
+        self._db.execute(
+            "INSERT INTO ids (id, backend_id, agent_id) VALUES (?, ?, ?)",
+            (record_id, backend_id, agent_id),
+        )
+
+    def move(self, record_id: str, backend_id: str) -> None:
+        """Point ``record_id`` at a new row (a backend that rewrites by adding a new row)."""
+        self._db.execute("UPDATE ids SET backend_id = ? WHERE id = ?", (backend_id, record_id))
+
+    def erase(self, record_id: str) -> None:
+        """Keep the id, forget the row: an erased id is never reused."""
+        self._db.execute("UPDATE ids SET backend_id = NULL WHERE id = ?", (record_id,))
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class DocumentStore(abc.ABC):
+    """The spec's operations over a document backend; see the module's docstring. A subclass
+    sets ``backend`` (a name for error messages), opens its backend and ``self._ids`` in its
+    constructor, and implements the calls below. ``worker``: a one-thread executor shared
+    with other stores (a backend whose state is the process's, such as an event loop of its
+    own), kept open on close; by default the store has one of its own."""
+
+    backend: str = "the backend"
+
+    def __init__(
+        self, name: str, clock: Callable[[], int], worker: ThreadPoolExecutor | None = None
+    ) -> None:
+        self._name = name
+        self._clock = clock
+        self._cursors: Cursors | None = None
+        self._ids: IdMap
+        self._owns_worker = worker is None
+        self._worker = worker or ThreadPoolExecutor(max_workers=1, thread_name_prefix=self.backend)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @abc.abstractmethod
+    def capabilities(self) -> Capabilities: ...
+
+    # -- what a subclass supplies (each runs on the worker thread) -------------------------------
+
+    @abc.abstractmethod
+    def _insert(self, record: Record) -> str:
+        """Write a new record to the backend; return the backend's id for it."""
+
+    @abc.abstractmethod
+    def _rewrite(self, record: Record, *, text: str | None = None) -> None:
+        """Write ``record``'s fields and state back (with new content when ``text`` is set)."""
+
+    @abc.abstractmethod
+    def _erase(self, record: Record) -> None:
+        """Delete the record's row (``record["backend_id"]``) for good; the id map no longer
+        names it."""
+
+    @abc.abstractmethod
+    def _named(self, ids: Iterable[str]) -> dict[str, Record]:
+        """The records the id map holds for ``ids`` (of any agent), by wire id."""
+
+    @abc.abstractmethod
+    def _listed(
+        self, agent_id: str, user_id: str | None, states: Sequence[str] | None = None
+    ) -> list[Record]:
+        """The agent's records (at least those of ``user_id`` in ``states``, when given)."""
+
+    @abc.abstractmethod
+    def _query(self, req: RecallRequest, given: QueryEmbedding | None) -> Any:
+        """What ``_search`` searches with (a query vector, or the text)."""
+
+    @abc.abstractmethod
+    def _search(self, query: Any, req: RecallRequest, depth: int) -> tuple[list[Hit], bool]:
+        """The ``depth`` nearest rows of the agent as records with their relevance, and
+        whether the backend had fewer than ``depth`` to give."""
+
+    @abc.abstractmethod
+    def _close(self) -> None:
+        """Close the backend and the id map (on the worker thread)."""
+
+    def _takes(self, query_vector: QueryEmbedding | None) -> bool:
+        """Whether a caller's query vector is one the backend would make itself."""
+        return False
+
+    # -- running ---------------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        await asyncio.get_running_loop().run_in_executor(self._worker, self._close)
+        if self._owns_worker:
+            self._worker.shutdown(wait=True)
+
+    async def _run(self, work: Callable[[], T]) -> T:
+        """``work`` on the worker thread, as one step; the backend's own exceptions come back
+        as a StoreError naming the store."""
+
+        def guarded() -> T:
+            try:
+                return work()
+            except MnemowireError:
+                raise
+            except Exception as exc:
+                raise StoreError(
+                    f"{self._name}: {self.backend} failed: {type(exc).__name__}: {exc}"
+                ) from exc
+
+        # a caller that stops waiting cancels the wait, not the thread: the work ends whole
+        return await asyncio.get_running_loop().run_in_executor(self._worker, guarded)
+
+    def _visible(self, record: Record, agent_id: str, now: int) -> bool:
+        expires = record.get("expires_at")
+        return (
+            record["agent_id"] == agent_id
+            and record["state"] == "active"
+            and (expires is None or expires > now)
+        )
+
+    def _in_scope(self, record: Record, agent_id: str, user_id: str | None) -> bool:
+        return record["agent_id"] == agent_id and (
+            user_id is None or record.get("user_id") == user_id
+        )
+
+    # -- operations ------------------------------------------------------------------------------
+
+    async def remember(self, request: RememberRequest) -> RememberResponse:
+        req, payload = request, to_wire(request)
+        refuse_undeclared(self.capabilities(), "remember", payload)
+        started = time.perf_counter()
+        return await self._run(lambda: self._remember(req, payload, started))
+
+    def _remember(
+        self, req: RememberRequest, payload: dict[str, Any], started: float
+    ) -> RememberResponse:
+        held = self._named([req.id]).get(req.id) if req.id is not None else None
+        stored = None
+        if held is not None:
+            fields = (held["agent_id"], held.get("user_id"), held["type"], held["content"])
+            staged = held["state"] == "pending"
+            stored = StoredWrite(*fields, held["created_at"], pending=staged)
+        # an id the map holds without a record was erased (or its row is gone): never reused
+        erased = held is None and req.id is not None and self._ids.get(req.id) is not None
+        replayed = replay(req, stored, erased=erased, result=store_result(self._name, 0, started))
+        if replayed is not None:
+            return replayed
+        now = self._clock()
+        pending = bool(req.approval_required)
+        record: Record = {
+            **{k: v for k, v in payload.items() if k != "approval_required"},
+            "id": req.id or new_id(),
+            "metadata": payload.get("metadata", {}),
+            "confidence": req.confidence,
+            "created_at": now,
+            "updated_at": now,
+            "state": "pending" if pending else "active",
+            "version": 1,
+        }
+        backend_id = self._insert(record)
+        try:  # the map's entry last: until it is written the row is not a record
+            self._ids.put(record["id"], backend_id, req.agent_id)
+        except Exception:
+            self._erase({**record, "backend_id": backend_id})
+            raise
+        return RememberResponse(
+            id=record["id"],
+            stored_at=now,
+            stores=[store_result(self._name, 1, started)],
+            pending_approval=pending,
+        )
+
+    async def recall(
+        self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
+    ) -> RecallResponse:
+        req, payload = request, to_wire(request)
+        refuse_undeclared(self.capabilities(), "recall", payload)
+        started = time.perf_counter()
+        given = query_vector if self._takes(query_vector) else None
+        ranked = await self._run(lambda: self._recall(req, payload, given))
+        return recall_answer(self._name, ranked, store_result(self._name, len(ranked), started))
+
+    def _recall(
+        self, req: RecallRequest, payload: dict[str, Any], given: QueryEmbedding | None
+    ) -> list[tuple[Record, float, float]]:
+        query = self._query(req, given)
+        now = self._clock()
+        since = cutoff(now, req.fresher_than_days)
+        depth = search_depth(req.k)
+        while True:
+            hits, exhausted = self._search(query, req, depth)
+            ranked = [
+                (record, relevance, relevance)
+                for record, relevance in hits
+                if self._visible(record, req.agent_id, now)
+                and (req.user_id is None or record.get("user_id") == req.user_id)
+                and (not req.types or record["type"] in {str(t) for t in req.types})
+                and (since is None or record["created_at"] >= since)
+                and matches(record["metadata"], payload.get("filter"))
+                and (req.min_relevance is None or relevance >= req.min_relevance)
+            ]
+            if len(ranked) >= req.k or exhausted:
+                break
+            depth *= 4  # the exact filters took too many: look deeper
+        ranked.sort(key=lambda hit: (-hit[1], hit[0]["id"]))
+        return ranked[: req.k]
+
+    async def forget(self, request: ForgetRequest) -> ForgetResponse:
+        req, payload = request, to_wire(request)
+        refuse_undeclared(self.capabilities(), "forget", payload)
+        started = time.perf_counter()
+        ids = await self._run(lambda: self._forget(req, payload))
+        return ForgetResponse(
+            forgotten_ids=ids,
+            stores=[store_result(self._name, len(ids), started)],
+            hard_delete=req.hard_delete,
+            pending_approval=False,
+        )
+
+    def _forget(self, req: ForgetRequest, payload: dict[str, Any]) -> list[str]:
+        states = forget_states(req.hard_delete, named=req.ids is not None)
+        if req.ids is not None:
+            candidates = list(self._named(req.ids).values())
+        else:
+            candidates = self._listed(req.agent_id, req.user_id, states)
+        targets = [
+            r
+            for r in candidates
+            if self._in_scope(r, req.agent_id, req.user_id)
+            and r["state"] in states
+            and matches(r["metadata"], payload.get("filter"))
+        ]
+        if req.hard_delete:  # erase them, and whatever was merged into them
+            gone = {r["id"]: r for r in targets}
+            merged = self._listed(req.agent_id, None, ["merged"])
+            while absorbed := {
+                r["id"]: r for r in merged
+                if r["state"] == "merged" and r.get("merged_into") in gone and r["id"] not in gone
+            }:  # fmt: skip
+                gone |= absorbed
+            for record in gone.values():
+                self._ids.erase(record["id"])  # first: from now on the row is not a record
+                self._erase(record)
+        else:
+            now = self._clock()
+            for record in targets:
+                self._rewrite({**record, "state": "deleted", "updated_at": now})
+        return [r["id"] for r in targets]
+
+    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+        """Staged writes of ``agent_id`` made visible ([remember.pending]); the ids approved."""
+        return await self._run(lambda: self._approve(agent_id, ids))
+
+    def _approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+        found = self._named(ids)
+        approved = []
+        for record_id in ids:
+            record = found.get(record_id)
+            if record is None or record["agent_id"] != agent_id or record["state"] != "pending":
+                continue
+            self._rewrite({**record, "state": "active", "updated_at": self._clock()})
+            approved.append(record_id)
+        return approved
+
+    async def merge(self, request: MergeRequest) -> MergeResponse:
+        started = time.perf_counter()
+        MergePlan.refuse_self_merge(request)
+        plan = await self._run(lambda: self._merge(request))
+        return MergeResponse(
+            canonical=request.canonical,
+            merged_count=len(request.duplicates),
+            strategy_used=plan.strategy,
+            stores=[store_result(self._name, 1 + len(request.duplicates), started)],
+        )
+
+    def _merge(self, req: MergeRequest) -> MergePlan:
+        ids = [req.canonical, *req.duplicates]
+        now = self._clock()
+        found = {i: r for i, r in self._named(ids).items() if self._visible(r, req.agent_id, now)}
+        require_visible(req.agent_id, found, ids)
+        plan = MergePlan.of(req, found)
+        canonical = {**found[req.canonical], **(plan.update or {}), "updated_at": now}
+        # the canonical first: a merge stopped half-way leaves duplicates, never lost content
+        self._rewrite(canonical, text=plan.new_text)
+        for duplicate in req.duplicates:
+            record = found[duplicate]
+            self._rewrite(
+                {**record, "state": "merged", "merged_into": req.canonical, "updated_at": now}
+            )
+        return plan
+
+    async def expire(self, request: ExpireRequest) -> ExpireResponse:
+        req, payload = request, to_wire(request)
+        refuse_undeclared(self.capabilities(), "expire", payload)
+        started = time.perf_counter()
+        ids = await self._run(lambda: self._expire(req))
+        return ExpireResponse.model_validate(
+            {
+                "matched_count": len(ids),
+                "action_taken": req.action,
+                "matched_ids": ids,
+                "stores": [store_result(self._name, len(ids), started)],
+                **({"dry_run": True} if req.dry_run else {}),
+            }
+        )
+
+    def _expire(self, req: ExpireRequest) -> list[str]:
+        now, policy = self._clock(), req.policy
+        older = cutoff(now, policy.older_than_days)
+        matched = [
+            r
+            for r in self._listed(req.agent_id, req.user_id, ["active"])
+            if self._visible(r, req.agent_id, now)
+            and (req.user_id is None or r.get("user_id") == req.user_id)
+            and (older is None or r["created_at"] < older)
+            and (policy.type is None or r["type"] == policy.type)
+            and (policy.confidence_below is None or r["confidence"] < policy.confidence_below)
+        ]
+        if not req.dry_run:
+            for record in matched:  # the one action a document store declares: forget
+                self._rewrite({**record, "state": "deleted", "updated_at": now})
+        return [r["id"] for r in matched]
+
+    # -- spec v0.1: records read back whole, and changed one at a time ---------------------------
+
+    def _wire(self, record: Record, now: int) -> dict[str, Any]:
+        """A record as get and list answer it: its wire fields, its state as a caller sees it."""
+        fields = {k: record[k] for k in MEMORY_RECORD_FIELDS if record.get(k) is not None}
+        fields["state"] = record_state(record["state"], record.get("expires_at"), now)
+        return fields
+
+    async def get(self, request: GetRequest) -> GetResponse:
+        started = time.perf_counter()
+        found = await self._run(lambda: self._get(request))
+        return get_answer(request.ids, found, store_result(self._name, len(found), started))
+
+    def _get(self, req: GetRequest) -> list[dict[str, Any]]:
+        now, states = self._clock(), {str(s) for s in req.states}
+        records = [
+            self._wire(r, now)
+            for r in self._named(req.ids).values()
+            if self._in_scope(r, req.agent_id, req.user_id)
+        ]
+        return [r for r in records if r["state"] in states]
+
+    async def list(self, request: ListRequest) -> ListResponse:
+        started = time.perf_counter()
+        payload = to_wire(request)
+        page, cursor = await self._run(lambda: self._list(request, payload))
+        return list_answer(page, cursor, store_result(self._name, len(page), started))
+
+    def _list(
+        self, req: ListRequest, payload: dict[str, Any]
+    ) -> tuple[Sequence[Mapping[str, Any]], str | None]:
+        """One page. A document backend lists without order or offset, so every page reads
+        the agent's rows and orders them here (fine for an agent's thousands)."""
+        if self._cursors is None:
+            self._cursors = Cursors(self._ids.cursor_key())
+        after = self._cursors.position(req)
+        now, states = self._clock(), {str(s) for s in req.states}
+        types = {str(t) for t in req.types} if req.types else None
+        records = [
+            self._wire(r, now)
+            for r in self._listed(req.agent_id, req.user_id)
+            if self._in_scope(r, req.agent_id, req.user_id)
+            and (types is None or r["type"] in types)
+            and matches(r["metadata"], payload.get("filter"))
+        ]
+        records = [r for r in records if r["state"] in states]
+        if req.order == "id":
+            records.sort(key=lambda r: r["id"])
+            if after is not None:
+                records = [r for r in records if (r["id"],) > tuple(after)]
+        else:  # newest first: created_at, then id, both descending
+            records.sort(key=lambda r: (r["created_at"], r["id"]), reverse=True)
+            if after is not None:
+                records = [r for r in records if (r["created_at"], r["id"]) < tuple(after)]
+        return self._cursors.page(req, records[: req.limit + 1])
+
+    async def update(self, request: UpdateRequest) -> UpdateResponse:
+        started = time.perf_counter()
+        plan, now = await self._run(lambda: self._update(request))
+        return plan.answer(request, now, store_result(self._name, 1, started))
+
+    def _update(self, req: UpdateRequest) -> tuple[UpdatePlan, int]:
+        """Planned and written in one step on the worker: no other update runs between."""
+        current = self._named([req.id]).get(req.id)
+        if current is not None and not (
+            self._in_scope(current, req.agent_id, req.user_id)
+            and current["state"] in ("active", "pending")
+        ):
+            current = None
+        plan = UpdatePlan.of(req, current)
+        now = self._clock()
+        if plan.changes:
+            assert current is not None  # UpdatePlan.of refused a missing record
+            record = {**current, **plan.changes, "version": plan.next_version, "updated_at": now}
+            self._rewrite(record, text=plan.changes.get("content"))
+        return plan, now
