@@ -1,8 +1,8 @@
 """Development sessions. ``nox -s tests`` is the whole suite CI runs; the rest run on their own.
 
-``nox -s tests`` runs pytest and then queues ``api``, ``mem0``, ``lint``, ``typecheck`` and
-``spec``, so the one command in the README checks everything. Add ``-r`` to reuse the
-virtualenvs between runs.
+``nox -s tests`` runs pytest and then queues ``api``, ``mem0``, ``cognee``, ``lint``,
+``typecheck`` and ``spec``, so the one command in the README checks everything. Add ``-r`` to
+reuse the virtualenvs between runs.
 """
 
 from __future__ import annotations
@@ -37,6 +37,16 @@ ADAPTERS = [
 ]
 #: certified against a local PostgreSQL the session starts: (name, URL options, fuzz options)
 SERVER_ADAPTERS = [("pgvector", "schema=conformance", "schema=conformance_fuzz&embedder=hash:64")]
+#: the rows of the tables in docs/conformance.md (the cognee reports come from `nox -s cognee
+#: -- certify`: cognee cannot share the conformance session's environment)
+MATRIX_ORDER = [
+    "sqlite-vec",
+    "router-2x-sqlite-vec",
+    "pgvector",
+    "mem0",
+    "cognee",
+    "router-sqlite-vec-mem0-cognee",
+]
 PG_SERVER = ["python", "-m", "mnemowire.apps.tools.postgres"]
 
 
@@ -51,13 +61,15 @@ def toolchains(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The whole test suite, then api, mem0, lint, typecheck and spec."""
+    """The whole test suite, then api, mem0, cognee, lint, typecheck and spec."""
     session.install("torch==2.13.0")  # first, pinned: see install_local
     session.install("-e", ".[test]")
     toolchains(session)
-    # the mem0 store's tests need mem0 (~1.6 GB): they run in the mem0 session
-    session.run("pytest", "--ignore=tests/adapters/mem0", *session.posargs)
-    for name in ("api", "mem0", "lint", "typecheck", "spec"):
+    # the mem0 and cognee stores' tests need their libraries (~1.6 and ~2.8 GB, and cognee
+    # holds transformers below 5): they run in sessions of their own
+    ignored = ("--ignore=tests/adapters/mem0", "--ignore=tests/adapters/cognee")
+    session.run("pytest", *ignored, *session.posargs)
+    for name in ("api", "mem0", "cognee", "lint", "typecheck", "spec"):
         session.notify(name)
 
 
@@ -166,6 +178,51 @@ def local_postgres(session: nox.Session) -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+#: the cognee stack's pins (cognee 1.6.5, and mem0ai 2.2.1 for the router over both)
+COGNEE_CONSTRAINTS = "constraints/cognee.txt"
+#: certified by `nox -s cognee -- certify`: (name, store URLs), as in ADAPTERS; the router's
+#: sqlite-vec child embeds on torch (the ONNX export needs transformers 5, cognee holds 4)
+COGNEE_ADAPTERS = [
+    ("cognee", ["cognee://:memory:"]),
+    (
+        "router-sqlite-vec-mem0-cognee",
+        [
+            "sqlite-vec://:memory:?name=sqlite-vec&embedder=minilm-torch",
+            "mem0://:memory:?name=mem0",
+            "cognee://:memory:?name=cognee",
+        ],
+    ),
+]
+
+
+@nox.session
+def cognee(session: nox.Session) -> None:
+    """The cognee store against the real cognee 1.6.5, offline, in a virtualenv of its own
+    (~2.8 GB): its tests, its certification, a router over sqlite-vec, mem0 and Cognee.
+    ``nox -s cognee -- certify`` writes the committed reports instead (long runs) and rewrites
+    the tables of docs/conformance.md."""
+    session.install("torch==2.13.0")  # first, pinned: see install_local
+    session.install(
+        "-c", COGNEE_CONSTRAINTS, "-e", ".[cognee,conformance]", "mem0ai==2.2.1",
+        "pytest", "pytest-asyncio",
+    )  # fmt: skip
+    if session.posargs[:1] != ["certify"]:
+        session.run("pytest", "tests/adapters/cognee", *session.posargs)
+        return
+    for name, urls in COGNEE_ADAPTERS:
+        session.run("mnemowire", "certify", *urls, "--out", f"docs/conformance/{name}")
+    certify_matrix(session)
+
+
+def certify_matrix(session: nox.Session) -> None:
+    """The tables of docs/conformance.md from every committed report, in MATRIX_ORDER."""
+    reports = [f"docs/conformance/{name}/report.json" for name in MATRIX_ORDER]
+    session.run(
+        "mnemowire", "certify-matrix", *reports, "--docs", "docs/conformance.md",
+        "--html", "docs/conformance/matrix.html",
+    )  # fmt: skip
+
+
 @nox.session
 def demo(session: nox.Session) -> None:
     """The newcomer's first command: a small corpus, recalled with the real embedder, offline."""
@@ -175,15 +232,14 @@ def demo(session: nox.Session) -> None:
 
 @nox.session
 def conformance(session: nox.Session) -> None:
-    """Certify every adapter in the repository and rewrite the matrix in docs/conformance.md."""
+    """Certify every adapter in the repository (the cognee ones: ``nox -s cognee -- certify``)
+    and rewrite the tables of docs/conformance.md."""
     install_local(session, "conformance", "pgvector")
     session.install("-c", MEM0_CONSTRAINTS, "-e", ".[mem0]")
-    reports = []
     for name, urls, fuzz in ADAPTERS:
         out = f"docs/conformance/{name}"
         fuzz_options = [option for url in fuzz for option in ("--fuzz-store", url)]
         session.run("mnemowire", "certify", *urls, "--out", out, *fuzz_options, *session.posargs)
-        reports.append(f"{out}/report.json")
     with local_postgres(session) as base:
         for name, options, fuzz_query in SERVER_ADAPTERS:
             out = f"docs/conformance/{name}"
@@ -197,16 +253,7 @@ def conformance(session: nox.Session) -> None:
                 f"{base}?{fuzz_query}",
                 *session.posargs,
             )
-            reports.append(f"{out}/report.json")
-    session.run(
-        "mnemowire",
-        "certify-matrix",
-        *reports,
-        "--docs",
-        "docs/conformance.md",
-        "--html",
-        "docs/conformance/matrix.html",
-    )
+    certify_matrix(session)
 
 
 @nox.session

@@ -24,6 +24,7 @@ from mnemowire.conformance import (  # noqa: F401  (register the checks)
     _stateful,
     browse,
     checks,
+    fidelity,
     retention,
 )
 from mnemowire.conformance._harness import (
@@ -36,6 +37,7 @@ from mnemowire.conformance._harness import (
 )
 from mnemowire.conformance._render import badge, html_matrix, markdown
 from mnemowire.conformance.report import Report, load_report, validate_report
+from mnemowire.kit import fidelity_of
 from mnemowire.protocol import MemoryStore
 
 __all__ = [
@@ -116,7 +118,9 @@ async def certify(
     selected = [c for c in CHECKS if not only or c.id.startswith(tuple(only))]
     async with factory() as store:
         adapter = store.name
-        capabilities = list(store.capabilities().capabilities)
+        declared = store.capabilities()
+        capabilities = list(declared.capabilities)
+        kept = fidelity_of(declared)
 
     def factory_for(item: Check) -> StoreFactory:
         if fuzz_factory is not None and item.id.startswith(GENERATING):
@@ -130,6 +134,7 @@ async def certify(
         outcomes,
         adapter=adapter,
         capabilities=capabilities,
+        fidelity=kept,
         options=options,
         fuzz_store=fuzz_store,
         started=started_at,

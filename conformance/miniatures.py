@@ -18,6 +18,7 @@ from mnemowire.kit import to_wire
 from mnemowire.models import (
     Capabilities,
     ExpireResponse,
+    FieldFidelity,
     ForgetResponse,
     MemoryType,
     RecallHit,
@@ -243,6 +244,40 @@ class UndeclaredExpiry(_Broken):
         return declared.model_copy(update={"capabilities": kept})
 
 
+class TrimsText(_Broken):
+    """remember trims the text it keeps (content, source): what a backend's "clean-up" does."""
+
+    async def remember(self, request: Any) -> RememberResponse:
+        body = _wire(request)
+        for name in ("content", "source"):
+            if isinstance(body.get(name), str):
+                body[name] = body[name].strip()
+        return await self.inner.remember(_as(request, body))
+
+
+class RoundsNumbers(_Broken):
+    """remember keeps confidence to four decimals and metadata integers as floats (a JSON
+    encoder through float64), while declaring both native."""
+
+    async def remember(self, request: Any) -> RememberResponse:
+        body = _wire(request)
+        body["confidence"] = round(body.get("confidence", 1.0), 4)
+        metadata = body.get("metadata") or {}
+        body["metadata"] = {
+            k: float(v) if isinstance(v, int) and not isinstance(v, bool) else v
+            for k, v in metadata.items()
+        }
+        return await self.inner.remember(_as(request, body))
+
+
+class KeepsUnsupported(_Broken):
+    """Declares location unsupported (fidelity) and keeps it anyway, instead of refusing."""
+
+    def capabilities(self) -> Capabilities:
+        declared = self.inner.capabilities()
+        return declared.model_copy(update={"fidelity": FieldFidelity(location="unsupported")})
+
+
 #: defect name -> wrapper class
 DEFECTS: dict[str, type[_Broken]] = {
     "ignores-user": IgnoresUser,
@@ -262,6 +297,9 @@ DEFECTS: dict[str, type[_Broken]] = {
     "expire-ignores-user": ExpireIgnoresUser,
     "empty-types-nothing": EmptyTypesMatchNothing,
     "undeclared-expiry": UndeclaredExpiry,
+    "trims-text": TrimsText,
+    "rounds-numbers": RoundsNumbers,
+    "keeps-unsupported": KeepsUnsupported,
 }
 
 

@@ -7,7 +7,7 @@ import datetime
 import json
 import platform
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -34,6 +34,7 @@ class Report:
         *,
         adapter: str,
         capabilities: Sequence[str],
+        fidelity: Mapping[str, str] | None = None,
         options: RunOptions,
         fuzz_store: str | None,
         started: datetime.datetime,
@@ -45,7 +46,11 @@ class Report:
             "harness_version": __version__,
             "spec_version": files.version,
             "spec_digest": files.digest,
-            "adapter": {"name": adapter, "capabilities": sorted(capabilities)},
+            "adapter": {
+                "name": adapter,
+                "capabilities": sorted(capabilities),
+                **({"fidelity": dict(fidelity)} if fidelity is not None else {}),
+            },
             "fuzz_store": fuzz_store,
             "seed": options.seed,
             "examples": options.examples,

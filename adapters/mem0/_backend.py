@@ -106,7 +106,12 @@ def open_memory(folder: Path, *, model: str | None = None) -> Any:
         # on disk, a hard delete would leave the memory's words behind, so it stays in memory
         "history_db_path": ":memory:",
     }
-    return Memory.from_config(config)
+    memory = Memory.from_config(config)
+    # mem0 loads fastembed's BM25 model for its keyword search whenever fastembed is installed
+    # (cognee's stack brings it): the model is a download, unreachable offline, and the store
+    # does not use mem0's keyword search (no fts), so the encoder stays off ("tried, failed")
+    memory.vector_store._bm25_encoder = False
+    return memory
 
 
 def close_memory(memory: Any) -> None:

@@ -38,9 +38,11 @@ from mnemowire.embedders import MINILM_NAME, Embedder
 from mnemowire.errors import ConfigError, MnemowireError
 from mnemowire.kit.documents import DocumentStore, Hit, IdMap, Record
 from mnemowire.models import (
+    FIELD_FIDELITY_FIELDS,
     SPEC_VERSION,
     Capabilities,
     Capability,
+    Fidelity,
     Health,
     HealthStatus,
     RecallRequest,
@@ -64,6 +66,9 @@ UNDECLARED = {
     Capability.QUERY_VECTOR,
 }
 CAPABILITIES = [c.value for c in Capability if c not in UNDECLARED]
+#: mem0's own fields: the text and the agent and user scopes; the rest is ``mw_record``
+_NATIVE = ("content", "agent_id", "user_id")
+FIDELITY = {f: Fidelity.ENCODED for f in FIELD_FIDELITY_FIELDS if f not in _NATIVE}
 URL_OPTIONS = {"name": kit.text, "model": kit.text}
 #: as many rows as one listing may return (mem0's get_all has no paging)
 _ALL = 1_000_000
@@ -130,7 +135,7 @@ class Mem0Store(DocumentStore):
         return cls(location, name=options.get("name"), model=model, clock=clock)
 
     def capabilities(self) -> Capabilities:
-        return kit.declare(self._name, SPEC_VERSION, CAPABILITIES)
+        return kit.declare(self._name, SPEC_VERSION, CAPABILITIES, FIDELITY)
 
     async def health(self) -> Health:
         started = time.perf_counter()

@@ -12,8 +12,10 @@ through a whole store built from it):
   ``TYPE_FIELDS``, the embedder calls (``embed``: concurrent small calls share one batch;
   ``query_embedding``, ``EmbedderSetup``) and
   ``bulk_requests`` (a bulk import's requests and its precomputed vectors, checked first);
-- capabilities: ``needs`` (what a request needs; the router routes by the same table) and
-  ``refuse_undeclared`` (``unsupported`` for a request needing what the store lacks);
+- capabilities: ``needs`` (what a request needs; the router routes by the same table),
+  ``refuse_undeclared`` (``unsupported`` for a request needing what the store lacks, or
+  carrying a field it cannot keep), ``fidelity_of`` and ``worst_fidelity`` (how a store, or
+  a router over several, keeps each field);
 - rules: ``replay`` and ``StoredWrite`` ([remember.id]), ``id_taken``, ``forget_states``
   ([forget.scope]), ``MergePlan`` and ``require_visible`` ([merge.strategies],
   [merge.ownership]), ``cutoff``, ``search_depth`` (how deep a recall searches), ``declare``
@@ -46,7 +48,14 @@ from mnemowire.kit._browse import (
     record_state,
     restore_answer,
 )
-from mnemowire.kit._capabilities import missing_reason, needs, refuse_undeclared
+from mnemowire.kit._capabilities import (
+    fidelity_of,
+    missing_reason,
+    needs,
+    refuse_undeclared,
+    refuse_unkept,
+    worst_fidelity,
+)
 from mnemowire.kit._embedding import embed
 from mnemowire.kit._records import (
     HIT_RECORD_FIELDS,
@@ -95,6 +104,7 @@ __all__ = [
     "digest",
     "elapsed_ms",
     "embed",
+    "fidelity_of",
     "forget_states",
     "get_answer",
     "id_taken",
@@ -114,6 +124,7 @@ __all__ = [
     "record_fields",
     "record_state",
     "refuse_undeclared",
+    "refuse_unkept",
     "replay",
     "require_visible",
     "restore_answer",
@@ -124,4 +135,5 @@ __all__ = [
     "text",
     "to_wire",
     "url_options",
+    "worst_fidelity",
 ]

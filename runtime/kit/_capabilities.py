@@ -1,5 +1,6 @@
 """Which capabilities a request needs (docs/spec/v0.md#store.capabilities): the one table a
-router routes by and a store refuses by, so the two can never disagree."""
+router routes by and a store refuses by, so the two can never disagree; and how a store keeps
+each field (docs/spec/v0.1.md#store.fidelity)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,24 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mnemowire.errors import UnsupportedError
-from mnemowire.models import EXPIRE_REQUEST_DEFAULTS, Capabilities, Capability, ExpireAction
+from mnemowire.models import (
+    EXPIRE_REQUEST_DEFAULTS,
+    FIELD_FIDELITY_FIELDS,
+    TYPE_SPECIFIC_FIELDS,
+    Capabilities,
+    Capability,
+    ExpireAction,
+    Fidelity,
+)
 
-__all__ = ["missing_reason", "needs", "refuse_undeclared"]
+__all__ = [
+    "fidelity_of",
+    "missing_reason",
+    "needs",
+    "refuse_undeclared",
+    "refuse_unkept",
+    "worst_fidelity",
+]
 
 
 #: per operation, the request options that need a capability when asked for (set, not null,
@@ -90,10 +106,66 @@ def missing_reason(capabilities: Iterable[str], needed: Iterable[str]) -> str | 
 
 def refuse_undeclared(declared: Capabilities, operation: str, payload: Mapping[str, Any]) -> None:
     """Fail with ``unsupported`` when the request needs a capability the store does not declare
-    ([store.capabilities]: a store never half-serves a request)."""
+    ([store.capabilities]: a store never half-serves a request), or carries a field the store
+    declares it cannot keep ([store.fidelity])."""
     reason = missing_reason(declared.capabilities, needs(operation, payload))
     if reason is not None:
         raise UnsupportedError(
             f"{declared.store} {reason}, which this {operation} needs; send it to a store "
             "that declares it (see its capabilities)"
         )
+    refuse_unkept(declared, operation, payload)
+
+
+def refuse_unkept(declared: Capabilities, operation: str, payload: Mapping[str, Any]) -> None:
+    """Fail with ``unsupported`` when a remember or update carries a field the store (or a
+    router, for every copy) declares it cannot keep ([store.fidelity])."""
+    if operation in ("remember", "update") and declared.fidelity:
+        kept = fidelity_of(declared)
+        refused = [f for f in payload if kept.get(f) == Fidelity.UNSUPPORTED and _asked(payload[f])]
+        if refused:
+            raise UnsupportedError(
+                f"{declared.store} cannot keep {', '.join(refused)} (its capabilities' "
+                "fidelity says unsupported); leave the field out or send it to another store"
+            )
+
+
+#: the fields a store keeps only with a capability: without it, a request carrying the field
+#: is refused (``needs``), so the field is unsupported whatever ``fidelity`` says
+_GATES: dict[str, str] = {
+    "id": Capability.CLIENT_IDS,
+    "user_id": Capability.USER_SCOPE,
+    "expires_at": Capability.EXPIRY,
+    "seal": Capability.SEALS,
+    **{field: kind for kind, fields in TYPE_SPECIFIC_FIELDS.items() for field in fields},
+}
+
+
+def fidelity_of(declared: Capabilities) -> dict[str, str]:
+    """How the store keeps each field a remember carries, in the spec's order: as its
+    ``fidelity`` says (a field it does not name is native), and unsupported where the
+    capability the field needs is not declared."""
+    held = set(declared.capabilities)
+    named = declared.fidelity.model_dump(exclude_none=True) if declared.fidelity else {}
+    return {
+        f: Fidelity.UNSUPPORTED.value
+        if f in _GATES and _GATES[f] not in held
+        else str(named.get(f, Fidelity.NATIVE))
+        for f in FIELD_FIDELITY_FIELDS
+    }
+
+
+def worst_fidelity(declared: Iterable[Capabilities]) -> dict[str, str]:
+    """Per field, the least faithful of several stores that take it (a store without the
+    field's capability is never sent it): what a router writing every copy can promise. Only
+    the fields that are not native."""
+    order = list(Fidelity)
+    worst: dict[str, str] = {}
+    for answer in declared:
+        held = set(answer.capabilities)
+        for name, how in fidelity_of(answer).items():
+            if name in _GATES and _GATES[name] not in held:
+                continue
+            current = worst.get(name, Fidelity.NATIVE)
+            worst[name] = max(current, how, key=lambda f: order.index(Fidelity(f)))
+    return {name: how for name, how in worst.items() if how != Fidelity.NATIVE}

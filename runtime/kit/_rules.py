@@ -12,8 +12,10 @@ from typing import Any
 from mnemowire.errors import ConflictError, MnemowireError, NotFoundError
 from mnemowire.kit._records import searchable_text
 from mnemowire.models import (
+    FIELD_FIDELITY_FIELDS,
     Capabilities,
     Capability,
+    Fidelity,
     MemoryType,
     MergeRequest,
     MergeStrategy,
@@ -42,15 +44,31 @@ DAY_MS = 86_400_000
 MIN_SEARCH_DEPTH = 20
 
 
-def declare(store: str, spec_version: str, capabilities: Iterable[str]) -> Capabilities:
+def declare(
+    store: str,
+    spec_version: str,
+    capabilities: Iterable[str],
+    fidelity: Mapping[str, str] | None = None,
+) -> Capabilities:
     """A store's ``capabilities`` answer: the spec version it speaks (each store names its
-    own, so a new spec version changes no store's claim) and what it serves, in spec order."""
+    own, so a new spec version changes no store's claim), what it serves, in spec order, and
+    ``fidelity``: how it keeps the fields it does not keep natively (docs/spec/v0.1.md#
+    store.fidelity)."""
     declared = set(capabilities)
     unknown = declared - set(Capability)
     if unknown:
         raise ValueError(f"not capabilities of the spec: {sorted(unknown)}")
     ordered = [c.value for c in Capability if c in declared]
-    return Capabilities(store=store, spec_version=spec_version, capabilities=ordered)
+    named = dict(fidelity or {})
+    if set(named) - set(FIELD_FIDELITY_FIELDS):
+        raise ValueError(f"not record fields: {sorted(set(named) - set(FIELD_FIDELITY_FIELDS))}")
+    kept = {
+        field: str(Fidelity(named[field]))
+        for field in FIELD_FIDELITY_FIELDS
+        if named.get(field, Fidelity.NATIVE) != Fidelity.NATIVE
+    }
+    answer = {"store": store, "spec_version": spec_version, "capabilities": ordered}
+    return Capabilities.model_validate({**answer, **({"fidelity": kept} if kept else {})})
 
 
 @contextlib.contextmanager

@@ -124,6 +124,11 @@ class IdMap:
             found.update(dict(rows))
         return found
 
+    def empty(self) -> bool:
+        """Whether no id names a row (every record erased, or none written)."""
+        row = self._db.execute("SELECT 1 FROM ids WHERE backend_id IS NOT NULL LIMIT 1")
+        return row.fetchone() is None
+
     def put(self, record_id: str, backend_id: str, agent_id: str) -> None:
         self._db.execute(
             "INSERT INTO ids (id, backend_id, agent_id) VALUES (?, ?, ?)",

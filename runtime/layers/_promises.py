@@ -11,25 +11,29 @@ when the router returns exactly what its one child returned; ``relevance`` only 
 child that holds memories reports relevance (otherwise some hits would carry none, and those
 children's hits pass ``min_relevance`` unfloored, as docs/spec/v0.md#recall.relevance allows a
 router); and what acts on a record's copies (``EVERY_COPY``) only when every child that holds
-memories does it, or the copies part ways. Nothing the router's spec version (the oldest its
-children speak) does not have: a v0 child beside a v0.1 one makes a v0 router, without v0.1's
-operations.
+memories does it, or the copies part ways; and ``remember_batch`` only with ``hard_delete``,
+since the router undoes a failed batch by erasing what it wrote. Nothing the router's spec
+version (the oldest its children speak) does not have: a v0 child beside a v0.1 one makes a v0
+router, without v0.1's operations.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from mnemowire.errors import UnsupportedError
+from mnemowire.kit import worst_fidelity
 from mnemowire.layers._routing import MEMORY_TYPES
+from mnemowire.models import Capabilities
 from mnemowire.spec import capability_names
 
-__all__ = ["EVERY_COPY", "promised", "refuse_withheld"]
+__all__ = ["EVERY_COPY", "declaration", "promised", "refuse_withheld"]
 
 #: what acts on every copy of a record: promised only when every child holding memories does
 #: it (an expire that archives in one child leaves the other's copy recalled; an update taken
-#: by one copy only, a demotion halving one child's score, a restore of one copy only)
-EVERY_COPY = ("archive", "demote", "update", "restore")
+#: by one copy only, a demotion halving one child's score, a restore of one copy only, a hard
+#: forget that skips a child unable to erase and leaves its copy recalled)
+EVERY_COPY = ("archive", "demote", "update", "restore", "hard_delete")
 
 
 def promised(
@@ -48,7 +52,26 @@ def promised(
     for name in ("relevance", *EVERY_COPY):
         if not all(name in c for c in holders):
             union.pop(name, None)
+    if "hard_delete" not in union:  # a failed batch is undone by erasing what it wrote
+        union.pop("remember_batch", None)
     return union
+
+
+def declaration(
+    name: str, spec_version: str, promises: Mapping[str, None], answers: Iterable[Capabilities]
+) -> Capabilities:
+    """The router's ``capabilities`` answer: what it promises, and, since every copy is
+    written, each field kept as well as the least faithful child that takes it keeps it
+    (docs/spec/v0.1.md#store.fidelity)."""
+    fidelity = worst_fidelity(answers)
+    return Capabilities.model_validate(
+        {
+            "store": name,
+            "spec_version": spec_version,
+            "capabilities": list(promises),
+            **({"fidelity": fidelity} if fidelity else {}),
+        }
+    )
 
 
 def refuse_withheld(

@@ -59,6 +59,7 @@ class RecordRouting:
     _plan: Callable[..., _Plan]
     _run: Callable[..., Awaitable[builtins.list[Outcome[Any]]]]
     _extra: Callable[..., Awaitable[builtins.list[str]]]
+    _promised: dict[str, None]
 
     if TYPE_CHECKING:  # MemoryRouter's own
 
@@ -215,7 +216,13 @@ class RecordRouting:
         """Each remember through the router in order (one id, every child); when one fails,
         the records this batch created are erased again from every child (hard delete), so
         the batch is all or nothing ([batch.atomic]); records that were already there
-        (replayed) stay."""
+        (replayed) stay. Without hard_delete in every child it cannot be undone: refused."""
+        if "remember_batch" not in self._promised:
+            raise UnsupportedError(
+                f"{self._name} does not serve remember_batch: it makes a batch all or nothing "
+                "by erasing what a failed one wrote, and not every store holding the records "
+                "can erase (hard_delete); send the remembers one by one"
+            )
         started = time.perf_counter()
         done: list[RememberResponse] = []
         try:

@@ -18,14 +18,8 @@ import numpy as np
 
 from mnemowire.errors import ConfigError, UnsupportedError
 from mnemowire.fusion import hop_boost, hop_distances
-from mnemowire.kit import (
-    elapsed_ms,
-    missing_reason,
-    needs,
-    new_id,
-    to_wire,
-)
-from mnemowire.layers._promises import promised, refuse_withheld
+from mnemowire.kit import elapsed_ms, missing_reason, needs, new_id, refuse_unkept, to_wire
+from mnemowire.layers._promises import declaration, promised, refuse_withheld
 from mnemowire.layers._recall import fuse, query_vectors, refuse_foreign_vector, vector_for
 from mnemowire.layers._router_records import RecordRouting
 from mnemowire.layers._routing import (
@@ -214,6 +208,9 @@ class MemoryRouter(RecordRouting):
         self._promised = promised(
             self._declared, self._spec_version, tracks_exactly=self._tracks_exactly
         )
+        self._declaration = declaration(
+            self._name, self._spec_version, self._promised, answers.values()
+        )
 
     @property
     def name(self) -> str:
@@ -237,16 +234,14 @@ class MemoryRouter(RecordRouting):
         await self.aclose()
 
     def capabilities(self) -> Capabilities:
-        """The union of the children's capabilities, with the exceptions where a promise only
-        holds if every child keeps it (``mnemowire.layers._promises``)."""
-        return Capabilities(
-            store=self._name, spec_version=self._spec_version, capabilities=list(self._promised)
-        )
+        """What the router promises over its children (``mnemowire.layers._promises``)."""
+        return self._declaration
 
     # -- the five operations ---------------------------------------------------------------
 
     async def remember(self, request: RememberRequest) -> RememberResponse:
         req, payload = request, to_wire(request)
+        refuse_unkept(self.capabilities(), "remember", payload)  # before any copy is written
         record_id = req.id or new_id()
         sent = sealed(self._seal_keys, {**payload, "id": record_id})
         plan = self._plan(needs("remember", sent), primary_only=self._primary_only)

@@ -3,21 +3,26 @@
 ``nox -s conformance`` writes them with the real embedder and long runs; here every adapter is
 certified again, quickly (hash embedder, few examples), and must pass at least every check its
 committed report passes. The adapter matrix in docs/conformance.md must be the one those
-reports produce. (pgvector is re-certified in tests/adapters/pgvector/test_conformance.py,
-on the server its fixture starts, and mem0 in tests/adapters/mem0/test_conformance.py, in the
-mem0 session's virtualenv.)
+reports produce, and so must its capability matrix and fidelity table. (pgvector is
+re-certified in tests/adapters/pgvector/test_conformance.py, on the server its fixture starts,
+mem0 in tests/adapters/mem0/test_conformance.py, in the mem0 session's virtualenv, and cognee
+and the router over sqlite-vec, mem0 and Cognee in tests/adapters/cognee/, in the cognee
+session's.)
 """
 
 from __future__ import annotations
 
+import copy
 import shutil
 from pathlib import Path
 
 import pytest
 
 from mnemowire.conformance import RunOptions, certify, load_report, url_factory
-from mnemowire.conformance.docs import update_docs
+from mnemowire.conformance.docs import fidelity_markdown, update_docs
+from mnemowire.conformance.report import Report
 from mnemowire.layers.router import MemoryRouter
+from mnemowire.models import FIELD_FIDELITY_FIELDS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 REPORTS = sorted((DOCS / "conformance").glob("*/report.json"))
@@ -37,7 +42,8 @@ def passed(report_path: Path) -> set[str]:
 
 
 def test_every_adapter_in_the_repository_has_a_committed_report() -> None:
-    assert {path.parent.name for path in REPORTS} == {*IN_PROCESS, "pgvector", "mem0"}
+    elsewhere = {"pgvector", "mem0", "cognee", "router-sqlite-vec-mem0-cognee"}
+    assert {path.parent.name for path in REPORTS} == {*IN_PROCESS, *elsewhere}
 
 
 @pytest.mark.parametrize("path", REPORTS, ids=[p.parent.name for p in REPORTS])
@@ -70,7 +76,7 @@ def test_the_docs_matrix_is_the_one_the_reports_produce(tmp_path: Path) -> None:
         key=lambda name: text.find(f"](conformance/{name}/report.md)"),
     )
     copies = [tmp_path / "conformance" / name / "report.json" for name in names]
-    assert not update_docs(page, copies), "run `nox -s conformance` to rewrite the matrix"
+    assert not update_docs(page, copies), "run `nox -s conformance` to rewrite the tables"
 
 
 @pytest.mark.parametrize("adapter", sorted(IN_PROCESS))
@@ -98,3 +104,18 @@ def test_every_link_of_a_committed_report_resolves(path: Path) -> None:
         prose = (page.parent / target).resolve()
         assert prose.is_file(), f"{page.name} links {target}, which is not there"
         assert f'id="{anchor}"' in prose.read_text(encoding="utf-8"), f"no section {anchor}"
+
+
+def test_the_fidelity_table_marks_a_declaration_its_check_did_not_pass() -> None:
+    report = load_report(DOCS / "conformance" / "mem0" / "report.json")
+    failing = copy.deepcopy(report.data)
+    for check in failing["checks"]:
+        if check["id"] == "store.fidelity":
+            check["status"] = "FAIL"
+    del failing["header"]["adapter"]["fidelity"]["source"]  # a report from before the field
+    table = fidelity_markdown([report, Report(failing)], ["mem0", "broken"])
+    rows = {line.split(" | ")[0]: line for line in table.splitlines()[2:]}
+    assert rows["| `content`"] == "| `content` | native | native (FAIL) |"
+    assert rows["| `metadata`"] == "| `metadata` | encoded | encoded (FAIL) |"
+    assert rows["| `source`"] == "| `source` | encoded | — |"
+    assert len(rows) == len(FIELD_FIDELITY_FIELDS)

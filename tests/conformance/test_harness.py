@@ -50,6 +50,9 @@ CAUGHT_BY = {
     "expire-ignores-user": "expire.user-scope",
     "empty-types-nothing": "recall.empty-types",
     "undeclared-expiry": "store.undeclared-refused",
+    "trims-text": "store.fidelity",
+    "rounds-numbers": "store.fidelity",
+    "keeps-unsupported": "store.fidelity",
 }
 #: defects the stateful model check catches too (it must, not only the scenario written for it)
 MODEL_CATCHES = ["expire-ignores-user", "empty-types-nothing", "forgets-everyone", "leaks-pending"]
@@ -147,11 +150,11 @@ async def test_reports_are_written_valid_and_readable(tmp_path: Path) -> None:
     ]
     again = load_report(tmp_path / "report.json")
     # store.undeclared-refused skips: this store declares every capability a request can need
-    assert again.summary == {"PASS": 4, "FAIL": 0, "SKIP": 1, "ERROR": 0}
+    assert again.summary == {"PASS": 5, "FAIL": 0, "SKIP": 1, "ERROR": 0}
     header = again.data["header"]
     assert header["spec_digest"].startswith("sha256:")
     assert header["seed"] == 3
-    assert json.loads((tmp_path / "badge.json").read_text())["message"] == "4/4 pass, 1 skipped"
+    assert json.loads((tmp_path / "badge.json").read_text())["message"] == "5/5 pass, 1 skipped"
     assert "recall.k" in (tmp_path / "matrix.html").read_text()
 
 

@@ -973,7 +973,6 @@ NEEDS = [
     ("recall", {"query": "x", "fresher_than_days": 1}, "freshness"),
     ("recall", {"query": "x", "filter": {"a": 1}}, "metadata_filter"),
     ("recall", {"query": "x", "types": ["episodic"]}, "episodic"),
-    ("forget", {"ids": ["x"], "hard_delete": True}, "hard_delete"),
     ("forget", {"ids": ["x"], "user_id": "u"}, "user_scope"),
     ("forget", {"filter": {"a": 1}}, "metadata_filter"),
     ("forget", {"ids": ["x"]}, "forget"),
@@ -1019,6 +1018,26 @@ async def test_what_acts_on_every_copy_needs_every_child(
         (h.id, h.score) for h in (await router.recall({"agent_id": AGENT, "query": "tea"})).results
     ]
     assert after == before
+
+
+async def test_a_hard_forget_needs_every_child_to_erase(
+    make_store: StoreFactory, make_router: RouterFactory
+) -> None:
+    """A hard forget that one child cannot do would leave that child's copy recalled, and
+    not even soft-forgotten: the router does not promise hard_delete, refuses the request
+    whole, and a soft forget still reaches every copy."""
+    lacking = type("Lacking", (LimitedStore,), {"without": frozenset({"hard_delete"})})
+    full, partial = make_store("full"), make_store("lacking", cls=lacking)
+    router = make_router([full, partial])
+    assert "hard_delete" not in router.capabilities().capabilities
+    [first, *_] = await remember_all(router)
+    with pytest.raises(UnsupportedError, match="hard_delete"):
+        await router.forget({"agent_id": AGENT, "ids": [first], "hard_delete": True})
+    for child in (full, partial):
+        assert first in await held(child)
+    await router.forget({"agent_id": AGENT, "ids": [first]})
+    for child in (full, partial):
+        assert first not in await held(child)
 
 
 async def test_a_v0_child_makes_a_v0_router_without_v01_operations(
@@ -1256,3 +1275,16 @@ async def test_a_foreign_query_vector_is_refused_beside_a_child_that_embeds_itse
     foreign = {"embedder": "no-such-embedder", "vector": [0.5] * 64}
     with pytest.raises(UnsupportedError, match="no-such-embedder"):
         await router.recall({"agent_id": AGENT, "query": "tea", "query_vector": foreign})
+
+
+async def test_a_batch_needs_a_router_that_can_erase_what_it_wrote(
+    make_store: StoreFactory, make_router: RouterFactory
+) -> None:
+    """The router makes a batch all or nothing by erasing what a failed one wrote: without
+    hard_delete in every child it cannot, so it does not promise remember_batch."""
+    lacking = type("Lacking", (LimitedStore,), {"without": frozenset({"hard_delete"})})
+    router = make_router([make_store("full"), make_store("lacking", cls=lacking)])
+    assert "remember_batch" not in router.capabilities().capabilities
+    batch = {"requests": [{"agent_id": AGENT, "type": "semantic", "content": "tea"}]}
+    with pytest.raises(UnsupportedError, match="remember_batch"):
+        await router.remember_batch(batch)

@@ -15,4 +15,4 @@ export * from "./validators.js";
 /** The spec version these bindings were generated from. */
 export declare const SPEC_VERSION = "v0.1";
 /** sha256 over the spec's schema files: changes whenever the contract does. */
-export declare const SPEC_DIGEST = "sha256:4ecc06379fc64d27a75c25d464bd9710d641d8d28f316394cbc43b450c6b857e";
+export declare const SPEC_DIGEST = "sha256:b2489cd68325c3fe7bdb74df1d1b441c0dc7f1e715a2c23a58dda1f1ee403033";

@@ -44,6 +44,15 @@ export interface Capabilities {
      * Constraints: no two items equal.
      */
     capabilities: OpenCapability[];
+    /**
+     * How the store keeps each field a remember carries, for fields it does not keep natively.
+     * native: a field of the backend's own. encoded: kept exactly in the backend's metadata sink (or
+     * an id map beside it) and read back as written. lossy: kept, but it may come back changed (the
+     * store's documentation says how). unsupported: a request carrying the field is refused with
+     * unsupported, never stored without it. A field the map does not name is native. Certification
+     * writes each field and reads it back: a native or encoded field must come back exactly.
+     */
+    fidelity?: FieldFidelity;
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
 }
@@ -237,6 +246,52 @@ export interface ExpireResponse {
     stores: StoreResult[];
     /** True when nothing was changed: the request asked for a preview. */
     dry_run?: boolean;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+export type Fidelity = "native" | "encoded" | "lossy" | "unsupported";
+/**
+ * How a store keeps each field of a record, by field name (a field not named is native). Open: a
+ * later version may name more fields.
+ */
+export interface FieldFidelity {
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    agent_id?: Fidelity;
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    user_id?: Fidelity;
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    id?: Fidelity;
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    type?: Fidelity;
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    content?: Fidelity;
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    metadata?: Fidelity;
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    confidence?: Fidelity;
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    source?: Fidelity;
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    expires_at?: Fidelity;
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    event_time?: Fidelity;
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    location?: Fidelity;
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    participants?: Fidelity;
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    sentiment?: Fidelity;
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    valence?: Fidelity;
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    arousal?: Fidelity;
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    emotion?: Fidelity;
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    target?: Fidelity;
+    /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
+    seal?: Fidelity;
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
 }

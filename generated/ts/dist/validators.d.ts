@@ -7,7 +7,7 @@
  * @module
  */
 import { type ValidationError } from "./runtime.js";
-import type { AgentId, Arousal, Capabilities, Capability, Confidence, Diff, EpochMillis, ErrorCode, ErrorDetail, ErrorEnvelope, ExpireAction, ExpirePolicy, ExpireRequest, ExpireResponse, Filter, FilterCondition, FilterOperators, FilterScalar, ForgetRequest, ForgetResponse, FusionMethod, GetRequest, GetResponse, Health, HealthStatus, IdList, Identifier, IdentifierList, ListRequest, ListResponse, MemoryId, MemoryRecord, MemoryType, MergeRequest, MergeResponse, MergeStrategy, Metadata, ModifiedRecord, OpenCapability, OpenErrorCode, OpenExpireAction, OpenFusionMethod, OpenHealthStatus, OpenMemoryType, OpenMergeStrategy, OpenRecordState, OpenSentiment, OpenStoreStatus, Participants, QueryVector, RecallHit, RecallRequest, RecallResponse, RecordState, RecordStates, RecordVersion, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewDecision, ReviewRequest, ReviewedOperation, ScopeFilter, Seal, Sentiment, StateMachine, StateName, StoreHealth, StoreResult, StoreStatus, Transition, UpdateRequest, UpdateResponse, UserId, Valence } from "./types.js";
+import type { AgentId, Arousal, Capabilities, Capability, Confidence, Diff, EpochMillis, ErrorCode, ErrorDetail, ErrorEnvelope, ExpireAction, ExpirePolicy, ExpireRequest, ExpireResponse, Fidelity, FieldFidelity, Filter, FilterCondition, FilterOperators, FilterScalar, ForgetRequest, ForgetResponse, FusionMethod, GetRequest, GetResponse, Health, HealthStatus, IdList, Identifier, IdentifierList, ListRequest, ListResponse, MemoryId, MemoryRecord, MemoryType, MergeRequest, MergeResponse, MergeStrategy, Metadata, ModifiedRecord, OpenCapability, OpenErrorCode, OpenExpireAction, OpenFusionMethod, OpenHealthStatus, OpenMemoryType, OpenMergeStrategy, OpenRecordState, OpenSentiment, OpenStoreStatus, Participants, QueryVector, RecallHit, RecallRequest, RecallResponse, RecordState, RecordStates, RecordVersion, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewDecision, ReviewRequest, ReviewedOperation, ScopeFilter, Seal, Sentiment, StateMachine, StateName, StoreHealth, StoreResult, StoreStatus, Transition, UpdateRequest, UpdateResponse, UserId, Valence } from "./types.js";
 /**
  * Every rule `value` breaks as a `AgentId`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -106,6 +106,20 @@ export declare function isExpireRequest(value: unknown): value is ExpireRequest;
 export declare function validateExpireResponse(value: unknown): ValidationError[];
 /** Whether `value` is a valid ExpireResponse (no rule broken). */
 export declare function isExpireResponse(value: unknown): value is ExpireResponse;
+/**
+ * Every rule `value` breaks as a `Fidelity`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateFidelity(value: unknown): ValidationError[];
+/** Whether `value` is a valid Fidelity (no rule broken). */
+export declare function isFidelity(value: unknown): value is Fidelity;
+/**
+ * Every rule `value` breaks as a `FieldFidelity`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateFieldFidelity(value: unknown): ValidationError[];
+/** Whether `value` is a valid FieldFidelity (no rule broken). */
+export declare function isFieldFidelity(value: unknown): value is FieldFidelity;
 /**
  * Every rule `value` breaks as a `Filter`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.

@@ -10,7 +10,8 @@ both alike. Each side has a store of its own in a fresh folder, holding the same
 The backend's own calls are the ones its documentation shows (a third party's baseline, not
 the adapter's internals): for mem0, ``Memory.add(text, agent_id=..., metadata=...,
 infer=False)`` and ``Memory.search(query, filters={"agent_id": ...}, top_k=5,
-threshold=0.0)``.
+threshold=0.0)``; for cognee, ``cognee.add([DataItem(text, literal_text=True)], dataset)``
+and ``cognee.search(query, query_type=CHUNKS, datasets=[dataset], top_k=5)``.
 """
 
 from __future__ import annotations
@@ -76,8 +77,70 @@ class Mem0Native:
         close_memory(self.memory)
 
 
+class CogneeNative:
+    """cognee's own calls on the process's cognee. Its configuration is the process's, so the
+    baseline is a dataset of its own beside the store's, in the store's folder; like the store,
+    it chunks and embeds what was added before its first search (cognee's offline pipeline)."""
+
+    description = (
+        "cognee 1.6.5 add(DataItem, literal_text=True) / search(CHUNKS, top_k=5), the offline "
+        "chunk pipeline before the first search"
+    )
+    dataset = "bench_native"
+
+    def __init__(self, folder: Path) -> None:
+        from mnemowire.adapters.cognee import COGNEE
+
+        self._cognee = COGNEE
+        self._user = self._call(COGNEE.user)
+        self._stale = True
+
+    def _call(self, work: Callable[[], Any]) -> Any:
+        return self._cognee.worker.submit(work).result()
+
+    def remember(self, memory: dict[str, Any]) -> None:
+        import uuid
+
+        import cognee
+        from cognee.tasks.ingestion.data_item import DataItem
+
+        item = DataItem(
+            data=memory["content"],
+            data_id=uuid.uuid4(),
+            external_metadata=memory.get("metadata") or None,
+            literal_text=True,
+        )
+        add = cognee.add([item], dataset_name=self.dataset, user=self._user)
+        self._call(lambda: self._cognee.run(add))
+        self._stale = True
+
+    def recall(self, query: str) -> None:
+        import cognee
+        from cognee.modules.search.types import SearchType
+
+        from mnemowire.adapters.cognee import offline_tasks
+
+        if self._stale:
+            chunk = cognee.run_custom_pipeline(
+                tasks=offline_tasks(), dataset=self.dataset, user=self._user,
+                incremental_loading=True, pipeline_name="bench_native",
+            )  # fmt: skip
+            self._call(lambda: self._cognee.run(chunk))
+            self._stale = False
+        search = cognee.search(
+            query, query_type=SearchType.CHUNKS, datasets=[self.dataset], user=self._user, top_k=K
+        )
+        self._call(lambda: self._cognee.run(search))
+
+    def close(self) -> None:
+        import cognee
+
+        forget = cognee.forget(dataset=self.dataset, user=self._user)
+        self._call(lambda: self._cognee.run(forget))
+
+
 #: URL scheme -> the backend's own API for the same operations
-BACKENDS: dict[str, Callable[[Path], Native]] = {"mem0": Mem0Native}
+BACKENDS: dict[str, Callable[[Path], Native]] = {"mem0": Mem0Native, "cognee": CogneeNative}
 
 
 async def _timed(call: Callable[[], Awaitable[Any]]) -> float:
@@ -92,8 +155,10 @@ def _overhead(adapter: dict[str, Any], native: dict[str, Any]) -> float:
 
 async def _run(url: str, folder: Path, rounds: int, progress: Progress | None) -> dict[str, Any]:
     scheme = url.partition("://")[0]
+    store = open_store(
+        url.replace("{tmp}", str(folder))
+    )  # first: cognee's baseline uses its folder
     native: Native = await asyncio.to_thread(BACKENDS[scheme], folder / "native")
-    store = open_store(url.replace("{tmp}", str(folder)))
     samples: dict[str, list[float]] = {
         "remember_adapter": [], "remember_native": [], "recall_adapter": [], "recall_native": []
     }  # fmt: skip

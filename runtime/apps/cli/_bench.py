@@ -117,7 +117,8 @@ def http_command(
 )
 def adapter_command(url: str, rounds: int, out: Path | None) -> None:
     """An adapter against its backend's own API for the same remember and recall, side by
-    side (target: <= 10 % overhead at p50). Knows mem0:// (needs the mem0 extra)."""
+    side (target: <= 10 % overhead at p50). Knows mem0:// and cognee:// (each needs its
+    extra)."""
     from mnemowire.apps.bench import environment
     from mnemowire.apps.bench.adapter import BACKENDS, run_adapter
     from mnemowire.apps.cli._progress import Bars
