@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
@@ -182,7 +183,7 @@ class CogneeStore(DocumentStore):
                 "out --embedder"
             )
         dataset = options.get("dataset")
-        if dataset is not None and not dataset.replace("_", "").isalnum():
+        if dataset is not None and re.fullmatch(r"[A-Za-z0-9_]+", dataset) is None:
             raise ConfigError(
                 f"{url!r}: a cognee dataset name is letters, digits and underscores "
                 f"(?dataset={dataset!r})"
