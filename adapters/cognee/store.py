@@ -310,6 +310,12 @@ class CogneeStore(DocumentStore):
             cognee.forget(data_id=uuid.UUID(backend_id), dataset=self._dataset, user=self._user)
         )
 
+    def _first_depth(self, k: int) -> int:
+        """k: cognee filters the scope before it ranks, and each chunk it returns costs it a
+        graph lookup, so the first search asks for what a recall wants; one that the state
+        or metadata filters leave short searches deeper."""
+        return k
+
     def _query(self, req: RecallRequest, given: QueryEmbedding | None) -> str:
         return req.query
 

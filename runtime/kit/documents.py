@@ -211,6 +211,11 @@ class DocumentStore(abc.ABC):
     def _close(self) -> None:
         """Close the backend and the id map (on the worker thread)."""
 
+    def _first_depth(self, k: int) -> int:
+        """How many hits a recall's first search asks the backend for (``search_depth``:
+        room for the exact filters; a search that comes back short goes deeper anyway)."""
+        return search_depth(k)
+
     def _takes(self, query_vector: QueryEmbedding | None) -> bool:
         """Whether a caller's query vector is one the backend would make itself."""
         return False
@@ -315,7 +320,7 @@ class DocumentStore(abc.ABC):
         query = self._query(req, given)
         now = self._clock()
         since = cutoff(now, req.fresher_than_days)
-        depth = search_depth(req.k)
+        depth = self._first_depth(req.k)
         while True:
             hits, exhausted = self._search(query, req, depth)
             ranked = [
