@@ -36,7 +36,7 @@ from mnemowire import kit
 from mnemowire.adapters.cognee._backend import COGNEE, offline_tasks
 from mnemowire.embedders import MINILM_NAME, Embedder
 from mnemowire.errors import ConfigError, MnemowireError
-from mnemowire.kit.documents import DocumentStore, Hit, IdMap, Record
+from mnemowire.kit.documents import UNSERVED, DocumentStore, Hit, IdMap, Record
 from mnemowire.models import (
     FIELD_FIDELITY_FIELDS,
     SPEC_VERSION,
@@ -51,24 +51,11 @@ from mnemowire.protocol import QueryEmbedding
 
 __all__ = ["CogneeStore"]
 
-#: what Cognee cannot serve offline: keyword search (none for chunks), the graph (``cognify``
-#: needs an LLM), the ranking extras (recall tracking, demote, archive, and restore, which
-#: brings back what archive hid), batches (all or nothing: Cognee has no transaction), query
-#: vectors (cognee's search embeds the query text itself), and erasure: cognee keeps every
+#: what the kit's DocumentStore does not implement (UNSERVED: for Cognee also keyword search,
+#: none for chunks, and the graph, ``cognify`` needs an LLM), and erasure: cognee keeps every
 #: added text in its pipeline-run log and every search's chunks in its search history, and
 #: ``forget`` reaches neither (docs/adapters/cognee.md, "Erasure")
-UNDECLARED = {
-    Capability.HARD_DELETE,
-    Capability.FTS,
-    Capability.GRAPH,
-    Capability.RECALL_TRACKING,
-    Capability.DEMOTE,
-    Capability.ARCHIVE,
-    Capability.RESTORE,
-    Capability.REMEMBER_BATCH,
-    Capability.QUERY_VECTOR,
-}
-CAPABILITIES = [c.value for c in Capability if c not in UNDECLARED]
+CAPABILITIES = [c.value for c in Capability if c not in {*UNSERVED, Capability.HARD_DELETE}]
 #: cognee's own field is the text; the scope's node sets are digests, so the agent, user and
 #: type read back from ``mw_record`` like everything else
 FIDELITY = {f: Fidelity.ENCODED for f in FIELD_FIDELITY_FIELDS if f != "content"}

@@ -36,7 +36,7 @@ from mnemowire.adapters.mem0._backend import close_memory, entity, open_memory
 from mnemowire.adapters.mem0._rows import payload_of, record_of, unit
 from mnemowire.embedders import MINILM_NAME, Embedder
 from mnemowire.errors import ConfigError, MnemowireError
-from mnemowire.kit.documents import DocumentStore, Hit, IdMap, Record
+from mnemowire.kit.documents import UNSERVED, DocumentStore, Hit, IdMap, Record
 from mnemowire.models import (
     FIELD_FIDELITY_FIELDS,
     SPEC_VERSION,
@@ -51,21 +51,9 @@ from mnemowire.protocol import QueryEmbedding
 
 __all__ = ["Mem0Store"]
 
-#: what mem0 cannot serve: keyword search (its BM25 needs fastembed, which downloads a model),
-#: the graph (needs an LLM), the ranking extras (recall tracking, demote, archive, and restore,
-#: which brings back what archive hid), batches (all or nothing: mem0 has no transaction),
-#: and query vectors (mem0 embeds every query itself)
-UNDECLARED = {
-    Capability.FTS,
-    Capability.GRAPH,
-    Capability.RECALL_TRACKING,
-    Capability.DEMOTE,
-    Capability.ARCHIVE,
-    Capability.RESTORE,
-    Capability.REMEMBER_BATCH,
-    Capability.QUERY_VECTOR,
-}
-CAPABILITIES = [c.value for c in Capability if c not in UNDECLARED]
+#: what the kit's DocumentStore does not implement (UNSERVED): for mem0 also keyword search
+#: (its BM25 needs fastembed, which downloads a model) and the graph (needs an LLM)
+CAPABILITIES = [c.value for c in Capability if c not in UNSERVED]
 #: mem0's own fields: the text and the agent and user scopes; the rest is ``mw_record``
 _NATIVE = ("content", "agent_id", "user_id")
 FIDELITY = {f: Fidelity.ENCODED for f in FIELD_FIDELITY_FIELDS if f not in _NATIVE}

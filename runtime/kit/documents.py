@@ -48,6 +48,7 @@ from mnemowire.kit._rules import (
 from mnemowire.models import (
     MEMORY_RECORD_FIELDS,
     Capabilities,
+    Capability,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
@@ -67,13 +68,29 @@ from mnemowire.models import (
 )
 from mnemowire.protocol import QueryEmbedding
 
-__all__ = ["DocumentStore", "Hit", "IdMap", "MappedId", "Record"]
+__all__ = ["UNSERVED", "DocumentStore", "Hit", "IdMap", "MappedId", "Record"]
 
 T = TypeVar("T")
 #: a record as the store holds it: the wire fields, ``state``, and the backend's own keys
 Record = dict[str, Any]
 #: a search hit: the record and its relevance in [-1, 1]
 Hit = tuple[Record, float]
+#: what a DocumentStore does not implement, so its stores do not declare it: keyword search and
+#: the graph (the backend's own business), the ranking extras (recall tracking, demote, archive,
+#: and restore, which brings back what archive hid), batches (all or nothing needs a
+#: transaction such backends lack), and query vectors (such a backend embeds every query)
+UNSERVED = frozenset(
+    {
+        Capability.FTS,
+        Capability.GRAPH,
+        Capability.RECALL_TRACKING,
+        Capability.DEMOTE,
+        Capability.ARCHIVE,
+        Capability.RESTORE,
+        Capability.REMEMBER_BATCH,
+        Capability.QUERY_VECTOR,
+    }
+)
 
 
 @dataclass(frozen=True)
