@@ -131,6 +131,7 @@ class CogneeStore(DocumentStore):
         else:
             self._dataset = dataset or DATASET
         self._root = COGNEE.scratch() if self._temporary else Path(folder)
+        self._ids_file = self._root / f"mnemowire-ids-{self._dataset}.db"  # the id map
         self._stale = True  # items added since the last chunking run (unknown after an open)
         self._dataset_id: uuid.UUID | None = None
         try:
@@ -143,7 +144,7 @@ class CogneeStore(DocumentStore):
     def _open(self, embedder: Embedder | None) -> None:
         COGNEE.attach(self._root, embedder)
         try:
-            self._ids = IdMap(self._root / f"mnemowire-ids-{self._dataset}.db")
+            self._ids = IdMap(self._ids_file)
             self._user = COGNEE.user()
         except Exception:
             COGNEE.detach()
@@ -200,14 +201,12 @@ class CogneeStore(DocumentStore):
             if self._temporary and self._dataset_ref() is not None:
                 import cognee
 
-                COGNEE.run(cognee.forget(dataset=self._dataset))
+                COGNEE.run(cognee.forget(dataset=self._dataset, user=self._user))
         finally:
             self._ids.close()
             if self._temporary:
-                Path(self._root / f"mnemowire-ids-{self._dataset}.db").unlink(missing_ok=True)
-                for suffix in ("-wal", "-shm"):
-                    path = self._root / f"mnemowire-ids-{self._dataset}.db{suffix}"
-                    path.unlink(missing_ok=True)
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{self._ids_file}{suffix}").unlink(missing_ok=True)
             COGNEE.detach()
 
     # -- cognee's calls --------------------------------------------------------------------------

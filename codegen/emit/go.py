@@ -21,37 +21,27 @@ What it writes, and why it looks the way it does:
   the spec examples and ``cmd/vectors``, the runner the cross-language matrix consumes.
 
 Everything that varies (names, types, tags, doc comments, validator bodies) is computed here
-(the types and their validators) and in three helpers: ``_go_text`` (Go spelling and layout),
-``_go_body`` (the statements of a validator) and ``_go_api`` (the messages, the store
-interface, the HTTP client and the error type); the templates under ``templates/go`` only loop
-and fill in. The output is gofmt-clean as
-emitted, and the same bytes on every run.
+(the types and their validators) and in helpers: ``_go_text`` (Go spelling and layout),
+``_go_body`` (the statements of a validator), ``_go_api`` (the messages, the store interface,
+the HTTP client and the error type) and ``_go_templates`` (the templates under
+``templates/go``, which only loop and fill in). The output is gofmt-clean as emitted, and the
+same bytes on every run.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
-import jinja2
-
 from mnemowire.codegen._output import GeneratedFile, header_lines
-from mnemowire.codegen.emit._go_api import (
-    GoFunction,
-    http_routes,
-    message_list,
-    semantic_functions,
-)
+from mnemowire.codegen.emit._go_api import GoFunction, http_routes, message_list, semantic_functions
 from mnemowire.codegen.emit._go_api import error_type as api_error_type
 from mnemowire.codegen.emit._go_api import operations as api_operations
-from mnemowire.codegen.emit._go_body import (
-    _Body,
-    _Site,
-)
+from mnemowire.codegen.emit._go_body import _Body, _Site
+from mnemowire.codegen.emit._go_templates import declared, read_templates, render
 from mnemowire.codegen.emit._go_text import (
     _WIDTH,
     _a,
@@ -76,22 +66,6 @@ __all__ = ["GO_VERSION", "MODULE", "PACKAGE", "emit", "go_name"]
 MODULE = "mnemowire.dev/memorywire"
 PACKAGE = "memorywire"
 GO_VERSION = "1.19"
-
-#: (template, output path under generated/go)
-_FILES = (
-    ("go.mod.j2", "go.mod"),
-    ("doc.go.j2", "doc.go"),
-    ("types.go.j2", "types.go"),
-    ("json.go.j2", "json.go"),
-    ("schema.go.j2", "schema.go"),
-    ("validate.go.j2", "validate.go"),
-    ("messages.go.j2", "messages.go"),
-    ("semantic.go.j2", "semantic.go"),
-    ("store.go.j2", "store.go"),
-    ("http.go.j2", "http.go"),
-    ("vectors_test.go.j2", "vectors_test.go"),
-    ("vectors_main.go.j2", "cmd/vectors/main.go"),
-)
 
 #: Methods of every struct, of every message struct, and of the error envelope: a field may not
 #: share their name.
@@ -118,42 +92,8 @@ _MAX_SAFE_INTEGER = 2**53 - 1
 
 def emit(spec: Spec) -> list[GeneratedFile]:
     """Every file of the Go module, paths relative to ``generated/`` (``go/...``)."""
-    context = _Model(spec).context()
-    env = _environment()
-    return [
-        GeneratedFile(f"go/{path}", env.get_template(template).render(**context))
-        for template, path in _FILES
-    ]
-
-
-def _templates() -> dict[str, str]:
-    folder = resources.files("mnemowire.codegen").joinpath("templates", "go")
-    return {
-        entry.name: entry.read_text(encoding="utf-8")
-        for entry in folder.iterdir()
-        if entry.name.endswith(".j2")
-    }
-
-
-def _declared(sources: Iterable[str]) -> set[str]:
-    """The package-level Go identifiers the templates declare by name (not filled in)."""
-    names: set[str] = set()
-    for source in sources:
-        names.update(re.findall(r"^(?:func|type|var|const) ([A-Za-z_]\w*)", source, re.M))
-        for block in re.findall(r"^(?:const|var) \(\n(.*?)^\)", source, re.M | re.S):
-            names.update(re.findall(r"^\t([A-Za-z_]\w*)", block, re.M))
-    return names
-
-
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.DictLoader(_templates()),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
-    )
+    templates = read_templates()  # read once: what they declare, then what they render
+    return render(templates, _Model(spec, reserved=declared(templates.values())).context())
 
 
 # --- the model the templates fill in ------------------------------------------------------------
@@ -214,11 +154,11 @@ class _GoVar:
 class _Model:
     """The spec, seen as Go declarations."""
 
-    def __init__(self, spec: Spec) -> None:
+    def __init__(self, spec: Spec, *, reserved: set[str]) -> None:
+        """``reserved``: the identifiers the templates declare themselves."""
         self.spec = spec
         self.types = {t.name: t for t in spec.types}
         self.go_names = {t.name: go_name(t.name) for t in spec.types}
-        reserved = _declared(_templates().values())
         names = list(self.go_names.values())
         clash = sorted({n for n in names if names.count(n) > 1 or n in reserved})
         if clash:

@@ -337,6 +337,7 @@ class DocumentStore(abc.ABC):
         query = self._query(req, given)
         now = self._clock()
         since = cutoff(now, req.fresher_than_days)
+        types = {str(t) for t in req.types} if req.types else None
         depth = self._first_depth(req.k)
         while True:
             hits, exhausted = self._search(query, req, depth)
@@ -344,8 +345,8 @@ class DocumentStore(abc.ABC):
                 (record, relevance, relevance)
                 for record, relevance in hits
                 if self._visible(record, req.agent_id, now)
-                and (req.user_id is None or record.get("user_id") == req.user_id)
-                and (not req.types or record["type"] in {str(t) for t in req.types})
+                and self._in_scope(record, req.agent_id, req.user_id)
+                and (types is None or record["type"] in types)
                 and (since is None or record["created_at"] >= since)
                 and matches(record["metadata"], payload.get("filter"))
                 and (req.min_relevance is None or relevance >= req.min_relevance)
