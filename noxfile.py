@@ -1,8 +1,8 @@
 """Development sessions. ``nox -s tests`` is the whole suite CI runs; the rest run on their own.
 
-``nox -s tests`` runs pytest and then queues ``api``, ``mem0``, ``cognee``, ``lint``,
-``typecheck`` and ``spec``, so the one command in the README checks everything. Add ``-r`` to
-reuse the virtualenvs between runs.
+``nox -s tests`` runs pytest and then queues ``api``, ``mem0``, ``cognee``, ``letta``,
+``lint``, ``typecheck`` and ``spec``, so the one command in the README checks everything. Add
+``-r`` to reuse the virtualenvs between runs.
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ MATRIX_ORDER = [
     "mem0",
     "cognee",
     "router-sqlite-vec-mem0-cognee",
+    "letta",
+    "router-sqlite-vec-letta",
 ]
 PG_SERVER = ["python", "-m", "mnemowire.apps.tools.postgres"]
 
@@ -61,15 +63,15 @@ def toolchains(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The whole test suite, then api, mem0, cognee, lint, typecheck and spec."""
+    """The whole test suite, then api, mem0, cognee, letta, lint, typecheck and spec."""
     session.install("torch==2.13.0")  # first, pinned: see install_local
     session.install("-e", ".[test]")
     toolchains(session)
     # the mem0 and cognee stores' tests need their libraries (~1.6 and ~2.8 GB, and cognee
-    # holds transformers below 5): they run in sessions of their own
-    ignored = ("--ignore=tests/adapters/mem0", "--ignore=tests/adapters/cognee")
+    # holds transformers below 5), the Letta store's a Letta server: sessions of their own
+    ignored = [f"--ignore=tests/adapters/{name}" for name in ("mem0", "cognee", "letta")]
     session.run("pytest", *ignored, *session.posargs)
-    for name in ("api", "mem0", "cognee", "lint", "typecheck", "spec"):
+    for name in ("api", "mem0", "cognee", "letta", "lint", "typecheck", "spec"):
         session.notify(name)
 
 
@@ -211,6 +213,60 @@ def cognee(session: nox.Session) -> None:
         return
     for name, urls in COGNEE_ADAPTERS:
         session.run("mnemowire", "certify", *urls, "--out", f"docs/conformance/{name}")
+    certify_matrix(session)
+
+
+#: the Letta server's pins (letta 0.16.8 and what it pulls): its virtualenv is its own
+LETTA_SERVER_CONSTRAINTS = "constraints/letta-server.txt"
+LETTA_TOOL = ["python", "-m", "mnemowire.apps.tools.letta"]
+
+
+@contextlib.contextmanager
+def local_letta(session: nox.Session) -> Iterator[tuple[str, str]]:
+    """A real Letta 0.16.8 server (its PostgreSQL and the project's embedding endpoint with
+    it), as its store URL and its folder; stopped and deleted afterwards. The server's
+    virtualenv lives in the session's (kept with ``-r``)."""
+    server_env = Path(session.virtualenv.location) / "letta-server"
+    if not (server_env / "bin" / "letta").exists():
+        session.run("python", "-m", "venv", str(server_env), silent=True)
+        session.run(
+            str(server_env / "bin" / "python"), "-m", "pip", "install", "-q",
+            "-c", LETTA_SERVER_CONSTRAINTS, "letta[server]==0.16.8",
+            "asyncpg", "pg8000", "pgvector", "psycopg2-binary", external=True,
+        )  # fmt: skip
+    folder = tempfile.mkdtemp(prefix="mnemowire-nox-letta-")
+    Path(folder).chmod(0o755)  # PostgreSQL runs as nobody when we are root: it must get in
+    started = session.run(
+        *LETTA_TOOL, "start", "--dir", folder, "--venv", str(server_env), "--fast", silent=True
+    )
+    try:
+        yield str(started).strip().splitlines()[-1], folder
+    finally:
+        session.run(*LETTA_TOOL, "stop", "--dir", folder)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@nox.session
+def letta(session: nox.Session) -> None:
+    """The Letta store against a real Letta 0.16.8 server the session starts (PostgreSQL, the
+    project's embedder behind an OpenAI-compatible endpoint, ``letta server`` from a virtualenv
+    of its own): its tests, its certification, a router over it and sqlite-vec.
+    ``nox -s letta -- certify`` writes the committed reports instead and rewrites the tables
+    of docs/conformance.md."""
+    install_local(session, "letta", "server", "pgvector", "conformance")
+    session.install("pytest", "pytest-asyncio")
+    with local_letta(session) as (url, folder):
+        if session.posargs[:1] != ["certify"]:
+            env = {"MNEMOWIRE_LETTA_URL": url, "MNEMOWIRE_LETTA_DIR": folder}
+            session.run("pytest", "tests/adapters/letta", *session.posargs, env=env)
+            return
+        store = f"{url}&ids=:memory:&name=letta"
+        reports = [
+            ("letta", [store]),
+            ("router-sqlite-vec-letta", ["sqlite-vec://:memory:?name=sqlite-vec", store]),
+        ]
+        for name, urls in reports:
+            session.run("mnemowire", "certify", *urls, "--out", f"docs/conformance/{name}")
     certify_matrix(session)
 
 

@@ -56,6 +56,9 @@ __all__ = [
 ]
 
 Status = Literal["PASS", "FAIL", "SKIP", "ERROR"]
+#: a store's status in an answer's stores[] that means it failed (a timeout may be the
+#: machine's load; a skip is a capability the store does not declare)
+_FAILED = frozenset({"error", "invalid_response"})
 Strength = Literal["MUST", "SHOULD", "MAY"]
 #: opens a fresh store for one check and closes it afterwards
 StoreFactory = Callable[[], AbstractAsyncContextManager[MemoryStore]]
@@ -246,6 +249,14 @@ class Harness:
                 f"{operation} answered with an invalid {_RESPONSES[operation]}: "
                 + "; ".join(f"{d['path']} {d['message']}" for d in envelope["details"])
             )
+        # a router answers without a child that failed, and says so in stores[]; no fault is
+        # injected here, so a failed child is a defect the answer would otherwise hide
+        for result in getattr(response, "stores", None) or ():
+            if result.status in _FAILED:
+                raise CheckFailed(
+                    f"{operation} answered, but store {result.store!r} in it did not: "
+                    f"{result.status}: {result.error}"
+                )
         return response
 
     async def rejected(self, operation: str, request: dict[str, Any]) -> MnemowireError:

@@ -24,6 +24,7 @@ from mnemowire.models import (
     RecallHit,
     RecallResponse,
     RememberResponse,
+    StoreResult,
 )
 from mnemowire.protocol import MemoryStore
 
@@ -278,6 +279,16 @@ class KeepsUnsupported(_Broken):
         return declared.model_copy(update={"fidelity": FieldFidelity(location="unsupported")})
 
 
+class LosesAChild(_Broken):
+    """A router one of whose children fails every recall: it answers with the others' hits
+    and says so in stores[] (an adapter's bug the router's answer would otherwise hide)."""
+
+    async def recall(self, request: Any, **kwargs: Any) -> RecallResponse:
+        response = await self.inner.recall(request, **kwargs)
+        failed = StoreResult(store="child", status="error", count=0, error="store_error: boom")
+        return response.model_copy(update={"stores": [*(response.stores or []), failed]})
+
+
 #: defect name -> wrapper class
 DEFECTS: dict[str, type[_Broken]] = {
     "ignores-user": IgnoresUser,
@@ -300,6 +311,7 @@ DEFECTS: dict[str, type[_Broken]] = {
     "trims-text": TrimsText,
     "rounds-numbers": RoundsNumbers,
     "keeps-unsupported": KeepsUnsupported,
+    "loses-a-child": LosesAChild,
 }
 
 

@@ -5,9 +5,10 @@ certified again, quickly (hash embedder, few examples), and must pass at least e
 committed report passes. The adapter matrix in docs/conformance.md must be the one those
 reports produce, and so must its capability matrix and fidelity table. (pgvector is
 re-certified in tests/adapters/pgvector/test_conformance.py, on the server its fixture starts,
-mem0 in tests/adapters/mem0/test_conformance.py, in the mem0 session's virtualenv, and cognee
+mem0 in tests/adapters/mem0/test_conformance.py, in the mem0 session's virtualenv, cognee
 and the router over sqlite-vec, mem0 and Cognee in tests/adapters/cognee/, in the cognee
-session's.)
+session's, and Letta and the router over sqlite-vec and Letta in tests/adapters/letta/, against
+the server the letta session starts.)
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def passed(report_path: Path) -> set[str]:
 
 def test_every_adapter_in_the_repository_has_a_committed_report() -> None:
     elsewhere = {"pgvector", "mem0", "cognee", "router-sqlite-vec-mem0-cognee"}
+    elsewhere |= {"letta", "router-sqlite-vec-letta"}
     assert {path.parent.name for path in REPORTS} == {*IN_PROCESS, *elsewhere}
 
 

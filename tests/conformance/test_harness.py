@@ -53,6 +53,7 @@ CAUGHT_BY = {
     "trims-text": "store.fidelity",
     "rounds-numbers": "store.fidelity",
     "keeps-unsupported": "store.fidelity",
+    "loses-a-child": "recall.sorted",
 }
 #: defects the stateful model check catches too (it must, not only the scenario written for it)
 MODEL_CATCHES = ["expire-ignores-user", "empty-types-nothing", "forgets-everyone", "leaks-pending"]

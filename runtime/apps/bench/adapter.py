@@ -11,7 +11,9 @@ The backend's own calls are the ones its documentation shows (a third party's ba
 the adapter's internals): for mem0, ``Memory.add(text, agent_id=..., metadata=...,
 infer=False)`` and ``Memory.search(query, filters={"agent_id": ...}, top_k=5,
 threshold=0.0)``; for cognee, ``cognee.add([DataItem(text, literal_text=True)], dataset)``
-and ``cognee.search(query, query_type=CHUNKS, datasets=[dataset], top_k=5)``.
+and ``cognee.search(query, query_type=CHUNKS, datasets=[dataset], top_k=5)``; for Letta,
+letta-client's ``agents.passages.create(agent, text=...)`` and ``agents.passages.search(agent,
+query=..., top_k=5)`` on an agent of its own on the same server.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ class Mem0Native:
 
     description = "mem0ai Memory.add(infer=False) / Memory.search(threshold=0.0)"
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, url: str) -> None:
         from mnemowire.adapters.mem0 import open_memory
 
         self.memory = open_memory(folder)
@@ -88,7 +90,7 @@ class CogneeNative:
     )
     dataset = "bench_native"
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, url: str) -> None:
         from mnemowire.adapters.cognee import COGNEE
 
         self._cognee = COGNEE
@@ -139,8 +141,49 @@ class CogneeNative:
         self._call(lambda: self._cognee.run(forget))
 
 
+class LettaNative:
+    """letta-client on the store's server: an agent of its own, configured as the store
+    configures its agents (the same embedding endpoint and model), deleted at the end."""
+
+    description = (
+        "letta-client 1.12.1 agents.passages.create(text) / agents.passages.search(top_k=5) "
+        "on letta 0.16.8"
+    )
+
+    def __init__(self, folder: Path, url: str) -> None:
+        import secrets
+
+        from letta_client import Letta
+
+        from mnemowire.adapters.letta import LettaStore
+
+        # the store's settings (server, endpoint, model), not its calls: a throwaway store
+        # that is never written to
+        settings = LettaStore.from_url(f"{url}&ids=:memory:")
+        config = settings.agent_config(f"bench-native-{secrets.token_hex(6)}")
+        self._client = Letta(base_url=settings.base_url, api_key="unused")
+        asyncio.run(settings.aclose())
+        self._agent = self._client.agents.create(**config).id
+
+    def remember(self, memory: dict[str, Any]) -> None:
+        self._client.agents.passages.create(self._agent, text=memory["content"])
+
+    def recall(self, query: str) -> None:
+        self._client.agents.passages.search(self._agent, query=query, top_k=K)
+
+    def close(self) -> None:
+        for passage in self._client.agents.passages.list(self._agent, limit=1000):
+            self._client.agents.passages.delete(str(passage.id), agent_id=self._agent)
+        self._client.agents.delete(self._agent)
+        self._client.close()
+
+
 #: URL scheme -> the backend's own API for the same operations
-BACKENDS: dict[str, Callable[[Path], Native]] = {"mem0": Mem0Native, "cognee": CogneeNative}
+BACKENDS: dict[str, Callable[[Path, str], Native]] = {
+    "mem0": Mem0Native,
+    "cognee": CogneeNative,
+    "letta": LettaNative,
+}
 
 
 async def _timed(call: Callable[[], Awaitable[Any]]) -> float:
@@ -158,7 +201,7 @@ async def _run(url: str, folder: Path, rounds: int, progress: Progress | None) -
     store = open_store(
         url.replace("{tmp}", str(folder))
     )  # first: cognee's baseline uses its folder
-    native: Native = await asyncio.to_thread(BACKENDS[scheme], folder / "native")
+    native: Native = await asyncio.to_thread(BACKENDS[scheme], folder / "native", url)
     samples: dict[str, list[float]] = {
         "remember_adapter": [], "remember_native": [], "recall_adapter": [], "recall_native": []
     }  # fmt: skip

@@ -38,7 +38,16 @@ from pathlib import Path
 
 from mnemowire.errors import ConfigError
 
-__all__ = ["FAST_SETTINGS", "LocalServer", "binaries", "main", "start", "status", "stop"]
+__all__ = [
+    "FAST_SETTINGS",
+    "LocalServer",
+    "binaries",
+    "free_port",
+    "main",
+    "start",
+    "status",
+    "stop",
+]
 
 #: durability traded for speed: for tests and throwaway demos only (a crash of the machine, not
 #: of PostgreSQL, can lose committed data)
@@ -117,7 +126,7 @@ def start(
         account = pwd.getpwnam(runner[2])
         os.chown(root, account.pw_uid, account.pw_gid)
         _check_reachable(runner, root, bin_dir)
-    server = LocalServer(root, port or _configured_port(root / "data") or _free_port())
+    server = LocalServer(root, port or _configured_port(root / "data") or free_port())
     if not (server.data / "PG_VERSION").exists() and replica_of is not None:
         source = ["-h", "127.0.0.1", "-p", str(replica_of.port), "-U", "postgres"]
         how = ["-R", "-X", "stream", "--no-sync"]  # standby settings, WAL streamed, no fsync
@@ -286,7 +295,8 @@ def _configured_port(data: Path) -> int | None:
     return None
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])

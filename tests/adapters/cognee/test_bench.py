@@ -13,7 +13,7 @@ from mnemowire.apps.bench.adapter import BACKENDS
 async def test_the_baseline_writes_searches_and_removes_its_dataset(tmp_path: Path) -> None:
     store = CogneeStore(tmp_path / "cognee")  # the baseline works where the store opened cognee
     try:
-        native = BACKENDS["cognee"](tmp_path / "native")
+        native = BACKENDS["cognee"](tmp_path / "native", "cognee://unused")
         for content in ("Alice likes tea", "Bob fixes bikes", "/etc/hostname"):
             native.remember({"content": content, "metadata": {"kind": "x"}})
         native.recall("what does Alice drink")

@@ -1,0 +1,78 @@
+"""CI certifies the Letta store against the real server: every check at small example counts,
+with nothing failing and every skip explained; and a router over sqlite-vec and Letta passes
+the router's checks (one identity for both copies, a forget that reaches each). The longer run
+is ``nox -s letta -- certify``, committed in docs/conformance/letta/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mnemowire.adapters.letta import LettaStore
+from mnemowire.adapters.sqlite_vec import SqliteVecStore
+from mnemowire.conformance import CHECKS, RunOptions, certify, load_report, url_factory
+from mnemowire.embedders import default_embedder
+from mnemowire.layers.memory import Memory
+from mnemowire.layers.router import MemoryRouter
+from mnemowire.models import RecallRequest
+from mnemowire.protocol import MemoryStore
+from tests.adapters.letta.conftest import server_url
+
+QUICK = RunOptions(seed=7, examples=10, stateful_runs=5)
+COMMITTED = Path(__file__).resolve().parents[3] / "docs/conformance/letta/report.json"
+
+
+def _statuses(report: dict[str, object]) -> dict[str, str]:
+    checks = report["checks"]
+    assert isinstance(checks, list)
+    return {check["id"]: check["status"] for check in checks}
+
+
+def _failures(report: object) -> list[tuple[str, str]]:
+    data = getattr(report, "data")  # noqa: B009
+    return [(c["id"], c["reason"]) for c in data["checks"] if c["status"] in ("FAIL", "ERROR")]
+
+
+async def test_the_store_is_certified_with_every_skip_explained() -> None:
+    report = await certify(url_factory(f"{server_url()}&ids=:memory:"), options=QUICK)
+    assert report.summary["FAIL"] == report.summary["ERROR"] == 0, _failures(report)
+    for check in report.data["checks"]:
+        if check["status"] == "SKIP":
+            assert check["reason"], check["id"]
+    now = _statuses(report.data)
+    assert len(now) == len(CHECKS)
+    committed = _statuses(load_report(COMMITTED).data)
+    lost = sorted(c for c, status in committed.items() if status == "PASS" and now[c] != "PASS")
+    assert not lost, f"passed in the committed report, not now: {lost}"
+
+
+async def test_a_router_over_sqlite_vec_and_letta_is_certified() -> None:
+    urls = ["sqlite-vec://:memory:?name=sqlite-vec", f"{server_url()}&ids=:memory:&name=letta"]
+    report = await certify(url_factory(urls, combine=MemoryRouter), options=QUICK)
+    assert report.summary["FAIL"] == report.summary["ERROR"] == 0, _failures(report)
+    fidelity = report.data["header"]["adapter"]["fidelity"]
+    assert fidelity["content"] == "native"
+    assert fidelity["metadata"] == "encoded"
+
+
+async def test_one_identity_in_both_children_and_a_forget_reaches_each() -> None:
+    """The router's id is each child's id, and a hard forget by it erases both copies."""
+    sqlite = SqliteVecStore(":memory:", embedder=default_embedder(), name="sqlite-vec")
+    letta = LettaStore.from_url(f"{server_url()}&ids=:memory:&name=letta")
+    children: list[MemoryStore] = [sqlite, letta]
+    async with Memory(MemoryRouter(children)) as memory:
+        written = await memory.remember(
+            {"agent_id": "a", "type": "semantic", "content": "Alice likes tea"}
+        )
+        for child in children:
+            hits = (await child.recall(RecallRequest(agent_id="a", query="tea"))).results
+            assert [h.id for h in hits] == [written.id], child.name
+        answer = await memory.recall({"agent_id": "a", "query": "tea"})
+        assert [s.status for s in answer.stores or ()] == ["ok", "ok"], answer.stores
+        fused = answer.results
+        assert [(h.id, sorted(h.supporting)) for h in fused] == [
+            (written.id, ["letta", "sqlite-vec"])
+        ]
+        await memory.forget({"agent_id": "a", "ids": [written.id], "hard_delete": True})
+        for child in children:
+            assert (await child.recall(RecallRequest(agent_id="a", query="tea"))).results == []
+        assert letta._ids.get(written.id) is not None  # the id is kept, never reused
