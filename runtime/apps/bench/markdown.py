@@ -123,16 +123,23 @@ def _quality(results: Mapping[str, Any]) -> str:
                 )
                 out += _class_table(chosen["overall"], chosen["classes"])
         alone = run["vector_only"]
-        out.append(
-            "\nDiagnostic, the store's vector search alone (no keyword half), recall@5 by class: "
-            + ", ".join(
-                f"{c['class']} {c['recall_at_5']:.3f}"
-                for c in alone["classes"]
-                if "recall_at_5" in c
+        if alone is None:
+            out.append(
+                "\nNo diagnostic of the vector search alone: the store takes no query vector "
+                "(its search embeds the query text itself)."
             )
-            + f"; all labelled {alone['overall']['recall_at_5']:.3f} (as measured above: "
-            f"{run['overall']['recall_at_5']:.3f})."
-        )
+        else:
+            out.append(
+                "\nDiagnostic, the store's vector search alone (no keyword half), recall@5 by "
+                "class: "
+                + ", ".join(
+                    f"{c['class']} {c['recall_at_5']:.3f}"
+                    for c in alone["classes"]
+                    if "recall_at_5" in c
+                )
+                + f"; all labelled {alone['overall']['recall_at_5']:.3f} (as measured above: "
+                f"{run['overall']['recall_at_5']:.3f})."
+            )
         misses = [q for q in run["queries"] if q.get("recall_at_5", 1.0) < 1.0]
         if misses:
             out.append(f"\nLabelled queries with recall@5 below 1 ({len(misses)}):\n")

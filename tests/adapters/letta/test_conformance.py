@@ -45,9 +45,16 @@ async def test_the_store_is_certified_with_every_skip_explained() -> None:
     assert not lost, f"passed in the committed report, not now: {lost}"
 
 
+def patient_router(stores: list[MemoryStore]) -> MemoryStore:
+    """A router that waits for Letta: every check opens fresh stores, so each first write
+    creates a Letta agent and its first passage (0.7-1.2 s idle, more on a busy machine:
+    docs/adapters/letta.md#router)."""
+    return MemoryRouter(stores, deadline_s=30.0)
+
+
 async def test_a_router_over_sqlite_vec_and_letta_is_certified() -> None:
     urls = ["sqlite-vec://:memory:?name=sqlite-vec", f"{server_url()}&ids=:memory:&name=letta"]
-    report = await certify(url_factory(urls, combine=MemoryRouter), options=QUICK)
+    report = await certify(url_factory(urls, combine=patient_router), options=QUICK)
     assert report.summary["FAIL"] == report.summary["ERROR"] == 0, _failures(report)
     fidelity = report.data["header"]["adapter"]["fidelity"]
     assert fidelity["content"] == "native"
@@ -59,7 +66,7 @@ async def test_one_identity_in_both_children_and_a_forget_reaches_each() -> None
     sqlite = SqliteVecStore(":memory:", embedder=default_embedder(), name="sqlite-vec")
     letta = LettaStore.from_url(f"{server_url()}&ids=:memory:&name=letta")
     children: list[MemoryStore] = [sqlite, letta]
-    async with Memory(MemoryRouter(children)) as memory:
+    async with Memory(patient_router(children)) as memory:
         written = await memory.remember(
             {"agent_id": "a", "type": "semantic", "content": "Alice likes tea"}
         )

@@ -126,6 +126,24 @@ async def test_a_filter_that_keeps_only_the_least_similar_still_gets_k(
     assert sorted(h.content for h in hits) == ["quarterly tax forms", "the motorway was closed"]
 
 
+async def test_a_rare_type_or_user_still_gets_k(store: CheckedStore) -> None:
+    """Letta applies a search's tag filter after taking its top_k (a filtered search comes
+    back short, and would look exhausted): the store filters the types and the user itself,
+    searching deeper, so a type or user far down the ranking still gets its k."""
+    for i in range(30):
+        await store.remember({"agent_id": "a", "user_id": "many", "type": "semantic",
+                              "content": f"green tea number {i}"})  # fmt: skip
+    for content in ("file the quarterly tax forms", "renew the car insurance"):
+        await store.remember(
+            {"agent_id": "a", "user_id": "few", "type": "episodic", "content": content}
+        )
+    expected = ["file the quarterly tax forms", "renew the car insurance"]
+    for scope in ({"types": ["episodic"]}, {"user_id": "few"}):
+        request = {"agent_id": "a", "query": "green tea", "k": 2, **scope}
+        hits = (await store.recall(request)).results
+        assert sorted(h.content for h in hits) == expected, scope
+
+
 async def test_a_passage_the_id_map_does_not_name_is_not_a_record(
     raw: LettaStore, store: CheckedStore
 ) -> None:

@@ -14,7 +14,8 @@ rule chosen before measuring: the highest floor whose recall@5 is within ``max_r
 of the recall@5 without a floor.
 
 A diagnostic comes with it: every query asked once more of the store's vector search alone
-(``vector_only``), so a hybrid store's keyword half can be seen helping or hurting.
+(``vector_only``), so a hybrid store's keyword half can be seen helping or hurting; not for a
+store that takes no query vector (its search embeds the query text itself).
 """
 
 from __future__ import annotations
@@ -101,8 +102,11 @@ async def run_quality(
         overall, classes = _summarise(answers)
         # each query embedded once, exactly as the store embeds it, for the diagnostic and sweep
         vectors = [embedder.embed([str(q.recall["query"])])[0] for q in asked]
-        alone = await ask(floor=None, stage="vector search", vectors=vectors, embedder=embedder)
         declared = {str(c) for c in handle.store.capabilities().capabilities}
+        # a store that embeds the query text itself would search for "?": no diagnostic
+        alone = None
+        if "query_vector" in declared:
+            alone = await ask(floor=None, stage="vector search", vectors=vectors, embedder=embedder)
         floor = None
         if "relevance" in declared and floors:
             curve = await _sweep(
@@ -143,7 +147,11 @@ async def run_quality(
         "classes": classes,
         "skipped": skipped,
         "floor": floor,
-        "vector_only": dict(zip(("overall", "classes"), _summarise(alone), strict=True)),
+        "vector_only": (
+            None
+            if alone is None
+            else dict(zip(("overall", "classes"), _summarise(alone), strict=True))
+        ),
         "queries": [answer.report() for answer in answers],
     }
 
