@@ -8,12 +8,14 @@ filters apply inside the KNN, before the k nearest are chosen.
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Callable
 from typing import Any
 
 from mnemowire.adapters.sqlite_vec._keywords import add_record
 from mnemowire.kit import searchable_text
+from mnemowire.kit.audit import ENTRY_FIELDS, GENESIS, chain_digest
 
 __all__ = ["MIGRATIONS", "NEVER", "NO_USER", "cursor_key", "migrate", "user_key"]
 
@@ -139,7 +141,26 @@ def _v4(connection: Any, dimension: int) -> None:
 
 
 #: migration n (1-based) brings the schema from version n-1 to n; never edit a published one
-MIGRATIONS: list[Callable[[Any, int], None]] = [_v1, _v2, _v3, _v4]
+def _v5(connection: Any, dimension: int) -> None:
+    # the audit log becomes a hash chain (kit.audit): each entry's digest covers it and the one
+    # before, so `mnemowire audit verify` finds a changed, missing or moved entry. Entries
+    # written before get their digests now, in order (the one UPDATE the log ever allows).
+    connection.execute("ALTER TABLE audit_log ADD COLUMN digest TEXT")
+    connection.execute("DROP TRIGGER audit_log_append_only_update")
+    previous = GENESIS
+    for row in connection.execute(f"SELECT {', '.join(ENTRY_FIELDS)} FROM audit_log ORDER BY seq"):
+        entry = dict(zip(ENTRY_FIELDS, row, strict=True))
+        entry["ids"] = json.loads(entry["ids"])
+        entry["detail"] = json.loads(entry["detail"]) if entry["detail"] else None
+        previous = chain_digest(previous, entry)
+        connection.execute("UPDATE audit_log SET digest = ? WHERE seq = ?", (previous, row[0]))
+    connection.execute(
+        """CREATE TRIGGER audit_log_append_only_update BEFORE UPDATE ON audit_log
+            BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END"""
+    )
+
+
+MIGRATIONS: list[Callable[[Any, int], None]] = [_v1, _v2, _v3, _v4, _v5]
 
 
 def cursor_key(connection: Any) -> bytes:

@@ -25,6 +25,7 @@ from mnemowire.kit import (
     require_visible,
     searchable_text,
 )
+from mnemowire.kit.audit import GENESIS, chain_digest
 from mnemowire.kit.sql import expire_scope, forget_scope, merge_scope
 from mnemowire.models import (
     ExpireRequest,
@@ -116,17 +117,32 @@ def audit(  # noqa: PLR0917 (one audit_log row, column by column)
     detail: dict[str, Any] | None = None,
 ) -> None:
     """An audit_log row: what was done, to whose records, and a digest of the request (never
-    the request itself: a hard delete must leave no content behind)."""
+    the request itself: a hard delete must leave no content behind), chained to the row before
+    (kit.audit). The caller's transaction holds the write lock, so no other entry comes
+    between the read of the last one and this one."""
+    last = tx.execute("SELECT seq, digest FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
+    seq, previous = (1, GENESIS) if last is None else (last[0] + 1, last[1])
+    entry = {
+        "seq": seq,
+        "at": at,
+        "operation": operation,
+        "agent_id": agent_id,
+        "ids": list(ids),
+        "request_sha256": digest(payload),
+        "detail": detail or None,
+    }
     tx.execute(
-        "INSERT INTO audit_log(at, operation, agent_id, ids, request_sha256, detail) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO audit_log(seq, at, operation, agent_id, ids, request_sha256, detail, digest) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (
+            seq,
             at,
             operation,
             agent_id,
-            json.dumps(list(ids)),
-            digest(payload),
+            json.dumps(entry["ids"]),
+            entry["request_sha256"],
             json.dumps(detail) if detail else None,
+            chain_digest(previous, entry),
         ),
     )
 

@@ -12,6 +12,7 @@ gets its full k. Every operation is one transaction (``_database``; the writes: 
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -278,6 +279,25 @@ class SqliteVecStore(RecordOperations):
         """Governance: make staged (pending) writes of ``agent_id`` visible; returns the ids
         approved. Rejecting a staged write is forgetting it (docs/spec/v0.md#remember.pending)."""
         return await self._call(self._set_visible, agent_id, None, list(ids), "pending", "approve")
+
+    async def audit_entries(self) -> list[dict[str, Any]]:
+        """The audit log, oldest first: every entry with its chain digest (kit.audit), for
+        `mnemowire audit verify|export`."""
+        return await self._call(self._audit_entries)
+
+    def _audit_entries(self) -> list[dict[str, Any]]:
+        rows = self._db.connection.execute(
+            "SELECT seq, at, operation, agent_id, ids, request_sha256, detail, digest "
+            "FROM audit_log ORDER BY seq"
+        ).fetchall()
+        return [
+            {
+                "seq": seq, "at": at, "operation": operation, "agent_id": agent_id,
+                "ids": json.loads(ids), "request_sha256": request_sha256,
+                "detail": json.loads(detail) if detail else None, "digest": chained,
+            }
+            for seq, at, operation, agent_id, ids, request_sha256, detail, chained in rows
+        ]  # fmt: skip
 
     # -- plumbing ----------------------------------------------------------------------------
 

@@ -31,7 +31,9 @@ through a whole store built from it):
 ``mnemowire.kit.sql`` writes the scopes as SQL for relational stores, ``mnemowire.kit.keywords``
 the keyword rules (which words are indexed, searched and how matches rank), and
 ``mnemowire.kit.documents`` every operation for a store over a memory library that keeps each
-record as one document (``DocumentStore``, with the ``IdMap`` such a library's own ids need).
+record as one document (``DocumentStore``, with the ``IdMap`` such a library's own ids need),
+and ``mnemowire.kit.audit`` the audit log's hash chain (an entry's digest, ``verify``, the
+export with its head digest).
 """
 
 from mnemowire.filters import matches, operators_of

@@ -1,6 +1,7 @@
 """The ``mnemowire`` command line: thin click commands over the library, JSON in and out."""
 
 from mnemowire.apps.cli import (  # noqa: F401  (each module registers its commands on ``cli``)
+    _audit,
     _bench,
     _bench_adversarial,
     _bench_pgvector,

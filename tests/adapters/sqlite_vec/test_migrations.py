@@ -13,6 +13,7 @@ from mnemowire.adapters.sqlite_vec import SqliteVecStore, _schema
 from mnemowire.adapters.sqlite_vec._driver import connect, find_driver
 from mnemowire.adapters.sqlite_vec._keywords import token
 from mnemowire.embedders import HashEmbedder
+from mnemowire.kit.audit import verify
 from tests.adapters._support import CheckedStore
 
 
@@ -71,6 +72,10 @@ async def test_a_version_one_file_is_migrated_and_stays_searchable(tmp_path: Pat
             assert indexed == {token("a", w) for w in ("4471", "invoice", "zebracorn", "zx")}
         stored = await store.remember({"agent_id": "a", "type": "semantic", "content": "new"})
         assert stored.id
+        # the old entry got its digest in the migration; the new one chains to it
+        verdict = verify(await store.audit_entries())
+        assert verdict.ok, verdict.problem
+        assert verdict.entries == 2
 
 
 def test_a_failing_migration_leaves_the_file_as_it_was(

@@ -1,0 +1,108 @@
+"""``mnemowire audit verify|export``: the audit log's hash chain (``mnemowire.kit.audit``).
+
+``verify`` reads a store's log (``--store``) or an export of it (``--file``) and prints what it
+found as JSON: ``ok``, the entries read, the head digest, and for a broken chain the first
+entry that breaks it and why (exit 1). ``--head`` is a digest kept from an earlier export:
+the chain must still pass through it. ``export`` writes the log as JSON Lines, the head digest
+last, to keep somewhere the store's owner cannot rewrite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mnemowire.apps.cli._app import Exit, cli
+from mnemowire.errors import ConfigError, MnemowireError
+from mnemowire.kit.audit import Verdict, export_lines, verify
+
+
+@cli.group("audit")
+def audit_group() -> None:
+    """The audit log: check its hash chain, export it."""
+
+
+def _entries(url: str) -> list[dict[str, Any]]:
+    from mnemowire.registry import open_store
+
+    try:
+        store = open_store(url)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), param_hint="--store") from None
+    reader = getattr(store, "audit_entries", None)
+
+    async def read() -> list[dict[str, Any]]:
+        try:
+            if reader is None:
+                raise click.BadParameter(
+                    f"{store.name} keeps no audit log mnemowire can read (sqlite-vec stores do)",
+                    param_hint="--store",
+                )
+            entries: list[dict[str, Any]] = await reader()
+            return entries
+        finally:
+            await store.aclose()
+
+    try:
+        return asyncio.run(read())
+    except MnemowireError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _exported(path: Path) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """An export's entries and its closing head line (None when it has none: cut short)."""
+    try:
+        lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    except (OSError, ValueError) as exc:
+        raise click.BadParameter(f"cannot read {path}: {exc}", param_hint="--file") from None
+    if lines and set(lines[-1]) == {"head", "entries"}:
+        return lines[:-1], lines[-1]
+    return lines, None
+
+
+@audit_group.command("verify")
+@click.option("--store", "url", help="Store URL whose audit log to check.")
+@click.option("--file", "path", type=click.Path(path_type=Path), help="An export to check instead.")
+@click.option("--head", default=None, help="A head digest kept from earlier: must be on the chain.")
+def verify_command(url: str | None, path: Path | None, head: str | None) -> None:
+    """Check an audit log's hash chain; exit 1 when it is broken."""
+    if (url is None) == (path is None):
+        raise click.UsageError("give one of --store URL or --file EXPORT")
+    if path is not None:
+        entries, closing = _exported(path)
+        verdict = verify(entries, head=head)
+        if verdict.ok and (closing is None or closing["head"] != verdict.head):
+            verdict = Verdict(
+                False, verdict.entries, verdict.head, None,
+                "the export's last line is not the head of its entries: it was cut short or "
+                "edited" if closing is None else
+                f"the export says its head is {closing['head']}, its entries end in "
+                f"{verdict.head}",
+            )  # fmt: skip
+    else:
+        assert url is not None
+        verdict = verify(_entries(url), head=head)
+    click.echo(json.dumps(verdict.report()))
+    sys.exit(Exit.OK if verdict.ok else Exit.REJECTED)
+
+
+@audit_group.command("export")
+@click.option("--store", "url", required=True, help="Store URL whose audit log to export.")
+@click.option(
+    "--out", type=click.Path(path_type=Path), default=None, help="File to write (default: stdout)."
+)
+def export_command(url: str, out: Path | None) -> None:
+    """Write the audit log as JSON Lines, its head digest last."""
+    lines = export_lines(_entries(url))
+    if out is None:
+        for line in lines:
+            click.echo(line)
+        return
+    with out.open("w", encoding="utf-8") as sink:
+        for line in lines:
+            sink.write(line + "\n")
