@@ -194,12 +194,23 @@ def _v4(dimension: int) -> list[Statement]:
     ]
 
 
+def _v5(dimension: int) -> list[Statement]:
+    """The audit log as a hash chain (kit.audit): each new entry's place in the chain and its
+    digest. Entries written before keep neither: the chain starts with the first entry after
+    this migration (the log is append-only, and its history is not rewritten)."""
+    return [
+        sql.SQL("ALTER TABLE audit_log ADD COLUMN position bigint, ADD COLUMN digest text"),
+        sql.SQL("CREATE UNIQUE INDEX audit_log_position ON audit_log (position)"),
+    ]
+
+
 #: (description, statements for a vector dimension); append only, never edit a published one
 MIGRATIONS: list[tuple[str, Callable[[int], list[Statement]]]] = [
     ("memories, recalls, audit log, HNSW and full-text indexes", _v1),
     ("keyword index keyed by agent; erased ids", _v2),
     ("keyword index over the visible records' words, usable without statistics", _v3),
     ("record versions and seals, list orders, the cursor key", _v4),
+    ("the audit log's hash chain: each entry's position and digest", _v5),
 ]
 
 

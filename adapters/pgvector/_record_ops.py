@@ -7,6 +7,7 @@ from __future__ import annotations
 import builtins
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from mnemowire.adapters.pgvector import _browse
 from mnemowire.adapters.pgvector._database import Database
@@ -53,6 +54,19 @@ class RecordOperations:
     _result: Callable[[int, float], StoreResult]
     _results: Callable[[float], Callable[[int], StoreResult]]
     _set_visible: Callable[..., Awaitable[builtins.list[str]]]
+
+    async def audit_entries(self) -> builtins.list[dict[str, Any]]:
+        """The audit log's hash chain, oldest first, for `mnemowire audit verify|export`:
+        every entry since the chain began (schema version 5; older entries have no place in
+        it), numbered by its place (``seq``)."""
+        async with self._db.connection("audit") as conn:
+            cursor = await conn.execute(
+                "SELECT position, at, operation, agent_id, ids, request_sha256, detail, digest "
+                "FROM audit_log WHERE position IS NOT NULL ORDER BY position"
+            )
+            rows = await cursor.fetchall()
+        fields = ("seq", "at", "operation", "agent_id", "ids", "request_sha256", "detail")
+        return [{**dict(zip(fields, row[:7], strict=True)), "digest": row[7]} for row in rows]
 
     async def get(self, request: GetRequest) -> GetResponse:
         started = time.perf_counter()

@@ -21,9 +21,10 @@ from mnemowire.kit import (
     replay,
     searchable_text,
 )
+from mnemowire.kit.audit import GENESIS, chain_digest
 from mnemowire.models import RememberRequest, RememberResponse, StoreResult
 
-__all__ = ["audit_row", "existing", "insert_audit", "write"]
+__all__ = ["audit_row", "chained", "existing", "insert_audit", "write"]
 
 #: a response's stores[] entry for a count of records
 Result = Callable[[int], StoreResult]
@@ -39,8 +40,10 @@ _TYPES = (
     "int8", "text", "jsonb", "text", "float8", "float8", "text", "text", "text", "vector",
     "tsvector", "jsonb",
 )  # fmt: skip
-_AUDIT_COLUMNS = ("at", "operation", "agent_id", "ids", "request_sha256", "detail")
-_AUDIT_TYPES = ("int8", "text", "text", "jsonb", "text", "jsonb")
+_AUDIT_COLUMNS = (
+    "at", "operation", "agent_id", "ids", "request_sha256", "detail", "position", "digest"
+)  # fmt: skip
+_AUDIT_TYPES = ("int8", "text", "text", "jsonb", "text", "jsonb", "int8", "text")
 
 
 async def existing(
@@ -89,7 +92,7 @@ async def write(
     place in a batch message, so an error names the request."""
     replays = await existing(conn, [r for r, _ in batch], result, offset)
     rows: list[tuple[Any, ...]] = []
-    audits: list[tuple[Any, ...]] = []
+    audits: list[dict[str, Any]] = []
     out: list[RememberResponse] = []
     fresh: dict[str, tuple[RememberRequest, RememberResponse]] = {}
     for number, ((req, payload), vector, earlier) in enumerate(
@@ -121,7 +124,7 @@ async def write(
         return out
     if copy:
         await _copy(conn, "memories", _COLUMNS, _TYPES, rows)
-        await _copy(conn, "audit_log", _AUDIT_COLUMNS, _AUDIT_TYPES, audits)
+        await _copy(conn, "audit_log", _AUDIT_COLUMNS, _AUDIT_TYPES, await chained(conn, audits))
         return out
     [row] = rows
     cursor = await conn.execute(
@@ -139,31 +142,56 @@ async def write(
     return out
 
 
-def audit_row(  # noqa: PLR0917 (one audit_log row, column by column)
+def audit_row(  # noqa: PLR0917 (one audit_log entry, field by field)
     at: int,
     operation: str,
     agent_id: str,
     ids: Sequence[str],
     payload: Any,
     detail: dict[str, Any] | None,
-) -> tuple[Any, ...]:
-    """An audit_log row: what was done, to whose records, and a digest of the request (never
+) -> dict[str, Any]:
+    """An audit entry: what was done, to whose records, and a digest of the request (never
     the request itself: a hard delete must leave no content behind)."""
-    return (
-        at,
-        operation,
-        agent_id,
-        Jsonb(list(ids)),
-        digest(payload),
-        None if detail is None else Jsonb(detail),
-    )
+    return {
+        "at": at,
+        "operation": operation,
+        "agent_id": agent_id,
+        "ids": list(ids),
+        "request_sha256": digest(payload),
+        "detail": detail or None,
+    }
 
 
-async def insert_audit(conn: Any, row: tuple[Any, ...]) -> None:
+async def chained(conn: Any, entries: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """``entries`` as audit_log rows that continue the hash chain (kit.audit), each with its
+    position and digest. Writers of every process take the schema's audit lock first (held
+    to the end of the transaction), so no other entry comes between the last one read and
+    these; ``seq`` cannot number the chain, since a rolled-back insert leaves a gap in it."""
     await conn.execute(
-        f"INSERT INTO audit_log ({', '.join(_AUDIT_COLUMNS)}) VALUES (%s, %s, %s, %s, %s, %s)",
-        row,
+        "SELECT pg_advisory_xact_lock(hashtext('mnemowire.audit.' || current_schema()))"
     )
+    cursor = await conn.execute(
+        "SELECT position, digest FROM audit_log WHERE position IS NOT NULL "
+        "ORDER BY position DESC LIMIT 1"
+    )
+    last = await cursor.fetchone()
+    position, previous = (0, GENESIS) if last is None else (int(last[0]), str(last[1]))
+    rows = []
+    for entry in entries:
+        position += 1
+        previous = chain_digest(previous, {**entry, "seq": position})
+        detail = entry["detail"]
+        rows.append((
+            entry["at"], entry["operation"], entry["agent_id"], Jsonb(entry["ids"]),
+            entry["request_sha256"], None if detail is None else Jsonb(detail), position, previous,
+        ))  # fmt: skip
+    return rows
+
+
+async def insert_audit(conn: Any, entry: dict[str, Any]) -> None:
+    [row] = await chained(conn, [entry])
+    marks = ", ".join(["%s"] * len(_AUDIT_COLUMNS))
+    await conn.execute(f"INSERT INTO audit_log ({', '.join(_AUDIT_COLUMNS)}) VALUES ({marks})", row)
 
 
 def _row(
