@@ -249,6 +249,7 @@ def _embedders(rows: Sequence[Mapping[str, Any]]) -> str:
 
 def _records(results: Mapping[str, Any]) -> str:
     listing, got, seal = results["list"], results["get"], results["seal_verify"]
+    audit = results["audit_verify"]
     return "\n".join(
         [
             f"{results['records']:,} records of one agent in {results['store']} "
@@ -264,6 +265,8 @@ def _records(results: Mapping[str, Any]) -> str:
             f"{got['p50_ms']} / {got['p95_ms']} ms | p50 ≤ 2 ms |",
             f"| seal verification per hit, p50 / p95 | {seal['p50_us']} / {seal['p95_us']} µs | "
             "≤ 20 µs |",
+            f"| audit chain of {audit['entries']:,} entries read and verified, p50 (of which "
+            f"reading {audit['read_p50_s']} s) | {audit['p50_s']} s | ≤ 2 s |",
         ]
     )
 

@@ -1,6 +1,7 @@
 """Spec v0.1's record operations at scale: paging through one agent's 100k records with
 ``list`` (records per second, and resident memory from the first page to the last, which a
-keyset listing keeps flat), ``get`` of 100 ids, and checking a record seal.
+keyset listing keeps flat), ``get`` of 100 ids, checking a record seal, and verifying the audit
+log's hash chain (one entry per record).
 
 Everything goes through the validating boundary (``Memory``), as a caller's requests would:
 each page is validated against list.response on its way out. The records are bulk-imported
@@ -22,6 +23,7 @@ import numpy as np
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.apps.bench._timing import percentiles
 from mnemowire.embedders import HashEmbedder
+from mnemowire.kit.audit import verify
 from mnemowire.layers.memory import Memory
 from mnemowire.seals import SealKeys
 
@@ -119,6 +121,28 @@ def _seal_verify(rounds: int) -> dict[str, Any]:
     return {"p50_us": stats["p50_ms"], "p95_us": stats["p95_ms"], "n": rounds * 1000}
 
 
+async def _audit_verify(store: SqliteVecStore, rounds: int = 3) -> dict[str, Any]:
+    """The audit log's hash chain read and verified whole, as `mnemowire audit verify` does:
+    one entry per record loaded."""
+    totals, reads = [], []
+    entries, ok = 0, False
+    for _ in range(rounds):
+        started = time.perf_counter()
+        rows = await store.audit_entries()
+        read = time.perf_counter()
+        verdict = verify(rows)
+        totals.append(time.perf_counter() - started)
+        reads.append(read - started)
+        entries, ok = verdict.entries, verdict.ok
+    return {
+        "entries": entries,
+        "ok": ok,
+        "p50_s": round(sorted(totals)[len(totals) // 2], 3),
+        "read_p50_s": round(sorted(reads)[len(reads) // 2], 3),
+        "n": rounds,
+    }
+
+
 async def _run(count: int, get_rounds: int, seal_rounds: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="mnemowire-bench-records-") as folder:
         store = SqliteVecStore(str(Path(folder) / "records.db"), embedder=HashEmbedder(64))
@@ -128,6 +152,7 @@ async def _run(count: int, get_rounds: int, seal_rounds: int) -> dict[str, Any]:
             load_s = time.perf_counter() - load_started
             listing = await _list_all(memory)
             got = await _get(memory, ids, get_rounds)
+            audited = await _audit_verify(store)
     return {
         "store": "sqlite-vec (file, HashEmbedder 64-d)",
         "records": count,
@@ -135,6 +160,7 @@ async def _run(count: int, get_rounds: int, seal_rounds: int) -> dict[str, Any]:
         "list": listing,
         "get": got,
         "seal_verify": _seal_verify(seal_rounds),
+        "audit_verify": audited,
     }
 
 
