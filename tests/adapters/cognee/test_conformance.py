@@ -5,23 +5,21 @@ longer run is ``nox -s cognee -- certify``, committed in docs/conformance/cognee
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from mnemowire.adapters.cognee import CogneeStore
 from mnemowire.adapters.mem0 import Mem0Store
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.conformance import CHECKS, RunOptions, certify, load_report, url_factory
+from mnemowire.conformance import RunOptions, certify, url_factory
 from mnemowire.embedders import load_embedder
 from mnemowire.errors import UnsupportedError
 from mnemowire.layers.memory import Memory
 from mnemowire.layers.router import MemoryRouter
 from mnemowire.models import RecallRequest
 from mnemowire.protocol import MemoryStore
+from tests.adapters._certified import assert_certified
 
 QUICK = RunOptions(seed=7, examples=10, stateful_runs=5)
-COMMITTED = Path(__file__).resolve().parents[3] / "docs/conformance/cognee/report.json"
 #: the three stores in one process: sqlite-vec on torch (cognee holds transformers below 5,
 #: which the ONNX export needs), the same all-MiniLM-L6-v2 vectors
 ROUTED = [
@@ -31,25 +29,9 @@ ROUTED = [
 ]
 
 
-def _statuses(report: dict[str, object]) -> dict[str, str]:
-    checks = report["checks"]
-    assert isinstance(checks, list)
-    return {check["id"]: check["status"] for check in checks}
-
-
 async def test_the_store_is_certified_with_every_skip_explained() -> None:
     report = await certify(url_factory("cognee://:memory:"), options=QUICK)
-    assert report.summary["FAIL"] == report.summary["ERROR"] == 0, [
-        (c["id"], c["reason"]) for c in report.data["checks"] if c["status"] in ("FAIL", "ERROR")
-    ]
-    for check in report.data["checks"]:
-        if check["status"] == "SKIP":
-            assert check["reason"], check["id"]
-    now = _statuses(report.data)
-    assert len(now) == len(CHECKS)
-    committed = _statuses(load_report(COMMITTED).data)
-    lost = sorted(c for c, status in committed.items() if status == "PASS" and now[c] != "PASS")
-    assert not lost, f"passed in the committed report, not now: {lost}"
+    assert_certified(report, "cognee")
 
 
 def patient_router(stores: list[MemoryStore]) -> MemoryStore:
@@ -61,9 +43,7 @@ def patient_router(stores: list[MemoryStore]) -> MemoryStore:
 
 async def test_a_router_over_sqlite_vec_mem0_and_cognee_is_certified() -> None:
     report = await certify(url_factory(ROUTED, combine=patient_router), options=QUICK)
-    assert report.summary["FAIL"] == report.summary["ERROR"] == 0, [
-        (c["id"], c["reason"]) for c in report.data["checks"] if c["status"] in ("FAIL", "ERROR")
-    ]
+    assert_certified(report, "router-sqlite-vec-mem0-cognee")
     fidelity = report.data["header"]["adapter"]["fidelity"]
     assert fidelity["content"] == "native"
     assert fidelity["metadata"] == "encoded"

@@ -5,44 +5,23 @@ is ``nox -s letta -- certify``, committed in docs/conformance/letta/."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from mnemowire.adapters.letta import LettaStore
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.conformance import CHECKS, RunOptions, certify, load_report, url_factory
+from mnemowire.conformance import RunOptions, certify, url_factory
 from mnemowire.embedders import default_embedder
 from mnemowire.layers.memory import Memory
 from mnemowire.layers.router import MemoryRouter
 from mnemowire.models import RecallRequest
 from mnemowire.protocol import MemoryStore
+from tests.adapters._certified import assert_certified
 from tests.adapters.letta.conftest import server_url
 
 QUICK = RunOptions(seed=7, examples=10, stateful_runs=5)
-COMMITTED = Path(__file__).resolve().parents[3] / "docs/conformance/letta/report.json"
-
-
-def _statuses(report: dict[str, object]) -> dict[str, str]:
-    checks = report["checks"]
-    assert isinstance(checks, list)
-    return {check["id"]: check["status"] for check in checks}
-
-
-def _failures(report: object) -> list[tuple[str, str]]:
-    data = getattr(report, "data")  # noqa: B009
-    return [(c["id"], c["reason"]) for c in data["checks"] if c["status"] in ("FAIL", "ERROR")]
 
 
 async def test_the_store_is_certified_with_every_skip_explained() -> None:
     report = await certify(url_factory(f"{server_url()}&ids=:memory:"), options=QUICK)
-    assert report.summary["FAIL"] == report.summary["ERROR"] == 0, _failures(report)
-    for check in report.data["checks"]:
-        if check["status"] == "SKIP":
-            assert check["reason"], check["id"]
-    now = _statuses(report.data)
-    assert len(now) == len(CHECKS)
-    committed = _statuses(load_report(COMMITTED).data)
-    lost = sorted(c for c, status in committed.items() if status == "PASS" and now[c] != "PASS")
-    assert not lost, f"passed in the committed report, not now: {lost}"
+    assert_certified(report, "letta")
 
 
 def patient_router(stores: list[MemoryStore]) -> MemoryStore:
@@ -55,7 +34,7 @@ def patient_router(stores: list[MemoryStore]) -> MemoryStore:
 async def test_a_router_over_sqlite_vec_and_letta_is_certified() -> None:
     urls = ["sqlite-vec://:memory:?name=sqlite-vec", f"{server_url()}&ids=:memory:&name=letta"]
     report = await certify(url_factory(urls, combine=patient_router), options=QUICK)
-    assert report.summary["FAIL"] == report.summary["ERROR"] == 0, _failures(report)
+    assert_certified(report, "router-sqlite-vec-letta")
     fidelity = report.data["header"]["adapter"]["fidelity"]
     assert fidelity["content"] == "native"
     assert fidelity["metadata"] == "encoded"
