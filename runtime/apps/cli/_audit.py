@@ -40,7 +40,8 @@ def _entries(url: str) -> list[dict[str, Any]]:
         try:
             if reader is None:
                 raise click.BadParameter(
-                    f"{store.name} keeps no audit log mnemowire can read (sqlite-vec stores do)",
+                    f"{store.name} keeps no audit log mnemowire can read (sqlite-vec and "
+                    "pgvector stores do)",
                     param_hint="--store",
                 )
             entries: list[dict[str, Any]] = await reader()
