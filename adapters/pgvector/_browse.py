@@ -11,8 +11,9 @@ from psycopg.types.json import Jsonb
 
 from mnemowire.adapters.pgvector._filters import DIALECT
 from mnemowire.adapters.pgvector._sql import COLUMNS, lexemes_of
-from mnemowire.adapters.pgvector._writes import audit_row, insert_audit
+from mnemowire.adapters.pgvector._writes import insert_audit
 from mnemowire.kit import RecordRows, UpdatePlan
+from mnemowire.kit.audit import entry
 from mnemowire.kit.sql import get_scope, list_page, update_scope
 from mnemowire.models import GetRequest, ListRequest, UpdateRequest
 
@@ -89,4 +90,4 @@ async def apply_update(
         ),
     )
     detail = plan.audit_detail(req.reason)
-    await insert_audit(conn, audit_row(now, "update", req.agent_id, [req.id], payload, detail))
+    await insert_audit(conn, entry(now, "update", req.agent_id, [req.id], payload, detail))

@@ -11,8 +11,9 @@ from psycopg.types.json import Jsonb
 
 from mnemowire.adapters.pgvector._filters import DIALECT
 from mnemowire.adapters.pgvector._sql import COLUMNS, lexemes_of
-from mnemowire.adapters.pgvector._writes import audit_row, insert_audit
+from mnemowire.adapters.pgvector._writes import insert_audit
 from mnemowire.kit import MergePlan, forget_states, require_visible
+from mnemowire.kit.audit import entry
 from mnemowire.kit.sql import expire_scope, forget_scope, merge_scope
 from mnemowire.models import ExpireRequest, ForgetRequest, MergeRequest
 
@@ -60,7 +61,7 @@ async def forget(conn: Any, req: ForgetRequest, payload: dict[str, Any], now: in
         detail["erased_with"] = absorbed
     if req.reason is not None:
         detail["reason"] = req.reason
-    await insert_audit(conn, audit_row(now, "forget", req.agent_id, ids, payload, detail))
+    await insert_audit(conn, entry(now, "forget", req.agent_id, ids, payload, detail))
     return ids
 
 
@@ -116,7 +117,7 @@ async def merge(
     )
     ids = [req.canonical, *req.duplicates]
     detail = {"strategy": plan.strategy}
-    await insert_audit(conn, audit_row(now, "merge", req.agent_id, ids, payload, detail))
+    await insert_audit(conn, entry(now, "merge", req.agent_id, ids, payload, detail))
 
 
 async def expire(conn: Any, req: ExpireRequest, payload: dict[str, Any], now: int) -> list[str]:
@@ -145,7 +146,7 @@ async def expire(conn: Any, req: ExpireRequest, payload: dict[str, Any], now: in
     cursor = await conn.execute(statement, [*scope.args, *change_args])
     ids = [record_id for _, record_id in sorted(await cursor.fetchall())]
     detail = {"action": req.action}
-    await insert_audit(conn, audit_row(now, "expire", req.agent_id, ids, payload, detail))
+    await insert_audit(conn, entry(now, "expire", req.agent_id, ids, payload, detail))
     return ids
 
 
@@ -169,5 +170,5 @@ async def set_visible(  # noqa: PLR0917 (the store's approve and restore, one st
     found = {row[0] for row in await cursor.fetchall()}
     done = [record_id for record_id in dict.fromkeys(ids) if record_id in found]
     request = {"agent_id": agent_id, "ids": ids}
-    await insert_audit(conn, audit_row(now, operation, agent_id, done, request, None))
+    await insert_audit(conn, entry(now, operation, agent_id, done, request, None))
     return done

@@ -15,16 +15,15 @@ from mnemowire.errors import StoreError
 from mnemowire.kit import (
     TYPE_FIELDS,
     StoredWrite,
-    digest,
     in_batch,
     new_id,
     replay,
     searchable_text,
 )
-from mnemowire.kit.audit import GENESIS, chain_digest
+from mnemowire.kit.audit import GENESIS, chain_digest, entry
 from mnemowire.models import RememberRequest, RememberResponse, StoreResult
 
-__all__ = ["audit_row", "chained", "existing", "insert_audit", "write"]
+__all__ = ["chained", "existing", "insert_audit", "write"]
 
 #: a response's stores[] entry for a count of records
 Result = Callable[[int], StoreResult]
@@ -114,7 +113,7 @@ async def write(
         pending = req.approval_required
         rows.append(_row(record_id, req, payload, vector, now=now, pending=pending))
         detail = {"pending": True} if pending else None
-        audits.append(audit_row(now, "remember", req.agent_id, [record_id], payload, detail))
+        audits.append(entry(now, "remember", req.agent_id, [record_id], payload, detail))
         response = RememberResponse(
             id=record_id, stored_at=now, stores=[result(1)], pending_approval=pending
         )
@@ -142,26 +141,6 @@ async def write(
     return out
 
 
-def audit_row(  # noqa: PLR0917 (one audit_log entry, field by field)
-    at: int,
-    operation: str,
-    agent_id: str,
-    ids: Sequence[str],
-    payload: Any,
-    detail: dict[str, Any] | None,
-) -> dict[str, Any]:
-    """An audit entry: what was done, to whose records, and a digest of the request (never
-    the request itself: a hard delete must leave no content behind)."""
-    return {
-        "at": at,
-        "operation": operation,
-        "agent_id": agent_id,
-        "ids": list(ids),
-        "request_sha256": digest(payload),
-        "detail": detail or None,
-    }
-
-
 async def chained(conn: Any, entries: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
     """``entries`` as audit_log rows that continue the hash chain (kit.audit), each with its
     position and digest. Writers of every process take the schema's audit lock first (held
@@ -177,19 +156,19 @@ async def chained(conn: Any, entries: Sequence[dict[str, Any]]) -> list[tuple[An
     last = await cursor.fetchone()
     position, previous = (0, GENESIS) if last is None else (int(last[0]), str(last[1]))
     rows = []
-    for entry in entries:
+    for one in entries:
         position += 1
-        previous = chain_digest(previous, {**entry, "seq": position})
-        detail = entry["detail"]
+        previous = chain_digest(previous, {**one, "seq": position})
+        detail = one["detail"]
         rows.append((
-            entry["at"], entry["operation"], entry["agent_id"], Jsonb(entry["ids"]),
-            entry["request_sha256"], None if detail is None else Jsonb(detail), position, previous,
+            one["at"], one["operation"], one["agent_id"], Jsonb(one["ids"]),
+            one["request_sha256"], None if detail is None else Jsonb(detail), position, previous,
         ))  # fmt: skip
     return rows
 
 
-async def insert_audit(conn: Any, entry: dict[str, Any]) -> None:
-    [row] = await chained(conn, [entry])
+async def insert_audit(conn: Any, written: dict[str, Any]) -> None:
+    [row] = await chained(conn, [written])
     marks = ", ".join(["%s"] * len(_AUDIT_COLUMNS))
     await conn.execute(f"INSERT INTO audit_log ({', '.join(_AUDIT_COLUMNS)}) VALUES ({marks})", row)
 

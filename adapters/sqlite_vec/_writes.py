@@ -18,14 +18,13 @@ from mnemowire.kit import (
     TYPE_FIELDS,
     MergePlan,
     StoredWrite,
-    digest,
     forget_states,
     new_id,
     replay,
     require_visible,
     searchable_text,
 )
-from mnemowire.kit.audit import GENESIS, chain_digest
+from mnemowire.kit.audit import GENESIS, chain_digest, entry
 from mnemowire.kit.sql import expire_scope, forget_scope, merge_scope
 from mnemowire.models import (
     ExpireRequest,
@@ -122,15 +121,7 @@ def audit(  # noqa: PLR0917 (one audit_log row, column by column)
     between the read of the last one and this one."""
     last = tx.execute("SELECT seq, digest FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
     seq, previous = (1, GENESIS) if last is None else (last[0] + 1, last[1])
-    entry = {
-        "seq": seq,
-        "at": at,
-        "operation": operation,
-        "agent_id": agent_id,
-        "ids": list(ids),
-        "request_sha256": digest(payload),
-        "detail": detail or None,
-    }
+    written = {"seq": seq, **entry(at, operation, agent_id, ids, payload, detail)}
     tx.execute(
         "INSERT INTO audit_log(seq, at, operation, agent_id, ids, request_sha256, detail, digest) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -139,10 +130,10 @@ def audit(  # noqa: PLR0917 (one audit_log row, column by column)
             at,
             operation,
             agent_id,
-            json.dumps(entry["ids"]),
-            entry["request_sha256"],
-            json.dumps(detail) if detail else None,
-            chain_digest(previous, entry),
+            json.dumps(written["ids"]),
+            written["request_sha256"],
+            json.dumps(written["detail"]) if written["detail"] else None,
+            chain_digest(previous, written),
         ),
     )
 

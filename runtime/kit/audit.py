@@ -17,18 +17,49 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import rfc8785
 
-__all__ = ["ENTRY_FIELDS", "GENESIS", "Verdict", "chain_digest", "export_lines", "verify"]
+from mnemowire.kit._basics import digest
+
+__all__ = [
+    "ENTRY_FIELDS",
+    "GENESIS",
+    "Verdict",
+    "chain_digest",
+    "entry",
+    "export_lines",
+    "verify",
+]
 
 #: the previous digest of the first entry
 GENESIS = "0" * 64
 #: what an entry holds, in the order a store's audit table keeps it
 ENTRY_FIELDS = ("seq", "at", "operation", "agent_id", "ids", "request_sha256", "detail")
+
+
+def entry(  # noqa: PLR0917 (one audit entry, field by field)
+    at: int,
+    operation: str,
+    agent_id: str,
+    ids: Sequence[str],
+    request: Any,
+    detail: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """An audit entry but its place in the chain (``seq``, the store's to give): what was
+    done, to whose records, and a digest of the request, never the request itself (a hard
+    delete must leave no content behind)."""
+    return {
+        "at": at,
+        "operation": operation,
+        "agent_id": agent_id,
+        "ids": list(ids),
+        "request_sha256": digest(request),
+        "detail": dict(detail) if detail else None,
+    }
 
 
 def _entry(row: Mapping[str, Any]) -> dict[str, Any]:
