@@ -203,10 +203,7 @@ class CogneeStore(DocumentStore):
 
                 COGNEE.run(cognee.forget(dataset=self._dataset, user=self._user))
         finally:
-            self._ids.close()
-            if self._temporary:
-                for suffix in ("", "-wal", "-shm"):
-                    Path(f"{self._ids_file}{suffix}").unlink(missing_ok=True)
+            self._ids.close(delete=self._temporary)
             COGNEE.detach()
 
     # -- cognee's calls --------------------------------------------------------------------------

@@ -204,13 +204,11 @@ class LettaStore(DocumentStore):
             if self._throwaway:
                 self._discard()
         finally:
-            self._ids.close()
             self._db.close()
+            self._ids.close(delete=self._throwaway)
             self._client.close()
             self._embedding.shutdown()
             if self._throwaway:
-                for suffix in ("", "-wal", "-shm"):
-                    Path(f"{self._ids_file}{suffix}").unlink(missing_ok=True)
                 self._ids_file.parent.rmdir()
 
     def _discard(self) -> None:
@@ -297,7 +295,7 @@ class LettaStore(DocumentStore):
             where["after"] = str(page[-1].id)
 
     def _delete(self, letta_id: str, backend_id: str) -> None:
-        with letta_errors(self._name, self._base_url, self._timeout):
+        with self._errors():
             try:
                 self._client.agents.passages.delete(backend_id, agent_id=letta_id)
             except Exception as exc:
@@ -382,7 +380,11 @@ class LettaStore(DocumentStore):
         return self._add(record)
 
     def _rewrite(self, record: Record, *, text: str | None = None) -> None:
-        kept = None if text is not None else self._vector(record["backend_id"])
+        kept = (
+            None
+            if text is not None
+            else self._vectors([record["backend_id"]]).get(record["backend_id"])
+        )
         changed = {**record, "content": text} if text is not None else record
         new_id = self._add(changed, kept)
         self._ids.move(record["id"], new_id)  # from now on the new passage is the record
@@ -404,12 +406,6 @@ class LettaStore(DocumentStore):
             "INSERT OR REPLACE INTO vectors (backend_id, vector) VALUES (?, ?)",
             (backend_id, np.asarray(vector, dtype=np.float32).tobytes()),
         )
-
-    def _vector(self, backend_id: str) -> np.ndarray[Any, Any] | None:
-        row = self._db.execute(
-            "SELECT vector FROM vectors WHERE backend_id = ?", (backend_id,)
-        ).fetchone()
-        return None if row is None else np.frombuffer(row[0], dtype=np.float32)
 
     def _takes(self, query_vector: QueryEmbedding | None) -> bool:
         """Whether a caller's vector (a router's) is one the store's embedder would make."""

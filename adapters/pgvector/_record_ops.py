@@ -25,6 +25,7 @@ from mnemowire.kit import (
     searchable_text,
     to_wire,
 )
+from mnemowire.kit.audit import ENTRY_FIELDS
 from mnemowire.models import (
     GetRequest,
     GetResponse,
@@ -65,8 +66,9 @@ class RecordOperations:
                 "FROM audit_log WHERE position IS NOT NULL ORDER BY position"
             )
             rows = await cursor.fetchall()
-        fields = ("seq", "at", "operation", "agent_id", "ids", "request_sha256", "detail")
-        return [{**dict(zip(fields, row[:7], strict=True)), "digest": row[7]} for row in rows]
+        return [
+            {**dict(zip(ENTRY_FIELDS, row[:-1], strict=True)), "digest": row[-1]} for row in rows
+        ]
 
     async def get(self, request: GetRequest) -> GetResponse:
         started = time.perf_counter()

@@ -17,7 +17,15 @@ from mnemowire.adapters.sqlite_vec._keywords import add_record
 from mnemowire.kit import searchable_text
 from mnemowire.kit.audit import ENTRY_FIELDS, GENESIS, chain_digest
 
-__all__ = ["MIGRATIONS", "NEVER", "NO_USER", "cursor_key", "migrate", "user_key"]
+__all__ = [
+    "MIGRATIONS",
+    "NEVER",
+    "NO_USER",
+    "audit_entries",
+    "cursor_key",
+    "migrate",
+    "user_key",
+]
 
 #: expires_at stored for records that never expire (vec0 metadata columns cannot hold NULL)
 NEVER = 2**62
@@ -141,6 +149,21 @@ def _v4(connection: Any, dimension: int) -> None:
 
 
 #: migration n (1-based) brings the schema from version n-1 to n; never edit a published one
+def audit_entries(connection: Any) -> list[dict[str, Any]]:
+    """The audit log, oldest first: each row as a kit.audit entry with its ``digest`` (None
+    before the chain's migration gives it one)."""
+    rows = connection.execute(
+        f"SELECT {', '.join(ENTRY_FIELDS)}, digest FROM audit_log ORDER BY seq"
+    ).fetchall()
+    entries = []
+    for row in rows:
+        entry = dict(zip(ENTRY_FIELDS, row[:-1], strict=True))
+        entry["ids"] = json.loads(entry["ids"])
+        entry["detail"] = json.loads(entry["detail"]) if entry["detail"] else None
+        entries.append({**entry, "digest": row[-1]})
+    return entries
+
+
 def _v5(connection: Any, dimension: int) -> None:
     # the audit log becomes a hash chain (kit.audit): each entry's digest covers it and the one
     # before, so `mnemowire audit verify` finds a changed, missing or moved entry. Entries
@@ -148,12 +171,11 @@ def _v5(connection: Any, dimension: int) -> None:
     connection.execute("ALTER TABLE audit_log ADD COLUMN digest TEXT")
     connection.execute("DROP TRIGGER audit_log_append_only_update")
     previous = GENESIS
-    for row in connection.execute(f"SELECT {', '.join(ENTRY_FIELDS)} FROM audit_log ORDER BY seq"):
-        entry = dict(zip(ENTRY_FIELDS, row, strict=True))
-        entry["ids"] = json.loads(entry["ids"])
-        entry["detail"] = json.loads(entry["detail"]) if entry["detail"] else None
+    for entry in audit_entries(connection):
         previous = chain_digest(previous, entry)
-        connection.execute("UPDATE audit_log SET digest = ? WHERE seq = ?", (previous, row[0]))
+        connection.execute(
+            "UPDATE audit_log SET digest = ? WHERE seq = ?", (previous, entry["seq"])
+        )
     connection.execute(
         """CREATE TRIGGER audit_log_append_only_update BEFORE UPDATE ON audit_log
             BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END"""

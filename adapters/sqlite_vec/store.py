@@ -12,7 +12,6 @@ gets its full k. Every operation is one transaction (``_database``; the writes: 
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -26,7 +25,7 @@ from mnemowire.adapters.sqlite_vec._database import Database, Job
 from mnemowire.adapters.sqlite_vec._driver import find_driver
 from mnemowire.adapters.sqlite_vec._record_ops import RecordOperations
 from mnemowire.adapters.sqlite_vec._records import Scope
-from mnemowire.adapters.sqlite_vec._schema import NEVER
+from mnemowire.adapters.sqlite_vec._schema import NEVER, audit_entries
 from mnemowire.adapters.sqlite_vec._search import search
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import ConfigError, MnemowireError, UnavailableError
@@ -283,21 +282,7 @@ class SqliteVecStore(RecordOperations):
     async def audit_entries(self) -> list[dict[str, Any]]:
         """The audit log, oldest first: every entry with its chain digest (kit.audit), for
         `mnemowire audit verify|export`."""
-        return await self._call(self._audit_entries)
-
-    def _audit_entries(self) -> list[dict[str, Any]]:
-        rows = self._db.connection.execute(
-            "SELECT seq, at, operation, agent_id, ids, request_sha256, detail, digest "
-            "FROM audit_log ORDER BY seq"
-        ).fetchall()
-        return [
-            {
-                "seq": seq, "at": at, "operation": operation, "agent_id": agent_id,
-                "ids": json.loads(ids), "request_sha256": request_sha256,
-                "detail": json.loads(detail) if detail else None, "digest": chained,
-            }
-            for seq, at, operation, agent_id, ids, request_sha256, detail, chained in rows
-        ]  # fmt: skip
+        return await self._call(audit_entries, self._db.connection)
 
     # -- plumbing ----------------------------------------------------------------------------
 

@@ -105,6 +105,7 @@ class IdMap:
     opener)."""
 
     def __init__(self, path: Path) -> None:
+        self._path = Path(path)
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(
@@ -160,8 +161,12 @@ class IdMap:
         """Keep the id, forget the row: an erased id is never reused."""
         self._db.execute("UPDATE ids SET backend_id = NULL WHERE id = ?", (record_id,))
 
-    def close(self) -> None:
+    def close(self, *, delete: bool = False) -> None:
+        """Close the map; ``delete`` removes its file too (a throwaway store's)."""
         self._db.close()
+        if delete:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{self._path}{suffix}").unlink(missing_ok=True)
 
 
 class DocumentStore(abc.ABC):
