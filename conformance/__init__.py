@@ -26,6 +26,7 @@ from mnemowire.conformance import (  # noqa: F401  (register the checks)
     checks,
     fidelity,
     retention,
+    review,
 )
 from mnemowire.conformance._harness import (
     CHECKS,

@@ -9,7 +9,8 @@ plus ``health`` and ``capabilities``. What a store may offer beyond that is an o
 protocol of its own, tied to the capability that promises it: the operations spec v0.1 added
 (``GetStore``, ``ListStore``, ``RestoreStore``, ``UpdateStore``, ``BatchStore``: capabilities
 ``get``, ``list``, ``restore``, ``update``, ``remember_batch``), ``GraphStore`` (``graph``) and
-``ReviewStore`` (``governance``); ``BulkStore`` (bulk import) and ``MaintainedStore`` (vacuum,
+``ApprovingStore`` (``governance``), ``ReviewStore`` (spec v0.2: ``reviews``, ``decide``);
+``BulkStore`` (bulk import) and ``MaintainedStore`` (vacuum,
 prewarm) need none. Callers test for one with ``isinstance`` (and the declared capability),
 never with ``getattr``.
 
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from mnemowire.embedders import Vectors
     from mnemowire.models import (
         Capabilities,
+        DecideRequest,
+        DecideResponse,
         ExpireRequest,
         ExpireResponse,
         ForgetRequest,
@@ -52,12 +55,15 @@ if TYPE_CHECKING:
         RememberResponse,
         RestoreRequest,
         RestoreResponse,
+        ReviewsRequest,
+        ReviewsResponse,
         UpdateRequest,
         UpdateResponse,
     )
 
 __all__ = [
     "BY_CAPABILITY",
+    "ApprovingStore",
     "BatchStore",
     "BulkStore",
     "GetStore",
@@ -178,12 +184,24 @@ class MaintainedStore(Protocol):
 
 
 @runtime_checkable
-class ReviewStore(Protocol):
-    """Optional extra of a store that declares ``governance``: staged writes
+class ApprovingStore(Protocol):
+    """Optional extra of a store that declares ``governance``: staged remembers
     (``approval_required``) become visible when approved; rejecting one is forgetting it by id
-    (docs/spec/v0.md#remember.pending). Returns the ids approved, in request order."""
+    (docs/spec/v0.md#remember.pending). Returns the ids approved, in request order. The wire's
+    way to decide is ``decide`` (``ReviewStore``); this one stays for stores without it."""
 
     async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]: ...
+
+
+@runtime_checkable
+class ReviewStore(Protocol):
+    """Optional (capabilities ``reviews`` and ``decide``, spec v0.2): pending reviews listed
+    with their diffs (docs/spec/v0.2.md#review.list), and one decided at a time, exactly once
+    (docs/spec/v0.2.md#review.decide)."""
+
+    async def reviews(self, request: ReviewsRequest) -> ReviewsResponse: ...
+
+    async def decide(self, request: DecideRequest) -> DecideResponse: ...
 
 
 @runtime_checkable
@@ -228,7 +246,9 @@ class BatchStore(Protocol):
 #: the optional protocols a declared capability promises (a store declaring the capability
 #: without the protocol cannot be reached through a router for it)
 BY_CAPABILITY: dict[str, type[Any]] = {
-    "governance": ReviewStore,
+    "governance": ApprovingStore,
+    "reviews": ReviewStore,
+    "decide": ReviewStore,
     "get": GetStore,
     "list": ListStore,
     "restore": RestoreStore,

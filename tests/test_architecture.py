@@ -285,7 +285,7 @@ def test_no_hand_written_copy_of_the_spec_vocabulary() -> None:
         'choices = ["rrf", "max", "weighted"]',
         'FIELDS = {"event_time", "location", "participants", "sentiment", "valence", "arousal",'
         ' "emotion", "target"}',
-        'keys = ("store", "spec_version", "capabilities", "fidelity")',
+        'keys = ("store", "spec_version", "capabilities", "fidelity", "staging_policy")',
     ],
 )
 def test_a_planted_copy_of_the_vocabulary_is_found(planted: str) -> None:

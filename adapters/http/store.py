@@ -37,6 +37,8 @@ from mnemowire.errors import ConfigError, MnemowireError, StoreError, Unavailabl
 from mnemowire.kit import elapsed_ms, json_bytes, number, text, to_wire, url_options
 from mnemowire.models import (
     Capabilities,
+    DecideRequest,
+    DecideResponse,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
@@ -57,10 +59,13 @@ from mnemowire.models import (
     RememberResponse,
     RestoreRequest,
     RestoreResponse,
+    ReviewsRequest,
+    ReviewsResponse,
     UpdateRequest,
     UpdateResponse,
     v0,
     v0_1,
+    v0_2,
 )
 from mnemowire.protocol import QueryEmbedding
 
@@ -70,7 +75,7 @@ __all__ = ["TOKEN_VARIABLE", "HttpStore"]
 TOKEN_VARIABLE = "MNEMOWIRE_TOKEN"
 URL_OPTIONS = {"timeout": number(minimum=0.001), "token_env": text, "embedder": text, "name": text}
 #: the spec versions this client speaks, newest first: the first one the server serves is used
-SPEC_VERSIONS = (v0_1.SPEC_VERSION, v0.SPEC_VERSION)
+SPEC_VERSIONS = (v0_2.SPEC_VERSION, v0_1.SPEC_VERSION, v0.SPEC_VERSION)
 R = TypeVar("R", bound=BaseModel)
 log = logging.getLogger("mnemowire.http")
 
@@ -226,6 +231,12 @@ class HttpStore:
 
     async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
         return await self._post("remember_batch", to_wire(request), RememberBatchResponse)
+
+    async def reviews(self, request: ReviewsRequest) -> ReviewsResponse:
+        return await self._post("reviews", to_wire(request), ReviewsResponse)
+
+    async def decide(self, request: DecideRequest) -> DecideResponse:
+        return await self._post("decide", to_wire(request), DecideResponse)
 
     async def health(self) -> Health:
         """The server's health; ``down`` (with the reason) when it cannot be reached."""

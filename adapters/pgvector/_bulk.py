@@ -15,6 +15,7 @@ from mnemowire.adapters.pgvector._migrations import HNSW_M, keyword_index, vecto
 from mnemowire.adapters.pgvector._writes import Result, write
 from mnemowire.embedders import Vectors
 from mnemowire.kit import searchable_text
+from mnemowire.kit.staging import StagingRules
 from mnemowire.models import RememberRequest, RememberResponse
 
 __all__ = ["BulkOptions", "bulk_import"]
@@ -29,6 +30,8 @@ class BulkOptions:
     batch_size: int
     rebuild_index: bool
     concurrency: int
+    #: the store's staging policy: a bulk import is staged like any remember
+    policy: StagingRules | None = None
 
 
 async def bulk_import(
@@ -45,7 +48,7 @@ async def bulk_import(
     if options.rebuild_index:
         if vectors is None:  # embed everything first: never inside the long transaction
             vectors = await embed([searchable_text(r.type, r.content) for r, _ in typed])
-        return await _rebuild(db, typed, vectors, options.batch_size, clock, results)
+        return await _rebuild(db, typed, vectors, options, clock, results)
     batch_size = options.batch_size
     batches = [
         (start, typed[start : start + batch_size]) for start in range(0, len(typed), batch_size)
@@ -65,8 +68,9 @@ async def bulk_import(
                 embedded = vectors[start : start + len(batch)]
             async with db.transaction("remember_many") as conn:
                 return await write(
-                    conn, batch, embedded, now=clock(), result=results(began), copy=True
-                )
+                    conn, batch, embedded, now=clock(), result=results(began), copy=True,
+                    policy=options.policy,
+                )  # fmt: skip
 
     try:  # a failure cancels (rolls back) the batches still running
         async with asyncio.TaskGroup() as group:
@@ -80,7 +84,7 @@ async def _rebuild(  # noqa: PLR0917
     db: Database,
     typed: Typed,
     vectors: Vectors,
-    batch_size: int,
+    options: BulkOptions,
     clock: Callable[[], int],
     results: Callable[[float], Result],
 ) -> list[RememberResponse]:
@@ -98,6 +102,7 @@ async def _rebuild(  # noqa: PLR0917
         # through) made a 100k COPY ~20 % slower
         await conn.execute("DROP INDEX memories_embedding")
         await conn.execute("DROP INDEX memories_search")
+        batch_size = options.batch_size
         for start in range(0, len(typed), batch_size):
             responses.extend(
                 await write(
@@ -107,6 +112,7 @@ async def _rebuild(  # noqa: PLR0917
                     now=clock(),
                     result=results(started),
                     copy=True,
+                    policy=options.policy,
                 )
             )
         await conn.execute(

@@ -9,15 +9,16 @@ from typing import Any
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
+from mnemowire.adapters.pgvector import _reviews
 from mnemowire.adapters.pgvector._filters import DIALECT
 from mnemowire.adapters.pgvector._sql import COLUMNS, lexemes_of
 from mnemowire.adapters.pgvector._writes import insert_audit
 from mnemowire.kit import MergePlan, forget_states, require_visible
 from mnemowire.kit.audit import entry
 from mnemowire.kit.sql import expire_scope, forget_scope, merge_scope
-from mnemowire.models import ExpireRequest, ForgetRequest, MergeRequest
+from mnemowire.models import DecideRequest, ExpireRequest, ForgetRequest, MergeRequest
 
-__all__ = ["expire", "forget", "merge", "merge_targets", "set_visible"]
+__all__ = ["expire", "forget", "merge", "merge_targets", "reject", "set_visible"]
 
 
 async def forget(conn: Any, req: ForgetRequest, payload: dict[str, Any], now: int) -> list[str]:
@@ -55,6 +56,7 @@ async def forget(conn: Any, req: ForgetRequest, payload: dict[str, Any], now: in
     cursor = await conn.execute(statement, args)
     rows = sorted(await cursor.fetchall())
     ids = [record_id for _, record_id, named in rows if named]
+    await _reviews.withdraw(conn, ids, now, erase=hard)
     detail: dict[str, Any] = {"hard_delete": hard}
     absorbed = [record_id for _, record_id, named in rows if not named]
     if absorbed:
@@ -150,6 +152,28 @@ async def expire(conn: Any, req: ExpireRequest, payload: dict[str, Any], now: in
     return ids
 
 
+async def reject(conn: Any, req: DecideRequest, operation: str, now: int) -> list[str]:
+    """A rejected review's staged write discarded ([review.decide]): a staged remember's record
+    erased (``hard``, its id spent) or kept forgotten; a staged forget or merge changed
+    nothing. The ids changed."""
+    if operation != "remember":
+        return []
+    if req.hard:
+        await conn.execute(
+            "WITH gone AS (DELETE FROM memories WHERE id = %s AND state = 'pending' "
+            "RETURNING id) INSERT INTO erased (id) SELECT id FROM gone ON CONFLICT DO NOTHING",
+            (req.review_id,),
+        )
+        await _reviews.erase_requests(conn, [req.review_id])
+    else:
+        await conn.execute(
+            "UPDATE memories SET state = 'deleted', updated_at = %s "
+            "WHERE id = %s AND state = 'pending'",
+            (now, req.review_id),
+        )
+    return [req.review_id]
+
+
 async def set_visible(  # noqa: PLR0917 (the store's approve and restore, one statement each)
     conn: Any,
     agent_id: str,
@@ -169,6 +193,12 @@ async def set_visible(  # noqa: PLR0917 (the store's approve and restore, one st
     )
     found = {row[0] for row in await cursor.fetchall()}
     done = [record_id for record_id in dict.fromkeys(ids) if record_id in found]
+    if from_state == "pending" and done:  # approved outside the review queue: its review ends
+        await conn.execute(
+            "UPDATE reviews SET state = 'approved', decision = jsonb_build_object('at', %s) "
+            "WHERE state = 'pending' AND review_id = ANY(%s)",
+            (now, done),
+        )
     request = {"agent_id": agent_id, "ids": ids}
     await insert_audit(conn, entry(now, operation, agent_id, done, request, None))
     return done

@@ -204,6 +204,48 @@ def _v5(dimension: int) -> list[Statement]:
     ]
 
 
+def _v6(dimension: int) -> list[Statement]:
+    """Spec v0.2's review queue: one row per staged write (a remember's review id is its
+    record's id), pending until decided or withdrawn, with the decision once made; review ids
+    compare byte by byte (the queue's order). Records staged before get their reviews, their
+    request rebuilt from the record."""
+    scalars = ", ".join(f"'{name}', {name}" for name in _STAGED_SCALARS)
+    return [
+        sql.SQL(
+            """CREATE TABLE reviews (
+                review_id text COLLATE "C" PRIMARY KEY,
+                agent_id text NOT NULL,
+                user_id text,
+                operation text NOT NULL CHECK (operation IN ('remember', 'forget', 'merge')),
+                request jsonb NOT NULL,
+                staged_by text NOT NULL,
+                requested_at bigint NOT NULL,
+                state text NOT NULL CHECK (state IN
+                    ('pending', 'approved', 'merged', 'rejected', 'withdrawn')),
+                decision jsonb
+            )"""
+        ),
+        sql.SQL("CREATE INDEX reviews_queue ON reviews (agent_id, state, review_id)"),
+        sql.SQL(
+            "INSERT INTO reviews (review_id, agent_id, user_id, operation, request, staged_by, "
+            "requested_at, state) SELECT id, agent_id, user_id, 'remember', "
+            f"jsonb_strip_nulls(jsonb_build_object({scalars})) "
+            "|| jsonb_build_object('metadata', metadata) "
+            "|| CASE WHEN participants IS NULL THEN '{}'::jsonb "
+            "ELSE jsonb_build_object('participants', participants) END "
+            """|| '{"approval_required": true}'::jsonb, """
+            "'caller', created_at, 'pending' FROM memories WHERE state = 'pending'"
+        ),
+    ]
+
+
+#: a remember's scalar fields a record keeps as they were sent
+_STAGED_SCALARS = (
+    "agent_id", "user_id", "type", "content", "confidence", "source", "expires_at",
+    "event_time", "location", "sentiment", "valence", "arousal", "emotion", "target",
+)  # fmt: skip
+
+
 #: (description, statements for a vector dimension); append only, never edit a published one
 MIGRATIONS: list[tuple[str, Callable[[int], list[Statement]]]] = [
     ("memories, recalls, audit log, HNSW and full-text indexes", _v1),
@@ -211,6 +253,7 @@ MIGRATIONS: list[tuple[str, Callable[[int], list[Statement]]]] = [
     ("keyword index over the visible records' words, usable without statistics", _v3),
     ("record versions and seals, list orders, the cursor key", _v4),
     ("the audit log's hash chain: each entry's position and digest", _v5),
+    ("the review queue of spec v0.2", _v6),
 ]
 
 
@@ -304,4 +347,5 @@ def grant_statements(schema: str, role: str) -> list[Statement]:
             s, s, r
         ),
         sql.SQL("GRANT SELECT, INSERT ON {}.audit_log, {}.erased TO {}").format(s, s, r),
+        sql.SQL("GRANT SELECT, INSERT, UPDATE ON {}.reviews TO {}").format(s, r),
     ]

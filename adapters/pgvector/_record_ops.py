@@ -26,6 +26,7 @@ from mnemowire.kit import (
     to_wire,
 )
 from mnemowire.kit.audit import ENTRY_FIELDS
+from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     GetRequest,
     GetResponse,
@@ -51,6 +52,7 @@ class RecordOperations:
     _cursors: Cursors | None
     _setup: EmbedderSetup
     _sizes: AgentSizes
+    _policy: StagingRules | None
     _embed: Callable[[builtins.list[str]], Awaitable[Vectors]]
     _result: Callable[[int, float], StoreResult]
     _results: Callable[[float], Callable[[int], StoreResult]]
@@ -121,7 +123,7 @@ class RecordOperations:
         async with self._db.transaction("remember_batch") as conn:
             results = await write(
                 conn, batch, vectors, now=self._clock(), result=self._results(started),
-                copy=True, offset=0,
+                copy=True, offset=0, policy=self._policy,
             )  # fmt: skip
         self._sizes.changed({r.agent_id for r, _ in batch})
         return batch_answer(results, self._result(len(results), started))

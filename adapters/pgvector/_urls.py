@@ -24,6 +24,7 @@ URL_OPTIONS = {
     "pool_timeout": number(positive=True),
     "ef_search": integer(minimum=1, maximum=1000),
     "replica": text,
+    "policy": text,
 }
 
 

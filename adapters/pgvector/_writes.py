@@ -9,6 +9,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from mnemowire.adapters.pgvector import _reviews
 from mnemowire.adapters.pgvector._sql import lexemes_of
 from mnemowire.embedders import Vectors
 from mnemowire.errors import StoreError
@@ -21,6 +22,8 @@ from mnemowire.kit import (
     searchable_text,
 )
 from mnemowire.kit.audit import GENESIS, chain_digest, entry
+from mnemowire.kit.reviews import kept_request, staging
+from mnemowire.kit.staging import StagingRules
 from mnemowire.models import RememberRequest, RememberResponse, StoreResult
 
 __all__ = ["chained", "existing", "insert_audit", "write"]
@@ -85,15 +88,18 @@ async def write(
     result: Result,
     copy: bool = False,
     offset: int | None = None,
+    policy: StagingRules | None = None,
 ) -> list[RememberResponse]:
     """Store new records (replaying ids that exist): one INSERT, or COPY for bulk (``copy``).
     A duplicate id inside the batch replays its first occurrence. ``offset``: the batch's
-    place in a batch message, so an error names the request."""
+    place in a batch message, so an error names the request; ``policy``: the store's staging
+    policy, which may stage a record its request did not."""
     replays = await existing(conn, [r for r, _ in batch], result, offset)
     rows: list[tuple[Any, ...]] = []
     audits: list[dict[str, Any]] = []
     out: list[RememberResponse] = []
     fresh: dict[str, tuple[RememberRequest, RememberResponse]] = {}
+    staged: list[tuple[str, RememberRequest, dict[str, Any], str]] = []
     for number, ((req, payload), vector, earlier) in enumerate(
         zip(batch, vectors, replays, strict=True)
     ):
@@ -110,8 +116,11 @@ async def write(
             out.append(response.model_copy(update={"replayed": True}))
             continue
         record_id = req.id or new_id()
-        pending = req.approval_required
+        staged_by = staging(policy, "remember", req, payload)
+        pending = staged_by is not None
         rows.append(_row(record_id, req, payload, vector, now=now, pending=pending))
+        if staged_by is not None:
+            staged.append((record_id, req, payload, staged_by))
         detail = {"pending": True} if pending else None
         audits.append(entry(now, "remember", req.agent_id, [record_id], payload, detail))
         response = RememberResponse(
@@ -124,6 +133,7 @@ async def write(
     if copy:
         await _copy(conn, "memories", _COLUMNS, _TYPES, rows)
         await _copy(conn, "audit_log", _AUDIT_COLUMNS, _AUDIT_TYPES, await chained(conn, audits))
+        await _queue(conn, staged, now)
         return out
     [row] = rows
     cursor = await conn.execute(
@@ -138,7 +148,25 @@ async def write(
             raise StoreError(f"id {req.id!r} vanished while being written; retry")
         return [raced]
     await insert_audit(conn, audits[0])
+    await _queue(conn, staged, now)
     return out
+
+
+async def _queue(
+    conn: Any, staged: Sequence[tuple[str, RememberRequest, dict[str, Any], str]], now: int
+) -> None:
+    """Each staged remember's review ([review.staging]): its id is the record's."""
+    for record_id, req, payload, staged_by in staged:
+        await _reviews.stage(
+            conn,
+            review_id=record_id,
+            operation="remember",
+            agent_id=req.agent_id,
+            user_id=req.user_id,
+            request=kept_request("remember", payload),
+            staged_by=staged_by,
+            now=now,
+        )
 
 
 async def chained(conn: Any, entries: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:

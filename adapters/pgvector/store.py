@@ -24,18 +24,14 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import psycopg
-from psycopg import sql
 from psycopg.rows import dict_row
 
 from mnemowire import __version__
 from mnemowire.adapters.pgvector import _changes
 from mnemowire.adapters.pgvector._bulk import BulkOptions, bulk_import
-from mnemowire.adapters.pgvector._database import Database, one
-from mnemowire.adapters.pgvector._migrations import (
-    grant_statements,
-)
+from mnemowire.adapters.pgvector._database import Database
 from mnemowire.adapters.pgvector._record_ops import RecordOperations
+from mnemowire.adapters.pgvector._review_ops import ReviewOperations
 from mnemowire.adapters.pgvector._search import (
     AgentSizes,
     keyword_matches,
@@ -44,6 +40,7 @@ from mnemowire.adapters.pgvector._search import (
     stale_records,
 )
 from mnemowire.adapters.pgvector._sql import Scope
+from mnemowire.adapters.pgvector._upkeep import Upkeep
 from mnemowire.adapters.pgvector._urls import host, parse_url, public_name
 from mnemowire.adapters.pgvector._writes import existing, write
 from mnemowire.embedders import Embedder, Vectors
@@ -65,6 +62,8 @@ from mnemowire.kit import (
     to_wire,
 )
 from mnemowire.kit.keywords import keyword_terms, rare_terms
+from mnemowire.kit.reviews import staging
+from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     SPEC_VERSION,
     Capabilities,
@@ -89,11 +88,13 @@ __all__ = ["CAPABILITIES", "SPEC_VERSIONS", "PgVectorStore"]
 
 #: the spec versions this store speaks, oldest first (``capabilities`` reports the newest)
 SPEC_VERSIONS = (v0.SPEC_VERSION, SPEC_VERSION)
-#: everything the spec defines but ``graph``: the store knows no neighbours
-CAPABILITIES = tuple(c.value for c in Capability if c != Capability.GRAPH)
+#: ``graph``: the store knows no neighbours; ``staging_policy``: declared when one is set
+UNDECLARED = {Capability.GRAPH, Capability.STAGING_POLICY}
+#: everything else the spec defines
+CAPABILITIES = tuple(c.value for c in Capability if c not in UNDECLARED)
 
 
-class PgVectorStore(RecordOperations):
+class PgVectorStore(RecordOperations, ReviewOperations, Upkeep):
     """A memorywire store in a PostgreSQL database with pgvector.
 
     >>> store = PgVectorStore.from_url("pgvector://app@db:5432/memory", embedder=embedder)
@@ -125,6 +126,7 @@ class PgVectorStore(RecordOperations):
         ef_search: int = 100,
         read_dsn: str | None = None,
         tracer: Callable[[str, dict[str, Any]], None] | None = None,
+        policy: StagingRules | None = None,
     ) -> None:
         if not 0 <= pool_min <= pool_max or pool_max < 1:
             raise ConfigError(
@@ -140,6 +142,8 @@ class PgVectorStore(RecordOperations):
         self._name = name or public_name(dsn, schema)
         self._clock = clock
         self._tracer = tracer
+        #: the operator's staging policy (docs/spec/v0.2.md#review.policy), if any
+        self._policy = policy
         connect = functools.partial(
             Database,
             schema=schema,
@@ -175,7 +179,8 @@ class PgVectorStore(RecordOperations):
         Store options: ``embedder`` (e.g. ``hash:64``), ``name``, ``schema`` (default public),
         ``extension_schema`` (where to create pgvector if missing), ``pool_min``, ``pool_max``,
         ``pool_timeout`` (seconds), ``ef_search``, ``replica`` (``host:port`` of a streaming
-        replica for recall's searches). Every other option must be a libpq parameter
+        replica for recall's searches), ``policy`` (a staging policy's JSON file:
+        docs/governance.md#policy). Every other option must be a libpq parameter
         (``sslmode=require``, ``connect_timeout=5``, ``host=/var/run/postgresql``, ...); any
         other name is a ConfigError with the closest known one. ``clock`` is the constructor's
         (epoch ms), as for every store opened by URL.
@@ -197,6 +202,7 @@ class PgVectorStore(RecordOperations):
             pool_timeout=options.get("pool_timeout", 10.0),
             ef_search=options.get("ef_search", 100),
             read_dsn=read_dsn,
+            policy=StagingRules.load(options["policy"]) if "policy" in options else None,
         )
 
     @property
@@ -225,7 +231,8 @@ class PgVectorStore(RecordOperations):
             await self._replica.close()
 
     def capabilities(self) -> Capabilities:
-        return declare(self._name, SPEC_VERSIONS[-1], CAPABILITIES)
+        policy = None if self._policy is None else self._policy.document
+        return declare(self._name, SPEC_VERSIONS[-1], CAPABILITIES, staging_policy=policy)
 
     # -- the five operations -----------------------------------------------------------------
 
@@ -241,8 +248,9 @@ class PgVectorStore(RecordOperations):
         vectors = await self._embed([searchable_text(req.type, req.content)])
         async with self._db.transaction("remember") as conn:
             [response] = await write(
-                conn, [(req, payload)], vectors, now=self._clock(), result=self._results(started)
-            )
+                conn, [(req, payload)], vectors, now=self._clock(),
+                result=self._results(started), policy=self._policy,
+            )  # fmt: skip
         self._sizes.changed([req.agent_id])
         return response
 
@@ -283,6 +291,9 @@ class PgVectorStore(RecordOperations):
 
     async def forget(self, request: ForgetRequest) -> ForgetResponse:
         req, payload = request, to_wire(request)
+        staged_by = staging(self._policy, "forget", req, payload)
+        if staged_by is not None:  # [review.staging]
+            return await self._stage_forget(req, payload, staged_by)
         started = time.perf_counter()
         async with self._db.transaction("forget") as conn:
             ids = await _changes.forget(conn, req, payload, self._clock())
@@ -296,6 +307,9 @@ class PgVectorStore(RecordOperations):
 
     async def merge(self, request: MergeRequest) -> MergeResponse:
         req, payload = request, to_wire(request)
+        staged_by = staging(self._policy, "merge", req, payload)
+        if staged_by is not None:  # [review.staging]
+            return await self._stage_merge(req, payload, staged_by)
         await self._setup()
         started = time.perf_counter()
         MergePlan.refuse_self_merge(req)
@@ -379,7 +393,7 @@ class PgVectorStore(RecordOperations):
                 embed=self._embed,
                 clock=self._clock,
                 results=self._results,
-                options=BulkOptions(batch_size, rebuild_index, concurrency),
+                options=BulkOptions(batch_size, rebuild_index, concurrency, self._policy),
             )
         finally:  # batches already committed count, even when a later one failed
             self._sizes.changed({r.agent_id for r, _ in typed})
@@ -391,80 +405,6 @@ class PgVectorStore(RecordOperations):
         """Governance: make staged (pending) writes of ``agent_id`` visible; returns the ids
         approved. Rejecting a staged write is forgetting it (docs/spec/v0.md#remember.pending)."""
         return await self._set_visible(agent_id, None, list(ids), "pending", "approve")
-
-    async def grant(self, role: str) -> None:
-        """Give ``role`` what it needs to run this store and no more (run as the schema's
-        owner, after the first open). The audit log gets SELECT and INSERT only: that role can
-        neither change history nor disable the trigger that guards it."""
-        async with self._db.transaction("grant") as conn:
-            for statement in grant_statements(self.schema, role):
-                await conn.execute(statement)
-
-    async def vacuum(self, *, erase: bool = False) -> list[str]:
-        """VACUUM (ANALYZE) the store's tables, what autovacuum would do soon anyway: after a
-        bulk import, so the visibility map and statistics are current before traffic arrives
-        (instead of an autovacuum of the HNSW index competing with it), or after hard deletes,
-        to reclaim the space of erased records at once. Needs the table owner (or MAINTAIN).
-
-        ``erase=True`` also removes what a hard delete leaves in the database files until then
-        (docs/adapters/pgvector.md, "Erasure", has the measurements): the deleted row versions
-        stay in the table's pages until VACUUM; the full-text (GIN) index keeps a deleted
-        record's words as keys even after VACUUM, until it is rebuilt, so it is rebuilt
-        (``REINDEX CONCURRENTLY``: reads and writes go on meanwhile); then a CHECKPOINT writes
-        the cleaned pages to the data files (skipped, and said so, without the privilege).
-        Returns the statements run. The write-ahead log keeps its copies until its segments
-        are recycled and overwritten, and backups and replicas keep theirs: outside the store.
-        """
-        self._sizes.expire()
-        done: list[str] = []
-        async with self._db.connection("vacuum") as conn:
-            for table in ("memories", "recalls"):
-                statement = sql.SQL("VACUUM (ANALYZE) {}").format(sql.Identifier(table))
-                await conn.execute(statement)
-                done.append(f"VACUUM (ANALYZE) {table}")
-            if erase:
-                await conn.execute("REINDEX INDEX CONCURRENTLY memories_search")
-                done.append("REINDEX INDEX CONCURRENTLY memories_search")
-                try:
-                    await conn.execute("CHECKPOINT")
-                    done.append("CHECKPOINT")
-                except psycopg.errors.InsufficientPrivilege:
-                    done.append("CHECKPOINT skipped: needs the pg_checkpoint role or superuser")
-        return done
-
-    async def prewarm(self) -> dict[str, int]:
-        """Load the store's table and indexes into PostgreSQL's buffer cache (pg_prewarm), so
-        the first recalls after a restart or a bulk import (whose pages bypass the cache) do not
-        each pay for reading hundreds of index pages. Returns the pages loaded per relation.
-        Creates the pg_prewarm extension (PostgreSQL contrib) if missing, which needs a role
-        allowed to; otherwise ask an administrator for ``CREATE EXTENSION pg_prewarm``."""
-        relations = ("memories", "memories_embedding", "memories_search", "memories_scope")
-        async with self._db.connection("prewarm") as conn:
-            cursor = await conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'pg_prewarm'")
-            if await cursor.fetchone() is None:
-                await conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
-            loaded = {}
-            for relation in relations:
-                cursor = await conn.execute(
-                    "SELECT pg_prewarm(format('%%I.%%I', %s::text, %s::text)::regclass)",
-                    (self.schema, relation),
-                )
-                loaded[relation] = int((await one(cursor))[0])
-        return loaded
-
-    async def drop(self) -> None:
-        """Delete this store's schema with every record and the audit log in it, then close
-        the store (throwaway stores: tests, benchmarks). Refused for the public schema."""
-        if self.schema == "public":
-            raise ConfigError(
-                f"{self._name}: drop() deletes a whole schema and refuses public; drop the "
-                "tables yourself"
-            )
-        async with self._db.transaction("drop") as conn:
-            await conn.execute(
-                sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(self.schema))
-            )
-        await self.aclose()
 
     # -- plumbing ----------------------------------------------------------------------------
 

@@ -148,7 +148,6 @@ def _v4(connection: Any, dimension: int) -> None:
     )
 
 
-#: migration n (1-based) brings the schema from version n-1 to n; never edit a published one
 def audit_entries(connection: Any) -> list[dict[str, Any]]:
     """The audit log, oldest first: each row as a kit.audit entry with its ``digest`` (None
     before the chain's migration gives it one)."""
@@ -182,7 +181,56 @@ def _v5(connection: Any, dimension: int) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[Any, int], None]] = [_v1, _v2, _v3, _v4, _v5]
+def _v6(connection: Any, dimension: int) -> None:
+    # spec v0.2's review queue: one row per staged write (a remember's review id is its
+    # record's id), pending until decided or withdrawn, with the decision once made. Records
+    # staged before get their reviews now, their request rebuilt from the record.
+    connection.execute(
+        """CREATE TABLE reviews(
+            review_id TEXT PRIMARY KEY,
+            agent_id TEXT NOT NULL,
+            user_id TEXT,
+            operation TEXT NOT NULL CHECK (operation IN ('remember', 'forget', 'merge')),
+            request TEXT NOT NULL,
+            staged_by TEXT NOT NULL,
+            requested_at INTEGER NOT NULL,
+            state TEXT NOT NULL CHECK (state IN
+                ('pending', 'approved', 'merged', 'rejected', 'withdrawn')),
+            decision TEXT
+        ) WITHOUT ROWID"""
+    )
+    connection.execute("CREATE INDEX reviews_queue ON reviews(agent_id, state, review_id)")
+    columns = ", ".join(_STAGED_FIELDS)
+    rows = connection.execute(
+        f"SELECT id, created_at, {columns} FROM memories WHERE state = 'pending'"
+    ).fetchall()
+    for record_id, created_at, *values in rows:
+        sent = {k: v for k, v in zip(_STAGED_FIELDS, values, strict=True) if v is not None}
+        for name in ("metadata", "participants"):
+            if name in sent:
+                sent[name] = json.loads(sent[name])
+        connection.execute(
+            "INSERT INTO reviews(review_id, agent_id, user_id, operation, request, staged_by, "
+            "requested_at, state) VALUES (?, ?, ?, 'remember', ?, 'caller', ?, 'pending')",
+            (
+                record_id,
+                sent["agent_id"],
+                sent.get("user_id"),
+                json.dumps({**sent, "approval_required": True}),
+                created_at,
+            ),
+        )
+
+
+#: a remember's fields a record keeps as they were sent
+_STAGED_FIELDS = (
+    "agent_id", "user_id", "type", "content", "metadata", "confidence", "source", "expires_at",
+    "event_time", "location", "participants", "sentiment", "valence", "arousal", "emotion",
+    "target",
+)  # fmt: skip
+
+#: migration n (1-based) brings the schema from version n-1 to n; never edit a published one
+MIGRATIONS: list[Callable[[Any, int], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
 
 
 def cursor_key(connection: Any) -> bytes:

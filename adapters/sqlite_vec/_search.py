@@ -14,7 +14,7 @@ from mnemowire.adapters.sqlite_vec._accel import IndexCache
 from mnemowire.adapters.sqlite_vec._records import M_COLUMNS, Scope, blob, record
 from mnemowire.kit import rrf, search_depth
 
-__all__ = ["Ranked", "search"]
+__all__ = ["Ranked", "nearest", "search"]
 
 #: the records of a recall, best first, each with its score and relevance
 Ranked = list[tuple[dict[str, Any], float, float]]
@@ -33,15 +33,12 @@ def search(  # noqa: PLR0917 (a recall's parts, as the store has them)
     """The best ``k`` visible records in ``scope`` for ``query`` (embedded as ``vector``),
     none below ``min_relevance``; ties go to the older record."""
     fetch = search_depth(k)
-    visible = tx.execute(
-        "SELECT visible FROM agent_stats WHERE agent_id = ?", (scope.agent_id,)
-    ).fetchone()
-    documents = 0 if visible is None else int(visible[0])
-    nearest = _vector_search(tx, scope, vector, fetch, documents, indexes, accelerate_above)
+    documents = _visible(tx, scope.agent_id)
+    closest = _vector_search(tx, scope, vector, fetch, documents, indexes, accelerate_above)
     keywords = _keywords.keyword_search(
         tx, scope.agent_id, documents, query, fetch, where=(scope.sql, scope.args)
     )
-    fused = rrf([nearest, keywords])
+    fused = rrf([closest, keywords])
     candidates = _candidates(tx, list(fused), scope, vector)
     score = {
         rowid: fused[rowid] * demote
@@ -51,6 +48,26 @@ def search(  # noqa: PLR0917 (a recall's parts, as the store has them)
     top = sorted(score, key=lambda rowid: (-score[rowid], rowid))[:k]
     rows = _rows(tx, top, scope)
     return [(rows[r], score[r], candidates[r][1]) for r in top if r in rows]
+
+
+def nearest(  # noqa: PLR0917 (a search's parts, as the store has them)
+    tx: Any, scope: Scope, vector: Any, k: int, indexes: IndexCache, accelerate_above: int
+) -> list[tuple[dict[str, Any], float]]:
+    """The ``k`` visible records in ``scope`` closest to ``vector`` by embedding alone, closest
+    first, with their cosine similarity: what a review's diff shows beside a staged record."""
+    rowids = _vector_search(
+        tx, scope, vector, k, _visible(tx, scope.agent_id), indexes, accelerate_above
+    )
+    candidates = _candidates(tx, rowids, scope, vector)
+    ordered = sorted(candidates, key=lambda rowid: (-candidates[rowid][1], rowid))[:k]
+    rows = _rows(tx, ordered, scope)
+    return [(rows[r], candidates[r][1]) for r in ordered if r in rows]
+
+
+def _visible(tx: Any, agent_id: str) -> int:
+    """The agent's count of visible records (what sizes its searches)."""
+    row = tx.execute("SELECT visible FROM agent_stats WHERE agent_id = ?", (agent_id,)).fetchone()
+    return 0 if row is None else int(row[0])
 
 
 def _vector_search(  # noqa: PLR0917

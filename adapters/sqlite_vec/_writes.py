@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from mnemowire.adapters.sqlite_vec import _keywords
+from mnemowire.adapters.sqlite_vec import _keywords, _reviews
 from mnemowire.adapters.sqlite_vec._filters import DIALECT
 from mnemowire.adapters.sqlite_vec._records import COLUMNS, blob, record
 from mnemowire.adapters.sqlite_vec._schema import NEVER, user_key
@@ -18,15 +18,17 @@ from mnemowire.kit import (
     TYPE_FIELDS,
     MergePlan,
     StoredWrite,
-    forget_states,
     new_id,
     replay,
     require_visible,
     searchable_text,
 )
 from mnemowire.kit.audit import GENESIS, chain_digest, entry
-from mnemowire.kit.sql import expire_scope, forget_scope, merge_scope
+from mnemowire.kit.reviews import kept_request, staging
+from mnemowire.kit.sql import expire_scope, merge_scope
+from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
+    DecideRequest,
     ExpireRequest,
     ForgetRequest,
     MergeRequest,
@@ -43,6 +45,7 @@ __all__ = [
     "forget",
     "merge",
     "merge_targets",
+    "reject",
     "set_visible",
     "write_record",
 ]
@@ -166,9 +169,10 @@ def write_record(  # noqa: PLR0917 (a remember's parts, as the store has them)
     now: int,
     result: Result,
     index: IndexWriter,
+    policy: StagingRules | None = None,
 ) -> RememberResponse:
     """Store a new record (its type-specific fields as sent: ``payload`` is the wire JSON)
-    and index it unless it is staged for review."""
+    and index it unless it is staged for review (the request asks, or ``policy`` does)."""
     fields = {
         "id": req.id or new_id(),
         "agent_id": req.agent_id,
@@ -183,7 +187,8 @@ def write_record(  # noqa: PLR0917 (a remember's parts, as the store has them)
         "expires_at": req.expires_at,
         **{name: payload.get(name) for name in TYPE_FIELDS},
     }
-    pending = req.approval_required
+    staged_by = staging(policy, "remember", req, payload)
+    pending = staged_by is not None
     cursor = tx.execute(
         "INSERT INTO memories(id, agent_id, user_id, type, content, metadata, confidence, "
         "source, created_at, updated_at, expires_at, event_time, location, participants, "
@@ -214,7 +219,18 @@ def write_record(  # noqa: PLR0917 (a remember's parts, as the store has them)
             json.dumps(payload["seal"]) if "seal" in payload else None,
         ),
     )
-    if not pending:
+    if staged_by is not None:
+        _reviews.stage(
+            tx,
+            review_id=fields["id"],
+            operation="remember",
+            agent_id=req.agent_id,
+            user_id=req.user_id,
+            request=kept_request("remember", payload),
+            staged_by=staged_by,
+            now=now,
+        )
+    else:
         index.add(tx, cursor.lastrowid, fields, vector)
     detail = {"pending": True} if pending else None
     audit(tx, now, "remember", req.agent_id, [fields["id"]], payload, detail)
@@ -232,13 +248,9 @@ def forget(
     """Hide or erase what the request reaches ([forget.scope]); returns the ids it named or
     matched (a hard delete also erases what was merged into them: [forget.soft])."""
     hard = req.hard_delete
-    states = forget_states(hard, named=req.ids is not None)
-    scope = forget_scope(DIALECT, req, payload.get("filter"), states)
-    targets = tx.execute(
-        f"SELECT m.rowid, m.id, m.state FROM memories m WHERE {scope.sql} ORDER BY m.rowid",
-        scope.args,
-    ).fetchall()
+    targets = _reviews.forget_targets(tx, req, payload)
     ids = [record_id for _, record_id, _ in targets]
+    _reviews.withdraw(tx, [i for _, i, state in targets if state == "pending"], now, erase=hard)
     absorbed = _merged_into(tx, req.agent_id, ids) if hard else []
     for rowid, _, state in [*targets, *absorbed]:
         if state == "active":
@@ -371,6 +383,25 @@ def expire(
     return ids
 
 
+def reject(tx: Any, req: DecideRequest, operation: str, now: int) -> list[str]:
+    """A rejected review's staged write discarded ([review.decide]): a staged remember's record
+    erased (``hard``) or kept forgotten; a staged forget or merge changed nothing, so nothing
+    is left to undo. The ids changed."""
+    if operation != "remember":
+        return []
+    if req.hard:
+        tx.execute("DELETE FROM memories WHERE id = ? AND state = 'pending'", (req.review_id,))
+        tx.execute("INSERT OR IGNORE INTO erased(id) VALUES (?)", (req.review_id,))
+        _reviews.erase_requests(tx, [req.review_id])
+    else:
+        tx.execute(
+            "UPDATE memories SET state = 'deleted', updated_at = ? WHERE id = ? "
+            "AND state = 'pending'",
+            (now, req.review_id),
+        )
+    return [req.review_id]
+
+
 def set_visible(  # noqa: PLR0917 (the store's approve and restore, one statement each)
     tx: Any,
     agent_id: str,
@@ -398,5 +429,11 @@ def set_visible(  # noqa: PLR0917 (the store's approve and restore, one statemen
         index.add(tx, found["rowid"], found, np.frombuffer(row[-1], np.float32))
     restored = {row[1] for row in rows}
     done = [record_id for record_id in dict.fromkeys(ids) if record_id in restored]
+    if from_state == "pending" and done:  # approved outside the review queue: its review ends
+        tx.execute(
+            f"UPDATE reviews SET state = 'approved', decision = json_object('at', ?) "
+            f"WHERE state = 'pending' AND review_id IN ({','.join('?' * len(done))})",
+            [now, *done],
+        )
     audit(tx, now, operation, agent_id, done, {"agent_id": agent_id, "ids": ids})
     return done

@@ -25,6 +25,7 @@ from mnemowire.adapters.sqlite_vec._database import Database, Job
 from mnemowire.adapters.sqlite_vec._driver import find_driver
 from mnemowire.adapters.sqlite_vec._record_ops import RecordOperations
 from mnemowire.adapters.sqlite_vec._records import Scope
+from mnemowire.adapters.sqlite_vec._review_ops import ReviewOperations
 from mnemowire.adapters.sqlite_vec._schema import NEVER, audit_entries
 from mnemowire.adapters.sqlite_vec._search import search
 from mnemowire.embedders import Embedder, Vectors
@@ -49,6 +50,8 @@ from mnemowire.kit import (
     to_wire,
     url_options,
 )
+from mnemowire.kit.reviews import staging
+from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     SPEC_VERSION,
     Capabilities,
@@ -75,8 +78,10 @@ __all__ = ["CAPABILITIES", "SPEC_VERSIONS", "SqliteVecStore"]
 T = TypeVar("T")
 #: the spec versions this store speaks, oldest first (``capabilities`` reports the newest)
 SPEC_VERSIONS = (v0.SPEC_VERSION, SPEC_VERSION)
-#: everything the spec defines but ``graph``: the store knows no neighbours
-CAPABILITIES = tuple(c.value for c in Capability if c != Capability.GRAPH)
+#: ``graph``: the store knows no neighbours; ``staging_policy``: declared when one is set
+UNDECLARED = {Capability.GRAPH, Capability.STAGING_POLICY}
+#: everything else the spec defines
+CAPABILITIES = tuple(c.value for c in Capability if c not in UNDECLARED)
 #: how often, at most, recall tracking rewrites a record's last_recalled_at
 RECALL_TRACKING_GRANULARITY_MS = 60_000
 #: most recall times kept in memory while another connection holds the write lock
@@ -89,10 +94,11 @@ URL_OPTIONS = {
     "name": text,
     "accelerate_above": integer(minimum=0),
     "index_budget_mb": number(minimum=0),
+    "policy": text,
 }
 
 
-class SqliteVecStore(RecordOperations):
+class SqliteVecStore(RecordOperations, ReviewOperations):
     """A memorywire store in one SQLite file (or ``:memory:``).
 
     >>> store = SqliteVecStore(":memory:", embedder=HashEmbedder())   # doctest: +SKIP
@@ -120,8 +126,11 @@ class SqliteVecStore(RecordOperations):
         accelerate_above: int = 0,
         index_budget_mb: float = 512,
         driver: str | None = None,
+        policy: StagingRules | None = None,
     ) -> None:
         self.path = path
+        #: the operator's staging policy (docs/spec/v0.2.md#review.policy), if any
+        self._policy = policy
         self.embedder = embedder
         self._name = name or f"sqlite-vec://{path}"
         self._clock = clock
@@ -150,7 +159,8 @@ class SqliteVecStore(RecordOperations):
     ) -> SqliteVecStore:
         """Open ``sqlite-vec://PATH`` (``sqlite-vec://:memory:``, ``sqlite-vec:///abs.db``,
         ``sqlite-vec://relative.db``); query options: ``embedder`` (e.g. ``hash:64``),
-        ``name``, ``accelerate_above``, ``index_budget_mb``. ``clock`` is the constructor's
+        ``name``, ``accelerate_above``, ``index_budget_mb``, ``policy`` (a staging policy's
+        JSON file: docs/governance.md#policy). ``clock`` is the constructor's
         (epoch ms; the quality benchmark passes one to write memories in the past)."""
         parts = urlsplit(url)
         if parts.scheme != "sqlite-vec":
@@ -168,6 +178,7 @@ class SqliteVecStore(RecordOperations):
             clock=clock or now_ms,
             accelerate_above=options.get("accelerate_above", 0),
             index_budget_mb=options.get("index_budget_mb", 512),
+            policy=StagingRules.load(options["policy"]) if "policy" in options else None,
         )
 
     @property
@@ -184,7 +195,8 @@ class SqliteVecStore(RecordOperations):
         self._db.close()
 
     def capabilities(self) -> Capabilities:
-        return declare(self._name, SPEC_VERSIONS[-1], CAPABILITIES)
+        policy = None if self._policy is None else self._policy.document
+        return declare(self._name, SPEC_VERSIONS[-1], CAPABILITIES, staging_policy=policy)
 
     # -- the five operations -----------------------------------------------------------------
 
@@ -216,10 +228,16 @@ class SqliteVecStore(RecordOperations):
 
     async def forget(self, request: ForgetRequest) -> ForgetResponse:
         req, payload = request, to_wire(request)
+        staged_by = staging(self._policy, "forget", req, payload)
+        if staged_by is not None:  # [review.staging]
+            return await self._stage_forget(req, payload, staged_by)
         return await self._call(self._forget, req, payload, time.perf_counter())
 
     async def merge(self, request: MergeRequest) -> MergeResponse:
         req, payload = request, to_wire(request)
+        staged_by = staging(self._policy, "merge", req, payload)
+        if staged_by is not None:  # [review.staging]
+            return await self._stage_merge(req, payload, staged_by)
         await self._setup()
         started = time.perf_counter()
         plan = await self._call(self._plan_merge, req)
@@ -396,7 +414,14 @@ class SqliteVecStore(RecordOperations):
                         out.append(
                             replay
                             or _writes.write_record(
-                                tx, req, payload, vector, self._clock(), result, self._index
+                                tx,
+                                req,
+                                payload,
+                                vector,
+                                self._clock(),
+                                result,
+                                self._index,
+                                self._policy,
                             )
                         )
                 self._index.flush(tx)

@@ -32,8 +32,10 @@ through a whole store built from it):
 the keyword rules (which words are indexed, searched and how matches rank), and
 ``mnemowire.kit.documents`` every operation for a store over a memory library that keeps each
 record as one document (``DocumentStore``, with the ``IdMap`` such a library's own ids need),
-and ``mnemowire.kit.audit`` the audit log's hash chain (an entry's digest, ``verify``, the
-export with its head digest).
+``mnemowire.kit.audit`` the audit log's hash chain (an entry's digest, ``verify``, the
+export with its head digest), ``mnemowire.kit.reviews`` the review queue's rules (spec v0.2:
+what a staged write keeps, a review and a decision on the wire) and ``mnemowire.kit.staging``
+an operator's staging policy.
 """
 
 from mnemowire.filters import matches, operators_of

@@ -47,8 +47,11 @@ _OPTIONS: dict[str, tuple[tuple[str, Capability], ...]] = {
         ("hard_delete", Capability.HARD_DELETE),
         ("filter", Capability.METADATA_FILTER),
         ("user_id", Capability.USER_SCOPE),
+        # a staged forget or merge is only governance when it can be decided on the wire
+        ("approval_required", Capability.DECIDE),
+        ("review_id", Capability.DECIDE),
     ),
-    "merge": (),
+    "merge": (("approval_required", Capability.DECIDE), ("review_id", Capability.DECIDE)),
     "expire": (("user_id", Capability.USER_SCOPE),),
     "get": (("user_id", Capability.USER_SCOPE),),
     "list": (("user_id", Capability.USER_SCOPE), ("filter", Capability.METADATA_FILTER)),
@@ -59,6 +62,8 @@ _OPTIONS: dict[str, tuple[tuple[str, Capability], ...]] = {
         ("seal", Capability.SEALS),
     ),
     "remember_batch": (),
+    "reviews": (("user_id", Capability.USER_SCOPE),),
+    "decide": (),
 }
 
 

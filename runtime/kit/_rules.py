@@ -49,12 +49,16 @@ def declare(
     spec_version: str,
     capabilities: Iterable[str],
     fidelity: Mapping[str, str] | None = None,
+    staging_policy: Mapping[str, Any] | None = None,
 ) -> Capabilities:
     """A store's ``capabilities`` answer: the spec version it speaks (each store names its
-    own, so a new spec version changes no store's claim), what it serves, in spec order, and
+    own, so a new spec version changes no store's claim), what it serves, in spec order,
     ``fidelity``: how it keeps the fields it does not keep natively (docs/spec/v0.1.md#
-    store.fidelity)."""
+    store.fidelity), and the ``staging_policy`` it applies, if any (declared with it:
+    docs/spec/v0.2.md#review.policy)."""
     declared = set(capabilities)
+    if staging_policy is not None:
+        declared.add(Capability.STAGING_POLICY.value)
     unknown = declared - set(Capability)
     if unknown:
         raise ValueError(f"not capabilities of the spec: {sorted(unknown)}")
@@ -67,8 +71,12 @@ def declare(
         for field in FIELD_FIDELITY_FIELDS
         if named.get(field, Fidelity.NATIVE) != Fidelity.NATIVE
     }
-    answer = {"store": store, "spec_version": spec_version, "capabilities": ordered}
-    return Capabilities.model_validate({**answer, **({"fidelity": kept} if kept else {})})
+    answer: dict[str, Any] = {"store": store, "spec_version": spec_version, "capabilities": ordered}
+    if kept:
+        answer["fidelity"] = kept
+    if staging_policy is not None:
+        answer["staging_policy"] = dict(staging_policy)
+    return Capabilities.model_validate(answer)
 
 
 @contextlib.contextmanager

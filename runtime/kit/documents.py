@@ -89,6 +89,9 @@ UNSERVED = frozenset(
         Capability.RESTORE,
         Capability.REMEMBER_BATCH,
         Capability.QUERY_VECTOR,
+        Capability.REVIEWS,
+        Capability.DECIDE,
+        Capability.STAGING_POLICY,
     }
 )
 

@@ -25,6 +25,7 @@ from mnemowire.models import (
     ListRequest,
     RecallRequest,
     RecordState,
+    ReviewsRequest,
 )
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "list_page",
     "merge_scope",
     "recall_scope",
+    "review_page",
     "unexpired",
     "update_scope",
 ]
@@ -257,3 +259,26 @@ def update_scope(dialect: Dialect, agent_id: str, user_id: str | None, record_id
     if user_id is not None:
         clause.add(f"m.user_id = {p}", user_id)
     return clause.add("m.state IN ('active', 'pending')")
+
+
+#: the columns a review is listed with, in order
+REVIEW_COLUMNS = "review_id, operation, agent_id, user_id, request, staged_by, requested_at"
+
+
+def review_page(dialect: Dialect, req: ReviewsRequest) -> tuple[str, list[Any]]:
+    """``(sql, params)`` selecting ``REVIEW_COLUMNS`` of a page of the agent's pending reviews
+    after the cursor, in review id order, one more than ``limit`` (a next page follows when it
+    comes back): docs/spec/v0.2.md#review.list. The table's review ids must compare byte by
+    byte (SQLite's default; ``COLLATE "C"`` in PostgreSQL)."""
+    p = dialect.param
+    clause = Clause().add(f"agent_id = {p}", req.agent_id).add("state = 'pending'")
+    if req.user_id is not None:
+        clause.add(f"user_id = {p}", req.user_id)
+    if req.ids:
+        dialect.one_of(clause, "review_id", req.ids)
+    if req.operations:
+        dialect.one_of(clause, "operation", req.operations)
+    if req.cursor is not None:
+        clause.add(f"review_id > {p}", req.cursor)
+    sql = f"SELECT {REVIEW_COLUMNS} FROM reviews WHERE {clause.sql} ORDER BY review_id LIMIT {p}"
+    return sql, [*clause.args, req.limit + 1]

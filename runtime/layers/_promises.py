@@ -32,8 +32,14 @@ __all__ = ["EVERY_COPY", "declaration", "promised", "refuse_withheld"]
 #: what acts on every copy of a record: promised only when every child holding memories does
 #: it (an expire that archives in one child leaves the other's copy recalled; an update taken
 #: by one copy only, a demotion halving one child's score, a restore of one copy only, a hard
-#: forget that skips a child unable to erase and leaves its copy recalled)
-EVERY_COPY = ("archive", "demote", "update", "restore", "hard_delete")
+#: forget that skips a child unable to erase and leaves its copy recalled, a staged write one
+#: child cannot list or decide, so an approval leaves that copy as it was)
+EVERY_COPY = ("archive", "demote", "update", "restore", "hard_delete", "reviews", "decide")
+
+
+#: what a router never inherits from a child: a child's staging policy (refused: see
+#: _router_reviews.check_policy); the router declares its own
+NOT_ROUTED = ("staging_policy",)
 
 
 def promised(
@@ -48,6 +54,8 @@ def promised(
         union.update(dict.fromkeys(c for c in capabilities if c in spoken))
     if not tracks_exactly:
         union.pop("recall_tracking", None)
+    for name in NOT_ROUTED:
+        union.pop(name, None)
     holders = [set(c) for c in declared.values() if set(c) & set(MEMORY_TYPES)]
     for name in ("relevance", *EVERY_COPY):
         if not all(name in c for c in holders):

@@ -260,6 +260,18 @@ def check_forget(response: ForgetResponse, sent: Mapping[str, Any]) -> None:
             raise InvalidResponse(f"reports forgetting ids it was not asked about: {foreign}")
     if response.hard_delete != bool(sent.get("hard_delete", False)):
         raise InvalidResponse("hard_delete in the answer differs from the request")
+    _check_staged(response, sent)
+
+
+def _check_staged(response: ForgetResponse | MergeResponse, sent: Mapping[str, Any]) -> None:
+    """A write the router staged must come back staged, under the router's review id."""
+    if "review_id" in sent and (
+        response.pending_approval is not True or response.review_id != sent["review_id"]
+    ):
+        raise InvalidResponse(
+            f"was asked to stage the write under review {sent['review_id']!r} and answered "
+            f"pending_approval {response.pending_approval}, review_id {response.review_id!r}"
+        )
 
 
 def check_merge(response: MergeResponse, sent: Mapping[str, Any]) -> None:
@@ -269,6 +281,7 @@ def check_merge(response: MergeResponse, sent: Mapping[str, Any]) -> None:
         raise InvalidResponse(
             f"merged {response.merged_count} records, only {len(sent['duplicates'])} were named"
         )
+    _check_staged(response, sent)
 
 
 def check_expire(response: ExpireResponse, sent: Mapping[str, Any]) -> None:

@@ -26,6 +26,8 @@ from pydantic import BaseModel
 from mnemowire.layers.validating import OPERATIONS, ValidatingStore
 from mnemowire.models import (
     Capabilities,
+    DecideRequest,
+    DecideResponse,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
@@ -45,6 +47,8 @@ from mnemowire.models import (
     RememberResponse,
     RestoreRequest,
     RestoreResponse,
+    ReviewsRequest,
+    ReviewsResponse,
     UpdateRequest,
     UpdateResponse,
 )
@@ -140,6 +144,12 @@ class SyncMemory:
 
     def restore(self, request: RestoreRequest | Mapping[str, Any]) -> RestoreResponse:
         return self._runner.run(self._memory.restore(request))
+
+    def reviews(self, request: ReviewsRequest | Mapping[str, Any]) -> ReviewsResponse:
+        return self._runner.run(self._memory.reviews(request))
+
+    def decide(self, request: DecideRequest | Mapping[str, Any]) -> DecideResponse:
+        return self._runner.run(self._memory.decide(request))
 
     def update(self, request: UpdateRequest | Mapping[str, Any]) -> UpdateResponse:
         return self._runner.run(self._memory.update(request))

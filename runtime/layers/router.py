@@ -17,11 +17,14 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 
 from mnemowire.errors import ConfigError, UnsupportedError
-from mnemowire.fusion import hop_boost, hop_distances
 from mnemowire.kit import elapsed_ms, missing_reason, needs, new_id, refuse_unkept, to_wire
+from mnemowire.kit.reviews import staging
+from mnemowire.kit.staging import StagingRules
 from mnemowire.layers._promises import declaration, promised, refuse_withheld
 from mnemowire.layers._recall import fuse, query_vectors, refuse_foreign_vector, vector_for
+from mnemowire.layers._router_graph import GraphRouting
 from mnemowire.layers._router_records import RecordRouting
+from mnemowire.layers._router_reviews import ReviewRouting, check_policy, staged_under
 from mnemowire.layers._routing import (
     Outcome,
     answering,
@@ -35,7 +38,6 @@ from mnemowire.layers._routing import (
     declared,
     failure,
     fan_out_ids,
-    neighbour_answers,
     overall,
     responses,
     results,
@@ -63,7 +65,6 @@ from mnemowire.models import (
 )
 from mnemowire.protocol import (
     BY_CAPABILITY,
-    GraphStore,
     MemoryStore,
     QueryEmbedding,
 )
@@ -81,10 +82,10 @@ _Plan = list[tuple[MemoryStore, str | None]]
 
 
 #: the newest spec version the router speaks (children may speak newer ones)
-ROUTED_VERSION = "v0.1"
+ROUTED_VERSION = "v0.2"
 
 
-class MemoryRouter(RecordRouting):
+class MemoryRouter(RecordRouting, ReviewRouting, GraphRouting):
     """A MemoryStore that fans every operation out to N child stores.
 
     >>> router = MemoryRouter([SqliteVecStore("a.db", embedder=e64, name="a"),
@@ -141,6 +142,11 @@ class MemoryRouter(RecordRouting):
     ``stores``. A child that timed out may still finish its write later; remember, forget and
     expire are idempotent by id, so resending is safe.
 
+    **Review queue.** A write staged by the request or by ``policy`` (the router's staging
+    policy; a child may not hold one of its own) waits on every child under one review id;
+    ``reviews`` merges the children's queues, ``decide`` reaches every copy
+    (docs/spec/v0.2.md#review.router).
+
     **Write policies.** ``all``: remember, merge and expire go to every capable child.
     ``primary_only``: they go to the first capable child only (the others report ``skipped``), and
     fail if it fails; recall still fans out to every child. forget always goes to every capable
@@ -160,6 +166,7 @@ class MemoryRouter(RecordRouting):
         overfetch: int = 4,
         verify: HitCheck | None = None,
         seal_keys: SealKeys | None = None,
+        policy: StagingRules | None = None,
     ) -> None:
         self._children = tuple(stores)
         self._name = name
@@ -208,9 +215,19 @@ class MemoryRouter(RecordRouting):
         self._promised = promised(
             self._declared, self._spec_version, tracks_exactly=self._tracks_exactly
         )
+        check_policy(policy, self._promised, self._declared)
+        self._policy = policy
         self._declaration = declaration(
             self._name, self._spec_version, self._promised, answers.values()
         )
+        if policy is not None:  # [review.policy]: reported where a client looks for it
+            self._declaration = self._declaration.model_validate(
+                {
+                    **to_wire(self._declaration),
+                    "capabilities": [*self._declaration.capabilities, "staging_policy"],
+                    "staging_policy": policy.document,
+                }
+            )
 
     @property
     def name(self) -> str:
@@ -244,6 +261,8 @@ class MemoryRouter(RecordRouting):
         refuse_unkept(self.capabilities(), "remember", payload)  # before any copy is written
         record_id = req.id or new_id()
         sent = sealed(self._seal_keys, {**payload, "id": record_id})
+        if staging(self._policy, "remember", req, payload) is not None:  # [review.policy]
+            sent["approval_required"] = True
         plan = self._plan(needs("remember", sent), primary_only=self._primary_only)
 
         answer = answering(
@@ -357,7 +376,8 @@ class MemoryRouter(RecordRouting):
         )
 
     async def forget(self, request: ForgetRequest) -> ForgetResponse:
-        req, payload = request, to_wire(request)
+        req, review_id = staged_under(request, self._policy)
+        payload = to_wire(req)
         # forget reaches every copy whatever the write policy (see the class docstring); each
         # child gets a copy of the request, so one that alters it alters nobody else's
         plan = self._plan(needs("forget", payload), primary_only=False)
@@ -373,22 +393,32 @@ class MemoryRouter(RecordRouting):
             stores=results(outcomes, lambda r: len(r.forgotten_ids)),
             hard_delete=req.hard_delete,
             pending_approval=any(r.pending_approval for r in done),
+            **({} if review_id is None else {"review_id": review_id}),
         )
 
     async def merge(self, request: MergeRequest) -> MergeResponse:
-        req, payload = request, to_wire(request)
-        plan = self._plan(["merge"], primary_only=self._primary_only)
+        req, review_id = staged_under(request, self._policy)
+        payload = to_wire(req)
+        # a staged merge waits on every copy, so one decision applies it everywhere
+        staged = review_id is not None
+        plan = self._plan(needs("merge", payload), primary_only=self._primary_only and not staged)
 
         answer = answering("merge.response", MergeResponse, lambda r: check_merge(r, payload))
         outcomes = await self._run(
             "merge", plan, lambda c: c.merge(req.model_copy(deep=True)), answer
         )
         done = responses(outcomes)
-        return MergeResponse(
-            canonical=req.canonical,
-            merged_count=max(r.merged_count for r in done),
-            strategy_used=done[0].strategy_used,
-            stores=results(outcomes, lambda r: r.merged_count),
+        staged_fields = (
+            {} if review_id is None else {"pending_approval": True, "review_id": review_id}
+        )
+        return MergeResponse.model_validate(
+            {
+                "canonical": req.canonical,
+                "merged_count": max(r.merged_count for r in done),
+                "strategy_used": done[0].strategy_used,
+                "stores": results(outcomes, lambda r: r.merged_count),
+                **staged_fields,
+            }
         )
 
     async def expire(self, request: ExpireRequest) -> ExpireResponse:
@@ -446,32 +476,13 @@ class MemoryRouter(RecordRouting):
         )
 
     async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
-        """Governance through the router (``ReviewStore``): every child declaring
+        """Governance through the router (``ApprovingStore``): every child declaring
         ``governance`` approves the staged copies it holds; the ids approved anywhere, in
         request order. Fails when no child can, or when every child that could failed."""
         asked = list(dict.fromkeys(ids))
         return await self._extra(
             "approve", "governance", asked, lambda c: c.approve(agent_id, asked)
         )
-
-    async def neighbours(
-        self, agent_id: str, ids: Sequence[str], *, hops: int
-    ) -> dict[str, dict[str, int]]:
-        """The graph-capable children's neighbours of ``ids``, nearest distance first wins; a
-        router is a GraphStore so that an outer router can boost with an inner one's graph."""
-        answers = await neighbour_answers(
-            self._graph(skip=set()), agent_id, list(ids), hops, self._deadline_s
-        )
-        ok = [a.response for a in answers if a.response is not None]
-        if answers and not ok:
-            raise failure("neighbours", answers, [a.result() for a in answers])
-        merged: dict[str, dict[str, int]] = {}
-        for answer in ok:
-            for item, near in answer.items():
-                mine = merged.setdefault(item, {})
-                for other, distance in near.items():
-                    mine[other] = min(mine.get(other, distance), distance)
-        return merged
 
     async def aclose(self) -> None:
         """Close every child (the router stands for them); the first error is raised after all
@@ -540,36 +551,6 @@ class MemoryRouter(RecordRouting):
         if not any(o.status == "ok" for o in outcomes):
             raise failure(operation, outcomes, [o.result() for o in outcomes])
         return outcomes
-
-    async def _boost(
-        self,
-        agent_id: str,
-        fused: dict[str, float],
-        hops: int,
-        outcomes: Sequence[Outcome[Any]],
-    ) -> tuple[dict[str, float], dict[str, dict[str, str]]]:
-        """The hop boost over ``fused``, and what each graph child did (StoreResult extras)."""
-        failed = {o.store for o in outcomes if o.status not in ("ok", "skipped")}
-        answers = await neighbour_answers(
-            self._graph(skip=failed), agent_id, sorted(fused), hops, self._deadline_s
-        )
-        notes = {
-            a.store: {"graph_status": a.status, **({"graph_error": a.error} if a.error else {})}
-            for a in answers
-        }
-        known = [a.response for a in answers if a.response is not None]
-        return hop_boost(fused, hop_distances(fused, known, hops)), notes
-
-    def _graph(self, *, skip: set[str]) -> list[Any]:
-        """The children declaring ``graph`` that answer ``neighbours`` (those in ``skip``
-        left out)."""
-        return [
-            child
-            for child in self._children
-            if "graph" in self._capabilities[child.name]
-            and isinstance(child, GraphStore)
-            and child.name not in skip
-        ]
 
     async def _extra(
         self,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
@@ -27,6 +28,8 @@ from mnemowire.errors import MnemowireError, RequestError, StoreError, Unsupport
 from mnemowire.kit import to_wire
 from mnemowire.models import (
     Capabilities,
+    DecideRequest,
+    DecideResponse,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
@@ -46,6 +49,8 @@ from mnemowire.models import (
     RememberResponse,
     RestoreRequest,
     RestoreResponse,
+    ReviewsRequest,
+    ReviewsResponse,
     UpdateRequest,
     UpdateResponse,
 )
@@ -54,11 +59,23 @@ from mnemowire.protocol import BY_CAPABILITY, BulkStore, MemoryStore, QueryEmbed
 __all__ = [
     "MESSAGES",
     "OPERATIONS",
+    "Elsewhere",
     "ValidatingStore",
     "parse_request",
     "parse_requests",
     "spoken_version",
 ]
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """Where a request an older version refuses would be accepted: ``template`` with
+    ``{version}`` for the first version that accepts it (a server: ``send it to /{version}/
+    instead``), for versions up to ``served``."""
+
+    template: str
+    served: str
+
 
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
@@ -77,6 +94,9 @@ OPERATIONS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "restore": (RestoreRequest, RestoreResponse),
     "update": (UpdateRequest, UpdateResponse),
     "remember_batch": (RememberBatchRequest, RememberBatchResponse),
+    # spec v0.2, each optional: governance's review queue
+    "reviews": (ReviewsRequest, ReviewsResponse),
+    "decide": (DecideRequest, DecideResponse),
 }
 #: the message each request model is validated against
 MESSAGES: dict[type[BaseModel], str] = {
@@ -99,7 +119,7 @@ def parse_request(
     request: BaseModel | Mapping[str, Any],
     *,
     version: str = spec.LATEST,
-    newer: str | None = None,
+    newer: Elsewhere | None = None,
 ) -> M:
     """``request`` as ``model`` (a generated request model), once its JSON is valid under the
     model's message (``RecallRequest``: ``recall.request``) in spec ``version``; raises
@@ -109,7 +129,8 @@ def parse_request(
     (conditionals, well-formed JSON), and a model can be built without validation. An older
     ``version`` (the one a store speaks) refuses what only a newer one has, and says so; what
     it accepts the newest accepts too (the spec diff proves it), so the model is the newest's.
-    ``newer`` says, in such a refusal, where the field would be accepted (by default: a store
+    ``newer`` says, in such a refusal, where the field would be accepted (the first version that
+    accepts it, when its holder serves that version; otherwise, and by default: a store
     that declares the newest version)."""
     message = MESSAGES.get(model)
     if message is None:
@@ -141,7 +162,7 @@ def parse_request(
         ) from None
 
 
-def _check_older(message: str, payload: Any, version: str, newer: str | None) -> None:
+def _check_older(message: str, payload: Any, version: str, newer: Elsewhere | None) -> None:
     if message not in spec.read_spec(version).messages:
         raise UnsupportedError(
             f"{message.removesuffix('.request')} is a spec {_added_in(message)} operation; this "
@@ -154,11 +175,25 @@ def _check_older(message: str, payload: Any, version: str, newer: str | None) ->
         raise RequestError(str(envelope["message"]), details=envelope["details"])
     fields = sorted({d["path"] for d in envelope["details"]})
     held = "this store speaks" if newer is None else "is held to here"
-    where = newer or f"use a store that declares {spec.LATEST}"
+    accepting = _accepted_in(message, payload, version)
+    where = f"use a store that declares {accepting} or later"
+    if newer is not None and spec.version_key(accepting) <= spec.version_key(newer.served):
+        where = newer.template.format(version=accepting)
     raise RequestError(
-        f"{', '.join(fields)}: not in spec {version}, which {held} (spec {spec.LATEST} has "
+        f"{', '.join(fields)}: not in spec {version}, which {held} (spec {accepting} has "
         f"it); leave it out, or {where}",
         details=envelope["details"],
+    )
+
+
+def _accepted_in(message: str, payload: Any, version: str) -> str:
+    """The first spec version after ``version`` under which ``payload`` is valid (the one
+    that added what ``version`` refuses)."""
+    later = [
+        v for v in spec.available_versions() if spec.version_key(v) > spec.version_key(version)
+    ]
+    return next(
+        (v for v in later if spec.validate(message, payload, version=v) is None), spec.LATEST
     )
 
 
@@ -171,7 +206,7 @@ def parse_requests(
     requests: Sequence[BaseModel | Mapping[str, Any]],
     *,
     version: str = spec.LATEST,
-    newer: str | None = None,
+    newer: Elsewhere | None = None,
 ) -> list[M]:
     """Every request of a batch parsed before any is used, so one bad request sends nothing;
     the error names the request's index in the batch (``/3/content``)."""
@@ -195,7 +230,7 @@ class ValidatingStore:
     server's ``/v0/`` routes), ``newer`` then saying where a newer field is accepted."""
 
     def __init__(
-        self, store: MemoryStore, *, version: str | None = None, newer: str | None = None
+        self, store: MemoryStore, *, version: str | None = None, newer: Elsewhere | None = None
     ) -> None:
         self.store = store
         spoken = spoken_version(store)
@@ -255,6 +290,12 @@ class ValidatingStore:
     ) -> RememberBatchResponse:
         return cast(RememberBatchResponse, await self._run("remember_batch", request))
 
+    async def reviews(self, request: ReviewsRequest | Mapping[str, Any]) -> ReviewsResponse:
+        return cast(ReviewsResponse, await self._run("reviews", request))
+
+    async def decide(self, request: DecideRequest | Mapping[str, Any]) -> DecideResponse:
+        return cast(DecideResponse, await self._run("decide", request))
+
     # -- for transports: validate, decide who may send it, then run it ----------------------
 
     def parse(self, operation: str, request: BaseModel | Mapping[str, Any]) -> BaseModel:
@@ -303,13 +344,13 @@ class ValidatingStore:
         return call(request)
 
     def _optional(self, operation: str) -> Any:
-        """The store, when it serves ``operation`` (one spec v0.1 added: it declares the
-        capability and implements the protocol); ``unsupported`` otherwise."""
+        """The store, when it serves ``operation`` (one a later spec version added: it declares
+        the capability and implements the protocol); ``unsupported`` otherwise."""
         store = self.store
         declared = operation in self.store.capabilities().capabilities
         if not declared or not isinstance(store, BY_CAPABILITY[operation]):
             raise UnsupportedError(
-                f"{self.name} does not serve {operation} (spec v0.1, capability {operation}); "
+                f"{self.name} does not serve {operation} (capability {operation}); "
                 "use a store that declares it (see `mnemowire capabilities`)"
             )
         return store

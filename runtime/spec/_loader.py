@@ -27,7 +27,7 @@ __all__ = [
 SPEC_PACKAGE = "mnemowire.schemas"
 COMMON = "common"
 #: The newest spec version this package ships; what every API uses unless told otherwise.
-LATEST = "v0.1"
+LATEST = "v0.2"
 
 
 @dataclass(frozen=True)

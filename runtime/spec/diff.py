@@ -504,14 +504,20 @@ def _present(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _reaches_only_new_fields(branch: Any, old: Mapping[str, Any]) -> bool:
-    """An if / then whose ``if`` requires a field the old, closed object did not allow: it
-    applies only to messages no older peer can send."""
+    """An if / then whose ``if`` requires a field the old, closed object did not allow (or,
+    written ``anyOf: [{required: [...]}, ...]``, whose every alternative does): it applies
+    only to messages no older peer can send."""
     if not isinstance(branch, dict) or not isinstance(branch.get("if"), dict):
         return False
     if old.get("additionalProperties") is not False:
         return False
-    required = branch["if"].get("required", ())
-    return any(name not in _present(old) for name in required)
+    test = branch["if"]
+    alternatives = test.get("anyOf") if set(test) == {"anyOf"} else [test]
+    present = _present(old)
+    return isinstance(alternatives, list) and all(
+        isinstance(alt, dict) and any(name not in present for name in alt.get("required", ()))
+        for alt in alternatives
+    )
 
 
 def _brief(schema: Any) -> str:

@@ -371,7 +371,7 @@ async def test_a_seal_is_kept_and_returned_unchanged(make_store: StoreFactory) -
 
 async def test_every_new_operation_is_declared(make_store: StoreFactory) -> None:
     declared = make_store().capabilities()
-    assert declared.spec_version == "v0.1"
+    assert declared.spec_version == "v0.2"
     for capability in (
         "get",
         "list",
@@ -380,6 +380,8 @@ async def test_every_new_operation_is_declared(make_store: StoreFactory) -> None
         "remember_batch",
         "query_vector",
         "seals",
+        "reviews",
+        "decide",
     ):
         assert capability in declared.capabilities
 

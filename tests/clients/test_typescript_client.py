@@ -16,11 +16,15 @@ from typing import Any
 
 import pytest
 
+from mnemowire import spec
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.apps.server import MemoryServer, Tokens
 from mnemowire.embedders import HashEmbedder
 from tests.codegen.conftest import PACKAGE, _run, _tool
 from tests.server._serving import serving
+
+#: the npm package's version follows the spec it is generated from: v0.2 -> 0.2.0
+PACKAGE_VERSION = spec.LATEST.removeprefix("v") + ".0"
 
 E2E = Path(__file__).parent / "e2e" / "e2e.ts"
 TOKEN = "ts-client-token-0123456789abcdef"
@@ -69,8 +73,8 @@ def test_the_tarball_holds_compiled_javascript_and_declarations(tarball: Path) -
         name.startswith(("package/src/", "package/test/", "package/build/")) for name in names
     )
     assert manifest.get("private") is not True
-    assert manifest["version"] == "0.1.0"
-    assert tarball.name == "mnemowire-memorywire-0.1.0.tgz"
+    assert manifest["version"] == PACKAGE_VERSION
+    assert tarball.name == f"mnemowire-memorywire-{PACKAGE_VERSION}.tgz"
 
 
 def test_the_committed_dist_is_what_tsc_makes_of_src(npm: str, tmp_path: Path) -> None:
@@ -91,7 +95,7 @@ def test_it_installs_and_imports(npm: str, tarball: Path, tmp_path: Path, source
         [node, "-e", "import('@mnemowire/memorywire').then(m => console.log(" + PROBE + "))"],
         project,
     )
-    assert printed.split() == ["function", "v0.1"]
+    assert printed.split() == ["function", spec.LATEST]
 
 
 @pytest.fixture

@@ -32,9 +32,10 @@ from mnemowire.models import GetRequest
 
 MNEMOWIRE = shutil.which("mnemowire") or str(Path(sys.executable).with_name("mnemowire"))
 TOKEN = "mcp-test-token-0123456789abcdef"
+#: every operation but decide: an agent must not approve its own staged writes
 ALL_OPERATIONS = {
     "remember", "recall", "forget", "merge", "expire",
-    "get", "list", "restore", "update", "remember_batch",
+    "get", "list", "restore", "update", "remember_batch", "reviews",
 }  # fmt: skip
 
 

@@ -14,7 +14,7 @@ from mnemowire.adapters.sqlite_vec import CAPABILITIES, SqliteVecStore
 from mnemowire.errors import MnemowireError
 from mnemowire.layers.router import ROUTED_VERSION
 from mnemowire.models import Capabilities, ForgetRequest, ForgetResponse, v0
-from mnemowire.protocol import BulkStore, GraphStore, RestoreStore, ReviewStore
+from mnemowire.protocol import ApprovingStore, BulkStore, GraphStore, RestoreStore
 from tests.runtime.conftest import RouterFactory, StoreFactory
 
 AGENT = "agent-1"
@@ -47,7 +47,7 @@ class OlderStore(SqliteVecStore):
 def test_the_stores_offer_the_optional_protocols_they_declare() -> None:
     for store in (SqliteVecStore, PgVectorStore):
         assert issubclass(store, BulkStore)
-        assert issubclass(store, ReviewStore)  # declares governance
+        assert issubclass(store, ApprovingStore)  # declares governance
         assert issubclass(store, RestoreStore)  # declares archive
         assert not issubclass(store, GraphStore)  # declares no graph
 

@@ -20,10 +20,12 @@ from tests.server._serving import serving
 
 ALICE = "alice-token-0123456789abcdef"
 OPS = "operator-token-0123456789abcdef"
+DANA = "dana-reviewer-token-0123456789"
 TOKENS = {
     "tokens": [
         {"name": "alice-laptop", "token": ALICE, "agents": ["assistant-alice", "shared"]},
         {"name": "ops", "token": OPS, "agents": ["*"]},
+        {"name": "dana", "token": DANA, "agents": ["assistant-alice"], "reviewer": True},
     ]
 }
 
@@ -116,6 +118,28 @@ def test_an_operator_token_acts_as_any_agent(url: str) -> None:
     assert count(url, "anyone-at-all") == 1
 
 
+def test_only_a_reviewer_token_decides_and_only_as_itself(url: str) -> None:
+    """An agent's token can stage and list its writes, not approve them; a reviewer decides
+    as its own name, for its own agents only."""
+    staged = remember("assistant-alice", "wants a raise")
+    review_id = call(url, "/v0.2/remember", {**staged, "approval_required": True}, ALICE)
+    review_id = review_id.json()["id"]
+    listed = call(url, "/v0.2/reviews", {"agent_id": "assistant-alice"}, ALICE).json()
+    assert [r["review_id"] for r in listed["reviews"]] == [review_id]
+    decision = {"agent_id": "assistant-alice", "review_id": review_id, "approved": True}
+    for token, reviewer in ((ALICE, "alice-laptop"), (OPS, "ops"), (DANA, "someone-else")):
+        refused = call(url, "/v0.2/decide", {**decision, "reviewer": reviewer}, token)
+        assert refused.status_code == 403, refused.text
+        assert refused.json()["details"][0]["path"] == "/reviewer"
+    elsewhere = {**decision, "agent_id": "shared", "reviewer": "dana"}
+    assert call(url, "/v0.2/decide", elsewhere, DANA).status_code == 403  # not dana's agent
+    assert count(url, "assistant-alice") == 0  # nothing of that was applied
+    done = call(url, "/v0.2/decide", {**decision, "reviewer": "dana"}, DANA)
+    assert done.status_code == 200, done.text
+    assert done.json()["decision"]["reviewer"] == "dana"
+    assert count(url, "assistant-alice") == 1
+
+
 def test_an_invalid_request_from_a_known_caller_is_400_not_403(url: str) -> None:
     answer = call(url, "/v0.1/remember", {"agent_id": "bob"}, ALICE)
     assert answer.status_code == 400
@@ -150,6 +174,8 @@ def test_tokens_are_parsed_strictly() -> None:
         Tokens.parse("tokens: [a]", "t")
     with pytest.raises(ConfigError, match="empty"):
         parse({"tokens": []})
+    with pytest.raises(ConfigError, match="reviewer must be"):
+        parse({"tokens": [{"name": "a", "token": ALICE, "agents": ["x"], "reviewer": "yes"}]})
 
 
 def test_tokens_come_from_a_file_or_the_environment(tmp_path: Path) -> None:
@@ -157,10 +183,10 @@ def test_tokens_come_from_a_file_or_the_environment(tmp_path: Path) -> None:
     file.write_text(json.dumps(TOKENS))
     from_file = Tokens.load(file, environ={})
     assert from_file is not None
-    assert from_file.names == ["alice-laptop", "ops"]
+    assert from_file.names == ["alice-laptop", "ops", "dana"]
     from_env = Tokens.load(None, environ={"MNEMOWIRE_SERVER_TOKENS": json.dumps(TOKENS)})
     assert from_env is not None
-    assert from_env.names == ["alice-laptop", "ops"]
+    assert from_env.names == ["alice-laptop", "ops", "dana"]
     assert Tokens.load(None, environ={}) is None
     with pytest.raises(ConfigError, match="cannot read"):
         Tokens.load(tmp_path / "missing.json", environ={})

@@ -201,6 +201,19 @@ CASES: list[Case] = [
       ("/allOf/1", {"if": {"required": ["colour"]}, "then": {"required": ["k"]}})],
      ["request.property.added.optional", "request.condition.added.new-field"],
      old=[("/allOf", [{"required": ["agent_id"]}]), ("/additionalProperties", False)]),
+    Case("request: a condition on any of the fields this version adds", "request",
+     [("/properties/colour", {"type": "string"}), ("/properties/shade", {"type": "string"}),
+      ("/allOf/1", {"if": {"anyOf": [{"required": ["colour"]}, {"required": ["shade"]}]},
+                    "then": {"properties": {"k": {"const": 1}}}})],
+     ["request.property.added.optional", "request.property.added.optional",
+      "request.condition.added.new-field"],
+     old=[("/allOf", [{"required": ["agent_id"]}]), ("/additionalProperties", False)]),
+    Case("request: a condition on a new field or one older clients could send", "request",
+     [("/properties/colour", {"type": "string"}),
+      ("/allOf/1", {"if": {"anyOf": [{"required": ["colour"]}, {"required": ["note"]}]},
+                    "then": {"properties": {"k": {"const": 1}}}})],
+     ["request.property.added.optional", "request.condition.added"],
+     old=[("/allOf", [{"required": ["agent_id"]}]), ("/additionalProperties", False)]),
     Case("request: a condition on a field older clients could send", "request",
      [("/allOf/1", {"if": {"required": ["note"]}, "then": {"required": ["k"]}})],
      ["request.condition.added"],
@@ -563,6 +576,27 @@ def test_v0_1_needs_no_more_than_a_minor_bump() -> None:
         ("recall.request", "/query_vector"),
         ("remember.request", "/seal"),
     ]
+
+
+def test_v0_2_needs_no_more_than_a_minor_bump() -> None:
+    """The real v0.1 -> v0.2: the review queue is minor; the WARNs are the request fields an
+    older store refuses, and the conditions added reach only messages carrying a new field."""
+    report = spec_diff.diff(spec.read_spec("v0.1"), spec.read_spec("v0.2"))
+    assert report.required_bump == "minor"
+    assert report.bump_ok
+    assert report.at_least("ERR") == []
+    assert [(c.message, c.path) for c in report.at_least("WARN")] == [
+        ("forget.request", "/approval_required"),
+        ("forget.request", "/review_id"),
+        ("merge.request", "/approval_required"),
+        ("merge.request", "/review_id"),
+        ("review-decision", "/merge_into"),
+        ("review-decision", "/outcome"),
+    ]
+    new_field = {
+        c.message for c in report.changes if c.rule.id.endswith("condition.added.new-field")
+    }
+    assert {"forget.request", "merge.request", "review-decision"} <= new_field
 
 
 def test_a_field_added_to_a_reviewable_request_breaks_older_reviewers(tmp_path: Path) -> None:

@@ -51,20 +51,35 @@ def _generated(message: str) -> st.SearchStrategy[Any]:
 
     review-request nests a whole request schema under an if/then per operation, which
     hypothesis-jsonschema canonicalises into a search that takes minutes; it is composed from
-    the parts instead (the operation, that operation's request, a diff).
+    the parts instead (the operation, that operation's request, a diff), and so is
+    reviews.response, a list of them.
     """
-    if message != "review-request":
-        return from_schema(_without_extras(spec.inlined_schema(message)))
-    review = _without_extras(spec.inlined_schema(message))
-    diff = from_schema(review["properties"]["diff"])
+    if message == "review-request":
+        return _reviews()
+    if message == "reviews.response":
+        return st.fixed_dictionaries(
+            {
+                "reviews": st.lists(_reviews(), max_size=1),
+                "latency_ms": st.floats(min_value=0, max_value=1e6),
+            },
+            optional={"next_cursor": st.just("01JD3Y8A1B2C3D4E5F6G7H8J9K")},
+        )
+    return from_schema(_without_extras(spec.inlined_schema(message)))
 
+
+@functools.cache
+def _reviews() -> st.SearchStrategy[Any]:
+    review = _without_extras(spec.inlined_schema("review-request"))
+    diff = from_schema(review["properties"]["diff"])
     staged = [
         st.fixed_dictionaries(
             {
+                "review_id": st.just("01JD3Y8A1B2C3D4E5F6G7H8J9K"),
                 "operation": st.just(operation),
                 "agent_id": st.just("a"),
                 "request": from_schema(spec.inlined_schema(f"{operation}.request")),
                 "diff": diff,
+                "requested_at": st.integers(min_value=0, max_value=2**53),
             }
         )
         for operation in ("remember", "forget", "merge")

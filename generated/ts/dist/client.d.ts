@@ -1,10 +1,10 @@
 /**
- * The operations of memorywire v0.1 as a typed interface: a transport (HTTP,
+ * The operations of memorywire v0.2 as a typed interface: a transport (HTTP,
  * in-process, ...) implements it; callers program against it.
  *
  * @module
  */
-import type { ErrorEnvelope, ExpireRequest, ExpireResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, UpdateRequest, UpdateResponse } from "./types.js";
+import type { DecideRequest, DecideResponse, ErrorEnvelope, ExpireRequest, ExpireResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, UpdateRequest, UpdateResponse } from "./types.js";
 /**
  * A failed operation: the store answered with the spec's error envelope (`error` message), kept
  * whole in `envelope`. Its `details` list every broken rule when the code is `invalid_request`.
@@ -22,6 +22,19 @@ export declare class MemoryError extends Error {
  * resolves with the response message, or rejects with a {@link MemoryError}.
  */
 export interface MemoryClient {
+    /**
+     * Decide one pending review: approve, reject, or approve as a merge into an existing record.
+     * Closed.
+     *
+     * Resolves with `DecideResponse` (message `decide.response`). What a decision did. Extensible.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `decide.request`).
+     *
+     * Optional: added in v0.2; a store that has it declares the capability `decide`.
+     */
+    decide?(request: DecideRequest): Promise<DecideResponse>;
     /**
      * Apply a retention policy to an agent's memories. Closed: unknown fields are rejected, in the
      * policy too, so a misspelt predicate cannot widen what is matched.
@@ -131,6 +144,19 @@ export interface MemoryClient {
      * Optional: added in v0.1; a store that has it declares the capability `restore`.
      */
     restore?(request: RestoreRequest): Promise<RestoreResponse>;
+    /**
+     * List an agent's pending reviews, each with its diff against the current state. Closed.
+     *
+     * Resolves with `ReviewsResponse` (message `reviews.response`). One page of pending reviews.
+     * Extensible.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `reviews.request`).
+     *
+     * Optional: added in v0.2; a store that has it declares the capability `reviews`.
+     */
+    reviews?(request: ReviewsRequest): Promise<ReviewsResponse>;
     /**
      * Change one record, if it is still at the version the caller read. Closed.
      *

@@ -1,5 +1,5 @@
 /**
- * memorywire v0.1 for TypeScript: the spec's types (`types.ts`), validators that
+ * memorywire v0.2 for TypeScript: the spec's types (`types.ts`), validators that
  * report exactly what the reference validator reports (`validators.ts`), the client interface
  * (`client.ts`) and its HTTP client (`http.ts`, on the platform's `fetch`). No runtime
  * dependency; no Node API outside the vectors runner.
@@ -13,6 +13,6 @@ export { stateMachineProblems } from "./semantic.js";
 export type * from "./types.js";
 export * from "./validators.js";
 /** The spec version these bindings were generated from. */
-export declare const SPEC_VERSION = "v0.1";
+export declare const SPEC_VERSION = "v0.2";
 /** sha256 over the spec's schema files: changes whenever the contract does. */
-export declare const SPEC_DIGEST = "sha256:b2489cd68325c3fe7bdb74df1d1b441c0dc7f1e715a2c23a58dda1f1ee403033";
+export declare const SPEC_DIGEST = "sha256:8244f2202ae8dd6c67259a976b5433e9acc82a9f846c60e8ae2d279f8e5887ec";

@@ -1,5 +1,5 @@
 /**
- * Every type of memorywire v0.1: one per message and per definition of the spec.
+ * Every type of memorywire v0.2: one per message and per definition of the spec.
  * The objects are the JSON on the wire, so field names are the spec's (snake_case). A message a
  * client sends is closed (no index signature); everything a store emits is extensible and keeps
  * the fields a newer store adds under an index signature of `unknown`.
@@ -33,7 +33,7 @@ export interface Capabilities {
      */
     store: string;
     /**
-     * memorywire version the store speaks, e.g. "v0.1".
+     * memorywire version the store speaks, e.g. "v0.2".
      *
      * Constraints: at least 1 character.
      */
@@ -53,6 +53,11 @@ export interface Capabilities {
      * writes each field and reads it back: a native or encoded field must come back exactly.
      */
     fidelity?: FieldFidelity;
+    /**
+     * The operator's staging policy: a write that any rule matches is staged for review as if it said
+     * approval_required (docs/spec/v0.2.md#review.policy). Closed.
+     */
+    staging_policy?: StagingPolicy;
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
 }
@@ -67,15 +72,91 @@ export interface Capabilities {
  * and honours min_relevance. client_ids: keeps a client- or router-chosen id. v0.1: get / list /
  * restore / update / remember_batch: implements the operation. query_vector: accepts recall's
  * query_vector from a caller using the same embedder. seals: keeps a remember's seal and returns it
- * with the record.
+ * with the record. v0.2: reviews / decide: lists pending reviews with their diffs / decides one
+ * (docs/spec/v0.2.md#review.list). staging_policy: stages writes a configured policy matches, which
+ * capabilities.staging_policy reports.
  */
-export type Capability = "semantic" | "episodic" | "procedural" | "emotional" | "vector" | "fts" | "graph" | "user_scope" | "metadata_filter" | "freshness" | "expiry" | "forget" | "merge" | "expire" | "hard_delete" | "governance" | "recall_tracking" | "demote" | "archive" | "relevance" | "client_ids" | "get" | "list" | "restore" | "update" | "remember_batch" | "query_vector" | "seals";
+export type Capability = "semantic" | "episodic" | "procedural" | "emotional" | "vector" | "fts" | "graph" | "user_scope" | "metadata_filter" | "freshness" | "expiry" | "forget" | "merge" | "expire" | "hard_delete" | "governance" | "recall_tracking" | "demote" | "archive" | "relevance" | "client_ids" | "get" | "list" | "restore" | "update" | "remember_batch" | "query_vector" | "seals" | "reviews" | "decide" | "staging_policy";
 /**
  * How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
  *
  * Constraints: ≥ 0, ≤ 1.
  */
 export type Confidence = number;
+/**
+ * Decide one pending review: approve, reject, or approve as a merge into an existing record.
+ * Closed.
+ *
+ * Message `decide.request` (sent to a store; closed: a field not declared here is rejected).
+ *
+ * Rule: merge_into approves.
+ */
+export interface DecideRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /** The review decided. */
+    review_id: MemoryId;
+    /** true applies the staged write; false discards it. */
+    approved: boolean;
+    /** Approve a staged remember as a merge into this existing record (see review-decision). */
+    merge_into?: MemoryId;
+    /**
+     * Identity of the reviewer, recorded with the decision and in the audit log.
+     *
+     * Constraints: at least 1 character, at most 256 characters.
+     */
+    reviewer: string;
+    /**
+     * Why, in the reviewer's words; recorded with the decision.
+     *
+     * Constraints: at most 4096 characters.
+     */
+    reason?: string;
+    /**
+     * On rejecting a remember: erase the staged record (true) or keep it hidden as forgotten (false).
+     *
+     * @defaultValue `true`
+     */
+    hard?: boolean;
+}
+/**
+ * What a decision did. Extensible.
+ *
+ * Message `decide.response` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface DecideResponse {
+    /**
+     * Stable identifier of one memory record. Minted once (by the client or the first component that
+     * stores the record) and kept by every store that holds a copy.
+     */
+    review_id: MemoryId;
+    /**
+     * What a decision did: approved (the staged write applied as sent), merged (a staged remember
+     * merged into merge_into), rejected (the staged write discarded).
+     */
+    outcome: ReviewOutcome;
+    /** The decision as recorded (reviewed_at set by the store). */
+    decision: ReviewDecision;
+    /**
+     * The records the decision changed: the remembered or merged-into record, the records forgotten,
+     * the canonical and its duplicates; for a rejected remember, the staged record.
+     */
+    changed_ids: MemoryId[];
+    /**
+     * Time the decision took, in milliseconds.
+     *
+     * Constraints: ≥ 0.
+     */
+    latency_ms: number;
+    /** What each store did. */
+    stores?: StoreResult[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
 /** The change a write would make to an agent's memory, computed against the current state. */
 export interface Diff {
     /** Records the write would create. */
@@ -84,6 +165,11 @@ export interface Diff {
     removed: MemoryRecord[];
     /** Records the write would change. */
     modified: ModifiedRecord[];
+    /**
+     * For a remember: the agent's existing memories closest to the staged one, in the same user
+     * scope, closest first, so a reviewer sees a near-duplicate or a contradiction.
+     */
+    related?: RelatedRecord[];
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
 }
@@ -374,6 +460,8 @@ export type FilterScalar = string | number | boolean | null;
  *
  * Rule: A forget must name its scope: ids, a non-empty filter, or both; a scope-less forget would
  * delete every record.
+ *
+ * Rule: review_id stages the write: approval_required may be left out, and false is refused.
  */
 export interface ForgetRequest {
     /**
@@ -404,6 +492,18 @@ export interface ForgetRequest {
      * Constraints: at most 4096 characters.
      */
     reason?: string;
+    /**
+     * Stage the write for review: nothing changes until a reviewer approves it with a review
+     * (docs/spec/v0.2.md#review.staging).
+     *
+     * @defaultValue `false`
+     */
+    approval_required?: boolean;
+    /**
+     * The id the staged write is reviewed under (a router passes its own, so every store stages under
+     * one id); sending it stages the write. Minted by the store when absent.
+     */
+    review_id?: MemoryId;
 }
 /**
  * Result of a forget. Extensible: clients ignore fields they do not know.
@@ -420,6 +520,8 @@ export interface ForgetResponse {
     hard_delete: boolean;
     /** True when the forget waits for a reviewer. */
     pending_approval?: boolean;
+    /** When pending_approval: the review the forget waits in. */
+    review_id?: MemoryId;
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
 }
@@ -692,6 +794,8 @@ export type MemoryType = "semantic" | "episodic" | "procedural" | "emotional";
  * Collapse duplicate memories into one canonical record. Closed: unknown fields are rejected.
  *
  * Message `merge.request` (sent to a store; closed: a field not declared here is rejected).
+ *
+ * Rule: review_id stages the write: approval_required may be left out, and false is refused.
  */
 export interface MergeRequest {
     /**
@@ -716,6 +820,18 @@ export interface MergeRequest {
      * @defaultValue `"keep_canonical"`
      */
     strategy?: MergeStrategy;
+    /**
+     * Stage the write for review: nothing changes until a reviewer approves it with a review
+     * (docs/spec/v0.2.md#review.staging).
+     *
+     * @defaultValue `false`
+     */
+    approval_required?: boolean;
+    /**
+     * The id the staged write is reviewed under (a router passes its own, so every store stages under
+     * one id); sending it stages the write. Minted by the store when absent.
+     */
+    review_id?: MemoryId;
 }
 /**
  * Result of a merge. Extensible: clients ignore fields they do not know.
@@ -736,6 +852,10 @@ export interface MergeResponse {
     strategy_used: OpenMergeStrategy;
     /** What each store did. */
     stores: StoreResult[];
+    /** True when the merge waits for a reviewer: nothing is merged yet. */
+    pending_approval?: boolean;
+    /** When pending_approval: the review the merge waits in. */
+    review_id?: MemoryId;
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
 }
@@ -1067,6 +1187,22 @@ export type RecordStates = RecordState[];
  * so no `bigint` is needed.
  */
 export type RecordVersion = number;
+/** An existing memory near a staged write, and how near. */
+export interface RelatedRecord {
+    /**
+     * A memory as a store holds it. Used where whole records travel: get, list and governance diffs.
+     * Extensible: clients ignore fields they do not know.
+     */
+    record: MemoryRecord;
+    /**
+     * Cosine similarity mapped to [0, 1] as recall's relevance is: 1 is the same meaning.
+     *
+     * Constraints: ≥ 0, ≤ 1.
+     */
+    relevance: number;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
 /**
  * Many remembers in one message, all or nothing. Closed.
  *
@@ -1275,6 +1411,8 @@ export interface RestoreResponse {
  * field is rejected rather than ignored.
  *
  * Message `review-decision` (sent to a store; closed: a field not declared here is rejected).
+ *
+ * Rule: merge_into approves.
  */
 export interface ReviewDecision {
     /** Review the decision answers. */
@@ -1295,7 +1433,23 @@ export interface ReviewDecision {
      * Constraints: at most 4096 characters.
      */
     reason?: string;
+    /**
+     * Approve a staged remember by merging it into this existing record of the agent (co-memorize):
+     * the record keeps its id and takes the staged content as merge_content would, and the staged
+     * record is merged away.
+     */
+    merge_into?: MemoryId;
+    /**
+     * What a decision did: approved (the staged write applied as sent), merged (a staged remember
+     * merged into merge_into), rejected (the staged write discarded).
+     */
+    outcome?: ReviewOutcome;
 }
+/**
+ * What a decision did: approved (the staged write applied as sent), merged (a staged remember
+ * merged into merge_into), rejected (the staged write discarded).
+ */
+export type ReviewOutcome = "approved" | "merged" | "rejected";
 /**
  * Governance: a write staged for human review, with the diff it would make against the current
  * state. Emitted by mnemowire to a reviewer. Extensible.
@@ -1306,13 +1460,16 @@ export interface ReviewDecision {
  * Rule: A remember under review carries a valid remember request, its seal (if any) lifted out to
  * seal.
  *
- * Rule: A forget under review carries a valid forget request.
+ * Rule: A forget under review carries a valid forget request, without approval_required and
+ * review_id (lifted out: the review says both), so a v0 reviewer still reads it under its v0
+ * schema.
  *
- * Rule: A merge under review carries a valid merge request.
+ * Rule: A merge under review carries a valid merge request, without approval_required and review_id
+ * (lifted out: the review says both), so a v0 reviewer still reads it under its v0 schema.
  */
 export interface ReviewRequest {
     /** Id of the review; the staged record's id for a remember. */
-    review_id?: MemoryId;
+    review_id: MemoryId;
     /** Operation under review. */
     operation: ReviewedOperation;
     /**
@@ -1332,17 +1489,99 @@ export interface ReviewRequest {
     /** Why the agent wants the change, when it said so. */
     reasoning?: string;
     /** When the write was staged. */
-    requested_at?: EpochMillis;
+    requested_at: EpochMillis;
     /**
      * A staged remember's seal. It travels here, not inside request, so a v0 reviewer still reads
      * request under its v0 schema.
      */
     seal?: Seal;
+    /**
+     * Who staged the write: caller (the request said approval_required) or policy:<rule> (the store's
+     * staging policy, by rule name).
+     *
+     * Constraints: at least 1 character, at most 256 characters.
+     */
+    staged_by?: string;
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
 }
 /** The operations that can be staged for review. */
 export type ReviewedOperation = "remember" | "forget" | "merge";
+/**
+ * List an agent's pending reviews, each with its diff against the current state. Closed.
+ *
+ * Message `reviews.request` (sent to a store; closed: a field not declared here is rejected).
+ */
+export interface ReviewsRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /** Only writes staged under this user_id. */
+    user_id?: UserId;
+    /**
+     * Only these reviews (a reviewer opening one, or a client checking on its own writes).
+     *
+     * Constraints: at least 1 item, at most 200 items, no two items equal.
+     */
+    ids?: MemoryId[];
+    /**
+     * Only these operations.
+     *
+     * Constraints: at least 1 item, at most 3 items, no two items equal.
+     */
+    operations?: ReviewedOperation[];
+    /**
+     * Page size.
+     *
+     * Constraints: an integer, ≥ 1, ≤ 200.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     *
+     * @defaultValue `50`
+     */
+    limit?: number;
+    /**
+     * next_cursor of the previous page: the page starts after this review_id. Reviews come in
+     * review_id order (ids a store mints are ULIDs, so that is the order they were staged in).
+     */
+    cursor?: MemoryId;
+    /**
+     * How many closest existing memories a remember's diff lists (diff.related); 0 for none.
+     *
+     * Constraints: an integer, ≥ 0, ≤ 20.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     *
+     * @defaultValue `3`
+     */
+    related?: number;
+}
+/**
+ * One page of pending reviews. Extensible.
+ *
+ * Message `reviews.response` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface ReviewsResponse {
+    /** The page, in review_id order; at most limit. Each carries its review_id and requested_at. */
+    reviews: ReviewRequest[];
+    /** Where the next page starts; absent on the last page. */
+    next_cursor?: MemoryId;
+    /**
+     * Time the listing took, in milliseconds.
+     *
+     * Constraints: ≥ 0.
+     */
+    latency_ms: number;
+    /** What each store did. */
+    stores?: StoreResult[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
 /**
  * A metadata filter that selects records to change. Same shape as Filter (at most 64 keys) but
  * never empty, because an empty filter matches every record.
@@ -1378,6 +1617,61 @@ export interface Seal {
 }
 /** Overall polarity of an emotional memory. */
 export type Sentiment = "positive" | "negative" | "neutral" | "mixed";
+/**
+ * The operator's staging policy: a write that any rule matches is staged for review as if it said
+ * approval_required (docs/spec/v0.2.md#review.policy). Closed.
+ */
+export interface StagingPolicy {
+    /**
+     * The rules, any of which stages a write.
+     *
+     * Constraints: at least 1 item, at most 256 items.
+     */
+    rules: StagingRule[];
+}
+/**
+ * One rule: it matches a write when every predicate it names holds. types, sources, filter and
+ * content_pattern look at a remember's record, so a rule naming one never matches a forget or
+ * merge.
+ */
+export interface StagingRule {
+    /** Named in review-request.staged_by as policy:<name>. */
+    name: Identifier;
+    /**
+     * The write is one of these operations (default: any).
+     *
+     * Constraints: at least 1 item, at most 3 items, no two items equal.
+     */
+    operations?: ReviewedOperation[];
+    /**
+     * A remember of one of these memory types.
+     *
+     * Constraints: at least 1 item, at most 4 items, no two items equal.
+     */
+    types?: MemoryType[];
+    /**
+     * A remember whose source is one of these.
+     *
+     * Constraints: at least 1 item, at most 64 items, no two items equal.
+     */
+    sources?: string[];
+    /**
+     * A write whose user_id is one of these.
+     *
+     * Constraints: at least 1 item, at most 256 items, no two items equal.
+     */
+    user_ids?: UserId[];
+    /** A remember whose metadata matches this filter (recall's filter language). */
+    filter?: Filter;
+    /**
+     * A remember whose content contains a match of this regular expression, matched
+     * case-insensitively. Keep to the syntax ECMA-262 and Python's re share; a store refuses a
+     * pattern it cannot compile when the policy is configured.
+     *
+     * Constraints: at least 1 character, at most 1024 characters.
+     */
+    content_pattern?: string;
+}
 /**
  * A procedure as a finite state machine (the pytransitions shape, restricted to data). In v0 it
  * travels as the JSON text of a procedural memory's content.

@@ -1,5 +1,5 @@
 /**
- * A validator for every type of memorywire v0.1, generated from the spec as
+ * A validator for every type of memorywire v0.2, generated from the spec as
  * straight-line code. Each reports the same (path, rule) set as the reference validator
  * (`mnemowire.spec`, Python) for every payload: every broken rule at once, each with the JSON
  * Pointer of the offending value, so a client can fix them all in one go.
@@ -7,7 +7,7 @@
  * @module
  */
 import { type ValidationError } from "./runtime.js";
-import type { AgentId, Arousal, Capabilities, Capability, Confidence, Diff, EpochMillis, ErrorCode, ErrorDetail, ErrorEnvelope, ExpireAction, ExpirePolicy, ExpireRequest, ExpireResponse, Fidelity, FieldFidelity, Filter, FilterCondition, FilterOperators, FilterScalar, ForgetRequest, ForgetResponse, FusionMethod, GetRequest, GetResponse, Health, HealthStatus, IdList, Identifier, IdentifierList, ListRequest, ListResponse, MemoryId, MemoryRecord, MemoryType, MergeRequest, MergeResponse, MergeStrategy, Metadata, ModifiedRecord, OpenCapability, OpenErrorCode, OpenExpireAction, OpenFusionMethod, OpenHealthStatus, OpenMemoryType, OpenMergeStrategy, OpenRecordState, OpenSentiment, OpenStoreStatus, Participants, QueryVector, RecallHit, RecallRequest, RecallResponse, RecordState, RecordStates, RecordVersion, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewDecision, ReviewRequest, ReviewedOperation, ScopeFilter, Seal, Sentiment, StateMachine, StateName, StoreHealth, StoreResult, StoreStatus, Transition, UpdateRequest, UpdateResponse, UserId, Valence } from "./types.js";
+import type { AgentId, Arousal, Capabilities, Capability, Confidence, DecideRequest, DecideResponse, Diff, EpochMillis, ErrorCode, ErrorDetail, ErrorEnvelope, ExpireAction, ExpirePolicy, ExpireRequest, ExpireResponse, Fidelity, FieldFidelity, Filter, FilterCondition, FilterOperators, FilterScalar, ForgetRequest, ForgetResponse, FusionMethod, GetRequest, GetResponse, Health, HealthStatus, IdList, Identifier, IdentifierList, ListRequest, ListResponse, MemoryId, MemoryRecord, MemoryType, MergeRequest, MergeResponse, MergeStrategy, Metadata, ModifiedRecord, OpenCapability, OpenErrorCode, OpenExpireAction, OpenFusionMethod, OpenHealthStatus, OpenMemoryType, OpenMergeStrategy, OpenRecordState, OpenSentiment, OpenStoreStatus, Participants, QueryVector, RecallHit, RecallRequest, RecallResponse, RecordState, RecordStates, RecordVersion, RelatedRecord, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewDecision, ReviewOutcome, ReviewRequest, ReviewedOperation, ReviewsRequest, ReviewsResponse, ScopeFilter, Seal, Sentiment, StagingPolicy, StagingRule, StateMachine, StateName, StoreHealth, StoreResult, StoreStatus, Transition, UpdateRequest, UpdateResponse, UserId, Valence } from "./types.js";
 /**
  * Every rule `value` breaks as a `AgentId`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -43,6 +43,20 @@ export declare function isCapability(value: unknown): value is Capability;
 export declare function validateConfidence(value: unknown): ValidationError[];
 /** Whether `value` is a valid Confidence (no rule broken). */
 export declare function isConfidence(value: unknown): value is Confidence;
+/**
+ * Every rule `value` breaks as message `decide.request`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateDecideRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid DecideRequest (no rule broken). */
+export declare function isDecideRequest(value: unknown): value is DecideRequest;
+/**
+ * Every rule `value` breaks as message `decide.response`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateDecideResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid DecideResponse (no rule broken). */
+export declare function isDecideResponse(value: unknown): value is DecideResponse;
 /**
  * Every rule `value` breaks as a `Diff`, as `{path, rule, message}` (path: a JSON Pointer), sorted
  * by path and rule; empty when it is valid.
@@ -415,6 +429,13 @@ export declare function validateRecordVersion(value: unknown): ValidationError[]
 /** Whether `value` is a valid RecordVersion (no rule broken). */
 export declare function isRecordVersion(value: unknown): value is RecordVersion;
 /**
+ * Every rule `value` breaks as a `RelatedRecord`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRelatedRecord(value: unknown): ValidationError[];
+/** Whether `value` is a valid RelatedRecord (no rule broken). */
+export declare function isRelatedRecord(value: unknown): value is RelatedRecord;
+/**
  * Every rule `value` breaks as message `remember_batch.request`, as `{path, rule, message}` (path:
  * a JSON Pointer), sorted by path and rule; empty when it is valid.
  */
@@ -466,6 +487,13 @@ export declare function validateReviewDecision(value: unknown): ValidationError[
 /** Whether `value` is a valid ReviewDecision (no rule broken). */
 export declare function isReviewDecision(value: unknown): value is ReviewDecision;
 /**
+ * Every rule `value` breaks as a `ReviewOutcome`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateReviewOutcome(value: unknown): ValidationError[];
+/** Whether `value` is a valid ReviewOutcome (no rule broken). */
+export declare function isReviewOutcome(value: unknown): value is ReviewOutcome;
+/**
  * Every rule `value` breaks as message `review-request`, as `{path, rule, message}` (path: a JSON
  * Pointer), sorted by path and rule; empty when it is valid.
  *
@@ -481,6 +509,20 @@ export declare function isReviewRequest(value: unknown): value is ReviewRequest;
 export declare function validateReviewedOperation(value: unknown): ValidationError[];
 /** Whether `value` is a valid ReviewedOperation (no rule broken). */
 export declare function isReviewedOperation(value: unknown): value is ReviewedOperation;
+/**
+ * Every rule `value` breaks as message `reviews.request`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateReviewsRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid ReviewsRequest (no rule broken). */
+export declare function isReviewsRequest(value: unknown): value is ReviewsRequest;
+/**
+ * Every rule `value` breaks as message `reviews.response`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateReviewsResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid ReviewsResponse (no rule broken). */
+export declare function isReviewsResponse(value: unknown): value is ReviewsResponse;
 /**
  * Every rule `value` breaks as a `ScopeFilter`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -502,6 +544,20 @@ export declare function isSeal(value: unknown): value is Seal;
 export declare function validateSentiment(value: unknown): ValidationError[];
 /** Whether `value` is a valid Sentiment (no rule broken). */
 export declare function isSentiment(value: unknown): value is Sentiment;
+/**
+ * Every rule `value` breaks as a `StagingPolicy`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateStagingPolicy(value: unknown): ValidationError[];
+/** Whether `value` is a valid StagingPolicy (no rule broken). */
+export declare function isStagingPolicy(value: unknown): value is StagingPolicy;
+/**
+ * Every rule `value` breaks as a `StagingRule`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateStagingRule(value: unknown): ValidationError[];
+/** Whether `value` is a valid StagingRule (no rule broken). */
+export declare function isStagingRule(value: unknown): value is StagingRule;
 /**
  * Every rule `value` breaks as a `StateMachine`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -573,12 +629,14 @@ export declare function validateValence(value: unknown): ValidationError[];
 /** Whether `value` is a valid Valence (no rule broken). */
 export declare function isValence(value: unknown): value is Valence;
 /** Every message name of the spec, sorted. */
-export declare const MESSAGES: readonly ["capabilities", "error", "expire.request", "expire.response", "forget.request", "forget.response", "get.request", "get.response", "health", "list.request", "list.response", "merge.request", "merge.response", "recall.request", "recall.response", "remember.request", "remember.response", "remember_batch.request", "remember_batch.response", "restore.request", "restore.response", "review-decision", "review-request", "update.request", "update.response"];
+export declare const MESSAGES: readonly ["capabilities", "decide.request", "decide.response", "error", "expire.request", "expire.response", "forget.request", "forget.response", "get.request", "get.response", "health", "list.request", "list.response", "merge.request", "merge.response", "recall.request", "recall.response", "remember.request", "remember.response", "remember_batch.request", "remember_batch.response", "restore.request", "restore.response", "review-decision", "review-request", "reviews.request", "reviews.response", "update.request", "update.response"];
 /** A message name of the spec (`"remember.request"`, ...). */
 export type MessageName = (typeof MESSAGES)[number];
 /** The type each message carries. */
 export interface MessageTypes {
     "capabilities": Capabilities;
+    "decide.request": DecideRequest;
+    "decide.response": DecideResponse;
     "error": ErrorEnvelope;
     "expire.request": ExpireRequest;
     "expire.response": ExpireResponse;
@@ -601,6 +659,8 @@ export interface MessageTypes {
     "restore.response": RestoreResponse;
     "review-decision": ReviewDecision;
     "review-request": ReviewRequest;
+    "reviews.request": ReviewsRequest;
+    "reviews.response": ReviewsResponse;
     "update.request": UpdateRequest;
     "update.response": UpdateResponse;
 }

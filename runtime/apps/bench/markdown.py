@@ -271,6 +271,34 @@ def _records(results: Mapping[str, Any]) -> str:
     )
 
 
+def _reviews(results: Mapping[str, Any]) -> str:
+    page, decision = results["list_page"], results["decision"]
+
+    def row(kind: str, side: Mapping[str, Any]) -> str:
+        decide, alone = side["decide"], side["write_alone"]
+        return (
+            f"| decision approving a staged {kind}: decide / the write alone, p50 "
+            f"({decide['n']} each) | {decide['p50_ms']} / {alone['p50_ms']} ms: "
+            f"+{side['added_p50_ms']} ms | ≤ +5 ms |"
+        )
+
+    return "\n".join(
+        [
+            f"{results['pending']:,} staged remembers beside {results['existing']:,} active "
+            f"memories of one agent in {results['store']} (bulk-loaded in "
+            f"{results.get('load_s', '?')} s), through the validating boundary.",
+            "",
+            "| operation | measured | target |",
+            "|---|---:|---:|",
+            f"| a page of {page['page']} reviews with diffs ({page['related']} related each), "
+            f"p50 / p95 ({page['n']} pages) | {page['p50_ms']} / {page['p95_ms']} ms | "
+            "p50 ≤ 50 ms |",
+            row("remember", decision["remember"]),
+            row("forget", decision["forget"]),
+        ]
+    )
+
+
 def _http(results: Mapping[str, Any]) -> str:
     latency, sustained, memory = results["latency"], results["sustained"], results["memory"]
     paced, flat = sustained["open_loop"], sustained["closed_loop"]
@@ -352,6 +380,7 @@ _RENDERERS: dict[str, Callable[[Any], str]] = {
     "validation": _validation,
     "embedders": _embedders,
     "records": _records,
+    "reviews": _reviews,
     "http": _http,
     "adapter": _adapter,
 }

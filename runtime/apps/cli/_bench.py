@@ -50,6 +50,31 @@ def records_command(count: int, get_rounds: int, out: Path | None) -> None:
     _publish("records", env, run_records(count, get_rounds), out)
 
 
+@bench_group.command("reviews")
+@click.option("--pending", default=10_000, show_default=True, help="Staged remembers queued.")
+@click.option("--existing", default=10_000, show_default=True, help="Active memories beside.")
+@click.option("--pages", "page_rounds", default=200, show_default=True, help="Pages listed.")
+@click.option("--decisions", default=200, show_default=True, help="Decisions of each kind.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write reviews.json and reviews.md into this folder.",
+)
+def reviews_command(
+    pending: int, existing: int, page_rounds: int, decisions: int, out: Path | None
+) -> None:
+    """Time the review queue (spec v0.2) on the embedded store: a page of 50 pending reviews
+    with diffs out of 10k (target p50 ≤ 50 ms), and what a decision adds to the write it
+    applies (≤ 5 ms)."""
+    from mnemowire.apps.bench import environment
+    from mnemowire.apps.bench.reviews import run_reviews
+
+    if decisions * 2 > pending or decisions * 2 > existing:
+        raise click.UsageError("--decisions takes two staged and two active records each")
+    env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
+    _publish("reviews", env, run_reviews(pending, existing, page_rounds, decisions), out)
+
+
 @bench_group.command("http")
 @click.option("--embedder", default="minilm", show_default=True, help="The servers' embedder.")
 @click.option("--rounds", default=3, show_default=True, help="Passes over the 165 queries.")

@@ -18,6 +18,7 @@ import click
 
 from mnemowire.apps.cli._app import Exit, cli
 from mnemowire.apps.cli._operations import (
+    STORE_OPTIONS,
     _choice,
     _json_object,
     _open,
@@ -164,8 +165,8 @@ _LIST_FLAGS = {
 @click.option("--cursor", help="Continue a listing where an earlier one stopped.")
 @store_options
 def list_command(**flags: Any) -> None:
-    options = {k: flags.pop(k) for k in ("stores", "embedder", "weights", "quorum", "pretty")}
-    if flags.pop("json_source") is not None:
+    options = {k: flags.pop(k) for k in STORE_OPTIONS}
+    if options["json_source"] is not None:
         raise click.UsageError("list builds its requests from flags; --json is not for list")
     most = flags.pop("most")
     request = {

@@ -49,6 +49,10 @@ def _choice(values: type[StrEnum]) -> click.Choice[str]:
     return click.Choice([member.value for member in values])
 
 
+#: the options store_options adds, which a command hands to _open rather than to its request
+STORE_OPTIONS = ("stores", "embedder", "weights", "quorum", "policy", "json_source", "pretty")
+
+
 def store_options(command: F) -> F:
     """The options every operation shares: which stores, how to fuse, how to print."""
     decorators = [
@@ -75,6 +79,13 @@ def store_options(command: F) -> F:
             type=click.IntRange(min=1),
             default=None,
             help="Router: keep only items returned by at least this many stores.",
+        ),
+        click.option(
+            "--policy",
+            type=click.Path(dir_okay=False),
+            default=None,
+            help="Staging policy (JSON file): writes it matches wait for review "
+            "(docs/governance.md#policy).",
         ),
         click.option(
             "--json",
@@ -158,17 +169,24 @@ def _unset(value: Any) -> bool:
 
 
 def run_operation(
-    operation: str, flags: dict[str, Any], options: dict[str, Any], names: dict[str, str]
+    operation: str,
+    flags: dict[str, Any],
+    options: dict[str, Any],
+    names: dict[str, str],
+    fixed: dict[str, Any] | None = None,
 ) -> None:
     """Run one operation for a request built from flags, or for each request in --json.
-    ``names`` maps the request's top-level fields to the flags that set them."""
+    ``names`` maps the request's top-level fields to the flags that set them; ``fixed`` holds
+    the fields the command itself says (``review reject``: ``approved: false``), set on every
+    request, --json ones included."""
     source: IO[bytes] | None = options["json_source"]
     given = {k: v for k, v in flags.items() if not _unset(v)}
+    fixed = fixed or {}
     if source is not None and given:
         raise click.UsageError(f"--json replaces the request flags; drop {sorted(given)}")
     if source is None:
-        sys.exit(asyncio.run(_run(operation, iter([given]), options, names)))
-    requests = _requests(source)
+        sys.exit(asyncio.run(_run(operation, iter([{**given, **fixed}]), options, names)))
+    requests = ({**r, **fixed} if fixed and isinstance(r, dict) else r for r in _requests(source))
     first = next(requests, _NOTHING)
     if first is _NOTHING:
         raise click.UsageError("--json read no request: give one JSON object, or one per line")
@@ -242,6 +260,13 @@ def _open(options: dict[str, Any]) -> Any:
         router["weights"] = _weights(options["weights"])
     if options["quorum"]:
         router["quorum"] = options["quorum"]
+    if options["policy"]:
+        from mnemowire.kit.staging import StagingRules
+
+        try:
+            router["policy"] = StagingRules.load(options["policy"])
+        except ConfigError as exc:
+            raise click.BadParameter(str(exc), param_hint="--policy") from None
     try:
         embedder = load_embedder(options["embedder"]) if options["embedder"] else None
     except ConfigError as exc:
@@ -277,20 +302,27 @@ def _emit(
         click.echo(json.dumps(payload, ensure_ascii=False))
 
 
-def _operation(name: str, help_text: str, names: dict[str, str]) -> Callable[[F], F]:
-    """A command for operation ``name``; ``names`` maps request fields to their flags (``""``:
-    the request as a whole) for errors a person can act on."""
+def _operation(
+    name: str,
+    help_text: str,
+    names: dict[str, str],
+    *,
+    group: click.Group = cli,
+    command_name: str | None = None,
+    fixed: dict[str, Any] | None = None,
+) -> Callable[[F], F]:
+    """A command for operation ``name`` (``command_name`` under ``group``: by default ``name``
+    under ``mnemowire``); ``names`` maps request fields to their flags (``""``: the request as
+    a whole) for errors a person can act on; ``fixed``: the fields the command says itself."""
 
     def wrap(command: F) -> F:
         @functools.wraps(command)
         def run(**kwargs: Any) -> None:
-            options = {
-                k: kwargs.pop(k)
-                for k in ("stores", "embedder", "weights", "quorum", "json_source", "pretty")
-            }
-            run_operation(name, command(**kwargs), options, names)
+            options = {k: kwargs.pop(k) for k in STORE_OPTIONS}
+            run_operation(name, command(**kwargs), options, names, fixed)
 
-        return cli.command(name, help=help_text)(store_options(run))  # type: ignore[return-value]
+        command_ = group.command(command_name or name, help=help_text)
+        return command_(store_options(run))  # type: ignore[return-value]
 
     return wrap
 
@@ -424,6 +456,7 @@ def recall_command(
 @click.option("--filter", "filter_", help="Forget records whose metadata matches (JSON).")
 @click.option("--hard", "hard_delete", is_flag=True, help="Erase for good instead of hiding.")
 @click.option("--reason", help="Why (kept in the audit log).")
+@click.option("--approval-required", is_flag=True, help="Stage the forget for review (spec v0.2).")
 @click.argument("ids", nargs=-1)
 @_operation(
     "forget",
@@ -435,6 +468,7 @@ def recall_command(
         "filter": "--filter",
         "hard_delete": "--hard",
         "reason": "--reason",
+        "approval_required": "--approval-required",
         "": "IDS or --filter",
     },
 )
@@ -444,6 +478,7 @@ def forget_command(
     filter_: str | None,
     hard_delete: bool,
     reason: str | None,
+    approval_required: bool,
     ids: tuple[str, ...],
 ) -> dict[str, Any]:
     return {
@@ -453,6 +488,7 @@ def forget_command(
         "filter": _json_object(filter_, "--filter"),
         "hard_delete": hard_delete or None,
         "reason": reason,
+        "approval_required": approval_required or None,
     }
 
 
@@ -462,6 +498,7 @@ def forget_command(
     type=_choice(MergeStrategy),
     help=f"How the records combine (default {MERGE_REQUEST_DEFAULTS['strategy']}).",
 )
+@click.option("--approval-required", is_flag=True, help="Stage the merge for review (spec v0.2).")
 @click.argument("ids", nargs=-1)
 @_operation(
     "merge",
@@ -471,11 +508,12 @@ def forget_command(
         "canonical": "CANONICAL (the first of IDS)",
         "duplicates": "DUPLICATE (the second and later IDS)",
         "strategy": "--strategy",
+        "approval_required": "--approval-required",
         "": "the request",
     },
 )
 def merge_command(
-    agent_id: str | None, strategy: str | None, ids: tuple[str, ...]
+    agent_id: str | None, strategy: str | None, approval_required: bool, ids: tuple[str, ...]
 ) -> dict[str, Any]:
     canonical, *duplicates = ids or (None,)
     return {
@@ -483,6 +521,7 @@ def merge_command(
         "canonical": canonical,
         "duplicates": duplicates or None,
         "strategy": strategy,
+        "approval_required": approval_required or None,
     }
 
 

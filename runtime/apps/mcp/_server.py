@@ -43,6 +43,11 @@ RECALL_TEMPLATE = UriTemplate.parse("memory://{agent_id}/recall{?query,k,user_id
 RESOURCE_NOT_FOUND = -32002
 
 
+#: operations an MCP host, which is the agent, is not given: deciding a review is the
+#: reviewer's (an agent approving its own staged writes would make staging pointless)
+NOT_FOR_AGENTS = ("decide",)
+
+
 class MemoryTools:
     """The store behind the boundary, as MCP tools: which exist, and how a call runs."""
 
@@ -66,7 +71,9 @@ class MemoryTools:
         self.operations = [
             op
             for op in OPERATIONS
-            if f"{op}.request" in files.messages and (op not in BY_CAPABILITY or op in declared)
+            if f"{op}.request" in files.messages
+            and (op not in BY_CAPABILITY or op in declared)
+            and op not in NOT_FOR_AGENTS
         ]
 
     def tools(self) -> list[types.Tool]:

@@ -33,7 +33,7 @@ from mnemowire.apps.server._body import HttpError, Limits, read_json
 from mnemowire.apps.server._inflight import InFlight
 from mnemowire.errors import MnemowireError
 from mnemowire.kit import json_bytes
-from mnemowire.layers.validating import ValidatingStore, spoken_version
+from mnemowire.layers.validating import Elsewhere, ValidatingStore, spoken_version
 from mnemowire.protocol import MemoryStore
 
 __all__ = ["MemoryServer", "create_app"]
@@ -60,7 +60,9 @@ class MemoryServer:
             v for v in spec.available_versions() if spec.version_key(v) <= spec.version_key(spoken)
         ]
         self.boundaries = {
-            v: ValidatingStore(store, version=v, newer=f"send it to /{spoken}/ instead")
+            v: ValidatingStore(
+                store, version=v, newer=Elsewhere("send it to /{version}/ instead", spoken)
+            )
             for v in self.versions
         }
         self.inflight = InFlight()

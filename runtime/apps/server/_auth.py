@@ -7,7 +7,12 @@ may act as (``"*"``: every agent, for an operator). Tokens come from a JSON file
 or the same JSON in ``$MNEMOWIRE_SERVER_TOKENS``::
 
     {"tokens": [{"name": "alice-laptop", "token": "...", "agents": ["assistant-alice"]},
+                {"name": "dana", "token": "...", "agents": ["*"], "reviewer": true},
                 {"name": "ops", "token": "...", "agents": ["*"]}]}
+
+Only a token marked ``reviewer`` may ``decide`` a review (an agent holding its own token must
+not approve its own staged writes), and it decides as itself: the decision's ``reviewer`` is
+the token's name.
 
 A presented token is compared with every configured one in constant time (``hmac.compare_
 digest`` over SHA-256 digests, all of them, no early exit), so the time taken says nothing about
@@ -57,6 +62,8 @@ class Caller:
 
     name: str
     agents: frozenset[str]
+    #: may decide reviews (docs/governance.md#review), as ``name``
+    reviewer: bool = False
 
     def admit(self, named: Mapping[str, str]) -> None:
         """Raise ``forbidden`` unless this caller may act as every agent of ``named`` (JSON
@@ -76,6 +83,25 @@ class Caller:
                 ],
             )  # fmt: skip
 
+    def admit_decision(self, request: BaseModel) -> None:
+        """Raise ``forbidden`` unless this caller may decide reviews, and as the reviewer the
+        request names (a token decides as its own name; without tokens, anyone decides)."""
+        if self is ANYONE:
+            return
+        if not self.reviewer:
+            raise ForbiddenError(
+                f"this token ({self.name}) may not decide reviews: an agent must not approve "
+                'its own writes; ask the operator for a token marked "reviewer": true',
+                details=[{"path": "/reviewer", "rule": "forbidden", "message": "not a reviewer"}],
+            )
+        if getattr(request, "reviewer", None) != self.name:
+            raise ForbiddenError(
+                f"this token decides as {self.name!r}: send reviewer {self.name!r}",
+                details=[
+                    {"path": "/reviewer", "rule": "forbidden", "message": "is not this token's"}
+                ],
+            )
+
 
 #: the caller of a server without tokens (loopback only): any agent
 ANYONE = Caller("anyone (no tokens configured)", frozenset({ALL_AGENTS}))
@@ -90,11 +116,15 @@ class _Entry:
 class Tokens:
     """The configured tokens; :meth:`authenticate` turns an Authorization header into a Caller."""
 
-    def __init__(self, entries: Iterable[tuple[str, str, Iterable[str]]]) -> None:
-        """``entries``: (name, token, agents) triples."""
+    def __init__(
+        self,
+        entries: Iterable[tuple[str, str, Iterable[str]] | tuple[str, str, Iterable[str], bool]],
+    ) -> None:
+        """``entries``: (name, token, agents) triples, or (name, token, agents, reviewer)."""
         self._entries: list[_Entry] = []
         names: set[str] = set()
-        for name, token, agents in entries:
+        for name, token, agents, *marked in entries:
+            reviewer = bool(marked and marked[0])
             if len(token) < MIN_TOKEN_LENGTH:
                 raise ConfigError(
                     f"token {name!r} is {len(token)} characters; use at least "
@@ -107,7 +137,7 @@ class Tokens:
             if not allowed:
                 raise ConfigError(f'token {name!r} lists no agents; give agent ids, or "*"')
             names.add(name)
-            self._entries.append(_Entry(_digest(token), Caller(name, allowed)))
+            self._entries.append(_Entry(_digest(token), Caller(name, allowed, reviewer)))
         if not self._entries:
             raise ConfigError("the token list is empty")
         digests = [e.digest for e in self._entries]
@@ -171,12 +201,17 @@ def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8")).digest()
 
 
-def _entry(item: Any, where: str) -> tuple[str, str, list[str]]:
+def _entry(item: Any, where: str) -> tuple[str, str, list[str], bool]:
     if not isinstance(item, dict):
         raise ConfigError(f"{where} must be an object with name, token and agents")
-    unknown = sorted(set(item) - {"name", "token", "agents"})
+    unknown = sorted(set(item) - {"name", "token", "agents", "reviewer"})
     if unknown:
-        raise ConfigError(f"{where} has unknown fields {unknown}; known: name, token, agents")
+        raise ConfigError(
+            f"{where} has unknown fields {unknown}; known: name, token, agents, reviewer"
+        )
+    reviewer = item.get("reviewer", False)
+    if not isinstance(reviewer, bool):
+        raise ConfigError(f"{where}.reviewer must be true or false")
     name, token, agents = item.get("name"), item.get("token"), item.get("agents")
     if not isinstance(name, str) or not name:
         raise ConfigError(f"{where}.name must be a non-empty string")
@@ -184,7 +219,7 @@ def _entry(item: Any, where: str) -> tuple[str, str, list[str]]:
         raise ConfigError(f"{where}.token must be a string")
     if not isinstance(agents, list) or not all(isinstance(a, str) and a for a in agents):
         raise ConfigError(f'{where}.agents must be a list of agent ids (or ["*"])')
-    return name, token, agents
+    return name, token, agents, reviewer
 
 
 def readable_by_others(path: Path) -> bool:
@@ -212,6 +247,8 @@ def admitted(
     the store's answer to come, as wire JSON."""
     parsed = boundary.parse(operation, payload)
     caller.admit(agents_named(parsed))
+    if operation == "decide":
+        caller.admit_decision(parsed)
     return boundary.answer_wire(operation, parsed)
 
 

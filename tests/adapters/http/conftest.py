@@ -17,7 +17,10 @@ from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.apps.server import MemoryServer
 from mnemowire.embedders import Embedder, HashEmbedder
 from tests.adapters._support import CheckedStore, Clock
+from tests.adapters.sqlite_vec.conftest import audit, holds
 from tests.server._serving import serving
+
+__all__ = ["StoreFactory", "audit", "holds"]  # the served file's audit log and bytes
 
 StoreFactory = Callable[..., Any]
 

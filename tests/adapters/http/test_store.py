@@ -178,4 +178,4 @@ def test_the_served_name_is_the_stores(tmp_path: Path) -> None:
         renamed = HttpStore.from_url(f"{url}?name=pantry")
         assert renamed.name == "pantry"
         assert renamed.capabilities().store == "pantry"
-        assert json.loads(json.dumps(renamed.capabilities().spec_version)) == "v0.1"
+        assert json.loads(json.dumps(renamed.capabilities().spec_version)) == "v0.2"

@@ -51,7 +51,7 @@ class Database:
         """Every row of every table the store writes: equal snapshots mean nothing changed."""
         return [
             self.rows(f"SELECT * FROM {table} ORDER BY 1")
-            for table in ("memories", "recalls", "audit_log", "mnemowire_meta")
+            for table in ("memories", "recalls", "audit_log", "mnemowire_meta", "reviews")
         ]
 
     def close(self) -> None:
@@ -134,7 +134,7 @@ def holds(db: Database) -> Callable[[str], bool]:
     def check(text: str) -> bool:
         return any(
             text in str(row)
-            for table in ("memories", "recalls", "audit_log", "mnemowire_meta")
+            for table in ("memories", "recalls", "audit_log", "mnemowire_meta", "reviews")
             for row in db.rows(f"SELECT * FROM {table}")
         )
 

@@ -283,6 +283,10 @@ async def test_the_application_role_can_run_the_store_but_never_rewrite_the_audi
     assert len((await app.recall({"agent_id": "a", "query": "tea"})).results) == 2
     await app.merge({"agent_id": "a", "canonical": one.id, "duplicates": [two.id]})
     await app.expire({"agent_id": "a", "policy": {"confidence_below": 0.5}, "action": "demote"})
+    staged = await app.remember(
+        {"agent_id": "a", "type": "semantic", "content": "tea?", "approval_required": True}
+    )
+    await app.decide({"agent_id": "a", "review_id": staged.id, "approved": True, "reviewer": "r"})
     await app.forget({"agent_id": "a", "ids": [one.id, two.id], "hard_delete": True})
     entries = db.rows("SELECT count(*) FROM audit_log")
     with psycopg.connect(_as(pg_dsn, app_role), autocommit=True) as conn:
@@ -294,11 +298,12 @@ async def test_the_application_role_can_run_the_store_but_never_rewrite_the_audi
             "ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only",
             "DROP TRIGGER audit_log_append_only ON audit_log",
             "DROP TABLE audit_log",
+            "DELETE FROM reviews",  # a decided review stays: the queue is history too
         ):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 conn.execute(statement)
         assert conn.execute("SELECT count(*) FROM audit_log").fetchall() == entries
-    assert entries == [(5,)]
+    assert entries == [(8,)]
 
 
 async def test_an_unprivileged_role_gets_a_clear_error(

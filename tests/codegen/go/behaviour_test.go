@@ -176,7 +176,8 @@ func TestOpenEnumsKeepNewerValues(t *testing.T) {
 
 func TestSemanticRuleInsideAReview(t *testing.T) {
 	machine := `{\"name\":\"n\",\"initial\":\"a\",\"states\":[\"a\"],\"transitions\":[{\"trigger\":\"go\",\"source\":[\"a\",\"*\"],\"dest\":\"b\"}]}`
-	review := `{"operation":"remember","agent_id":"a","diff":{"added":[],"removed":[],"modified":[]},` +
+	review := `{"review_id":"r1","requested_at":1,"operation":"remember","agent_id":"a",` +
+		`"diff":{"added":[],"removed":[],"modified":[]},` +
 		`"request":{"agent_id":"a","type":"procedural","content":"` + machine + `"}}`
 	want := [][2]string{{"/request/content", "stateReference"}}
 	if got := pairs(ValidateJSON("review-request", []byte(review))); !reflect.DeepEqual(got, want) {

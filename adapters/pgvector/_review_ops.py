@@ -1,0 +1,207 @@
+"""The pgvector store's review queue (spec v0.2: ``reviews``, ``decide``, and staging forget
+and merge), kept apart from the operations of ``store.py``; ``PgVectorStore`` inherits it.
+The SQL is ``_reviews``'s and ``_changes``', the wire rules ``kit.reviews``'."""
+
+from __future__ import annotations
+
+import builtins
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mnemowire.adapters.pgvector import _changes, _reviews
+from mnemowire.adapters.pgvector._database import Database
+from mnemowire.adapters.pgvector._search import AgentSizes
+from mnemowire.adapters.pgvector._writes import insert_audit
+from mnemowire.embedders import Vectors
+from mnemowire.kit import EmbedderSetup, MergePlan, to_wire
+from mnemowire.kit.audit import entry
+from mnemowire.kit.reviews import (
+    decide_answer,
+    decided_merge,
+    decision_detail,
+    decision_record,
+    kept_request,
+    outcome_of,
+    refuse_merge_into,
+    review_id_for,
+    reviews_answer,
+    staged_detail,
+    unknown_review,
+)
+from mnemowire.models import (
+    DecideRequest,
+    DecideResponse,
+    ForgetRequest,
+    ForgetResponse,
+    MergeRequest,
+    MergeResponse,
+    ReviewDecision,
+    ReviewOutcome,
+    ReviewsRequest,
+    ReviewsResponse,
+    StoreResult,
+)
+
+__all__ = ["ReviewOperations"]
+
+
+class ReviewOperations:
+    """Staging forget and merge, listing pending reviews with diffs, deciding one."""
+
+    _db: Database
+    _clock: Callable[[], int]
+    _setup: EmbedderSetup
+    _sizes: AgentSizes
+    _embed: Callable[[builtins.list[str]], Awaitable[Vectors]]
+    _result: Callable[[int, float], StoreResult]
+
+    async def reviews(self, request: ReviewsRequest) -> ReviewsResponse:
+        """The agent's pending reviews, a page at a time, each with its diff now
+        ([review.list], [review.diff])."""
+        started = time.perf_counter()
+        async with self._db.transaction("reviews") as conn:  # one snapshot for the page
+            found = await _reviews.page(conn, request, self._clock())
+        count = min(len(found), request.limit)
+        return reviews_answer(found, request.limit, self._result(count, started))
+
+    async def decide(self, request: DecideRequest) -> DecideResponse:
+        """End one pending review ([review.decide]): planned on a read (the merged content
+        embedded outside any transaction), applied and ended in one transaction, where a
+        decision that lost a race finds the review ended ([review.once])."""
+        await self._setup()
+        started = time.perf_counter()
+        async with self._db.connection("decide") as conn:
+            found = await _reviews.pending(conn, request)
+            if found is None:
+                raise unknown_review(request)
+            operation, sent = found
+            if request.merge_into is not None:
+                refuse_merge_into(operation)
+            merge = decided_merge(request, operation, sent)
+            plan = None
+            if merge is not None:
+                plan = await self._plan_decided_merge(conn, merge, operation == "remember")
+        if plan is not None and plan.new_text is not None:
+            plan.vector = (await self._embed([plan.new_text]))[0]
+        decision, changed = await self._apply(request, operation, sent, merge, plan)
+        self._sizes.changed([request.agent_id])
+        return decide_answer(decision, changed, self._result(len(changed), started))
+
+    # -- staging (called by the store's forget and merge) -------------------------------------
+
+    async def _stage_forget(
+        self, req: ForgetRequest, payload: dict[str, Any], staged_by: str
+    ) -> ForgetResponse:
+        started = time.perf_counter()
+        now = self._clock()
+        review_id = review_id_for(req.review_id)
+        async with self._db.transaction("forget") as conn:
+            ids = await _reviews.forget_targets(conn, req, payload)
+            queued = (review_id, "forget", req.agent_id, req.user_id, payload, staged_by, now)
+            await self._queue(conn, *queued)
+            detail = staged_detail(review_id)
+            await insert_audit(conn, entry(now, "forget", req.agent_id, ids, payload, detail))
+        return ForgetResponse(
+            forgotten_ids=ids,
+            stores=[self._result(len(ids), started)],
+            hard_delete=req.hard_delete,
+            pending_approval=True,
+            review_id=review_id,
+        )
+
+    async def _stage_merge(
+        self, req: MergeRequest, payload: dict[str, Any], staged_by: str
+    ) -> MergeResponse:
+        started = time.perf_counter()
+        MergePlan.refuse_self_merge(req)
+        now = self._clock()
+        review_id = review_id_for(req.review_id)
+        async with self._db.transaction("merge") as conn:
+            await _changes.merge_targets(conn, req, now)  # the records must be there
+            queued = (review_id, "merge", req.agent_id, None, payload, staged_by, now)
+            await self._queue(conn, *queued)
+            ids = [req.canonical, *req.duplicates]
+            detail = staged_detail(review_id)
+            await insert_audit(conn, entry(now, "merge", req.agent_id, ids, payload, detail))
+        return MergeResponse(
+            canonical=req.canonical,
+            merged_count=0,
+            strategy_used=req.strategy,
+            stores=[self._result(0, started)],
+            pending_approval=True,
+            review_id=review_id,
+        )
+
+    @staticmethod
+    async def _queue(  # noqa: PLR0917 (a staged write's parts)
+        conn: Any,
+        review_id: str,
+        operation: str,
+        agent_id: str,
+        user_id: str | None,
+        payload: dict[str, Any],
+        staged_by: str,
+        now: int,
+    ) -> None:
+        await _reviews.stage(
+            conn,
+            review_id=review_id,
+            operation=operation,
+            agent_id=agent_id,
+            user_id=user_id,
+            request=kept_request(operation, payload),
+            staged_by=staged_by,
+            now=now,
+        )
+
+    async def _plan_decided_merge(
+        self, conn: Any, merge: MergeRequest, staged_remember: bool
+    ) -> MergePlan:
+        """A merge's plan, the staged record read as if it were visible (co-memorize)."""
+        MergePlan.refuse_self_merge(merge)
+        now = self._clock()
+        if not staged_remember:
+            return MergePlan.of(merge, await _changes.merge_targets(conn, merge, now))
+        into = merge.model_copy(update={"duplicates": [merge.canonical]})
+        records = await _changes.merge_targets(conn, into, now)  # merge_into: an active record
+        records.update(await _reviews.staged_records(conn, merge.agent_id, merge.duplicates))
+        return MergePlan.of(merge, records)
+
+    async def _apply(
+        self,
+        req: DecideRequest,
+        operation: str,
+        sent: dict[str, Any],
+        merge: MergeRequest | None,
+        plan: MergePlan | None,
+    ) -> tuple[ReviewDecision, builtins.list[str]]:
+        now = self._clock()
+        outcome = outcome_of(req)
+        decision = decision_record(req, outcome, now)
+        changed: builtins.list[str]
+        async with self._db.transaction("decide") as conn:
+            await _reviews.end(conn, req, outcome.value, to_wire(decision))
+            if outcome is ReviewOutcome.REJECTED:
+                changed = await _changes.reject(conn, req, operation, now)
+            elif operation == "remember":
+                changed = await _changes.set_visible(
+                    conn, req.agent_id, None, [req.review_id], "pending", "approve", now
+                )
+                if merge is not None and plan is not None:  # co-memorize: now visible, merged
+                    plan.versions[req.review_id] = now  # the approval's own change
+                    await _changes.merge(conn, merge, to_wire(merge), plan, now)
+                    changed = [merge.canonical, *merge.duplicates]
+            elif operation == "forget":
+                forget = ForgetRequest.model_validate(sent)
+                changed = await _changes.forget(conn, forget, sent, now)
+            else:
+                assert merge is not None
+                assert plan is not None
+                await _changes.merge(conn, merge, sent, plan, now)
+                changed = [merge.canonical, *merge.duplicates]
+            detail = decision_detail(req, outcome)
+            await insert_audit(
+                conn, entry(now, "decide", req.agent_id, changed, to_wire(req), detail)
+            )
+        return decision, changed

@@ -1,0 +1,101 @@
+"""The pgvector store's upkeep, kept apart from ``store.py``; ``PgVectorStore`` inherits it:
+grants for an application role, VACUUM (and what a hard delete leaves behind), prewarming the
+cache, dropping a throwaway schema."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import psycopg
+from psycopg import sql
+
+from mnemowire.adapters.pgvector._database import Database, one
+from mnemowire.adapters.pgvector._migrations import grant_statements
+from mnemowire.adapters.pgvector._search import AgentSizes
+from mnemowire.errors import ConfigError
+
+__all__ = ["Upkeep"]
+
+
+class Upkeep:
+    """grant, vacuum, prewarm and drop on the store's schema."""
+
+    schema: str
+    _name: str
+    _db: Database
+    _sizes: AgentSizes
+    aclose: Callable[[], Awaitable[None]]
+
+    async def grant(self, role: str) -> None:
+        """Give ``role`` what it needs to run this store and no more (run as the schema's
+        owner, after the first open). The audit log gets SELECT and INSERT only: that role can
+        neither change history nor disable the trigger that guards it."""
+        async with self._db.transaction("grant") as conn:
+            for statement in grant_statements(self.schema, role):
+                await conn.execute(statement)
+
+    async def vacuum(self, *, erase: bool = False) -> list[str]:
+        """VACUUM (ANALYZE) the store's tables, what autovacuum would do soon anyway: after a
+        bulk import, so the visibility map and statistics are current before traffic arrives
+        (instead of an autovacuum of the HNSW index competing with it), or after hard deletes,
+        to reclaim the space of erased records at once. Needs the table owner (or MAINTAIN).
+
+        ``erase=True`` also removes what a hard delete leaves in the database files until then
+        (docs/adapters/pgvector.md, "Erasure", has the measurements): the deleted row versions
+        stay in the table's pages until VACUUM; the full-text (GIN) index keeps a deleted
+        record's words as keys even after VACUUM, until it is rebuilt, so it is rebuilt
+        (``REINDEX CONCURRENTLY``: reads and writes go on meanwhile); then a CHECKPOINT writes
+        the cleaned pages to the data files (skipped, and said so, without the privilege).
+        Returns the statements run. The write-ahead log keeps its copies until its segments
+        are recycled and overwritten, and backups and replicas keep theirs: outside the store.
+        """
+        self._sizes.expire()
+        done: list[str] = []
+        async with self._db.connection("vacuum") as conn:
+            for table in ("memories", "recalls", "reviews"):
+                statement = sql.SQL("VACUUM (ANALYZE) {}").format(sql.Identifier(table))
+                await conn.execute(statement)
+                done.append(f"VACUUM (ANALYZE) {table}")
+            if erase:
+                await conn.execute("REINDEX INDEX CONCURRENTLY memories_search")
+                done.append("REINDEX INDEX CONCURRENTLY memories_search")
+                try:
+                    await conn.execute("CHECKPOINT")
+                    done.append("CHECKPOINT")
+                except psycopg.errors.InsufficientPrivilege:
+                    done.append("CHECKPOINT skipped: needs the pg_checkpoint role or superuser")
+        return done
+
+    async def prewarm(self) -> dict[str, int]:
+        """Load the store's table and indexes into PostgreSQL's buffer cache (pg_prewarm), so
+        the first recalls after a restart or a bulk import (whose pages bypass the cache) do not
+        each pay for reading hundreds of index pages. Returns the pages loaded per relation.
+        Creates the pg_prewarm extension (PostgreSQL contrib) if missing, which needs a role
+        allowed to; otherwise ask an administrator for ``CREATE EXTENSION pg_prewarm``."""
+        relations = ("memories", "memories_embedding", "memories_search", "memories_scope")
+        async with self._db.connection("prewarm") as conn:
+            cursor = await conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'pg_prewarm'")
+            if await cursor.fetchone() is None:
+                await conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+            loaded = {}
+            for relation in relations:
+                cursor = await conn.execute(
+                    "SELECT pg_prewarm(format('%%I.%%I', %s::text, %s::text)::regclass)",
+                    (self.schema, relation),
+                )
+                loaded[relation] = int((await one(cursor))[0])
+        return loaded
+
+    async def drop(self) -> None:
+        """Delete this store's schema with every record and the audit log in it, then close
+        the store (throwaway stores: tests, benchmarks). Refused for the public schema."""
+        if self.schema == "public":
+            raise ConfigError(
+                f"{self._name}: drop() deletes a whole schema and refuses public; drop the "
+                "tables yourself"
+            )
+        async with self._db.transaction("drop") as conn:
+            await conn.execute(
+                sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(self.schema))
+            )
+        await self.aclose()

@@ -1,0 +1,240 @@
+"""The review queue's rules that do not depend on the database (docs/spec/v0.2.md#review.list):
+what a staged request is kept as, what a review and a decision look like on the wire, and
+which records a decision changed. A store keeps the rows; these say what they mean, so every
+store that serves ``reviews`` and ``decide`` answers alike."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mnemowire.errors import ConflictError, NotFoundError, RequestError
+from mnemowire.kit._basics import new_id
+from mnemowire.kit._rules import MergePlan
+from mnemowire.kit.staging import StagingRules
+from mnemowire.models import (
+    DecideRequest,
+    DecideResponse,
+    MergeRequest,
+    MergeStrategy,
+    ReviewDecision,
+    ReviewOutcome,
+    ReviewRequest,
+    ReviewsResponse,
+    StoreResult,
+)
+
+__all__ = [
+    "CALLER",
+    "ENDED",
+    "decide_answer",
+    "decided_merge",
+    "decision_detail",
+    "decision_record",
+    "ended_conflict",
+    "kept_request",
+    "merge_diff",
+    "review_answer",
+    "review_id_for",
+    "reviews_answer",
+    "staged_detail",
+    "staging",
+    "unknown_review",
+]
+
+#: ``staged_by`` of a write whose request asked for review
+CALLER = "caller"
+#: the states a review ends in: decided (one of the outcomes), or withdrawn (its staged
+#: record forgotten before anyone decided)
+ENDED = (*(o.value for o in ReviewOutcome), "withdrawn")
+#: the fields a staged forget or merge is kept without ([compat.lifted]): the review says them
+_LIFTED = ("approval_required", "review_id")
+
+
+def kept_request(operation: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The request a review shows, as the agent sent it but for what the review carries
+    itself: a remember's ``seal`` (the review's own ``seal``), a forget's or merge's
+    ``approval_required`` and ``review_id`` ([compat.lifted])."""
+    lifted = ("seal",) if operation == "remember" else _LIFTED
+    return {k: v for k, v in payload.items() if k not in lifted}
+
+
+def review_id_for(request_review_id: str | None) -> str:
+    """A staged forget's or merge's review id: the one the request names (a router's), or a
+    fresh ULID, so reviews list in the order they were staged."""
+    return request_review_id or new_id()
+
+
+def review_answer(
+    *,
+    review_id: str,
+    operation: str,
+    agent_id: str,
+    request: Mapping[str, Any],
+    requested_at: int,
+    staged_by: str,
+    diff: Mapping[str, Any],
+    seal: Mapping[str, Any] | None = None,
+) -> ReviewRequest:
+    """One pending review as ``reviews`` lists it."""
+    fields: dict[str, Any] = {
+        "review_id": review_id,
+        "operation": operation,
+        "agent_id": agent_id,
+        "request": dict(request),
+        "diff": {"added": [], "removed": [], "modified": [], **diff},
+        "requested_at": requested_at,
+        "staged_by": staged_by,
+    }
+    if seal is not None:
+        fields["seal"] = dict(seal)
+    return ReviewRequest.model_validate(fields)
+
+
+def reviews_answer(
+    reviews: Sequence[ReviewRequest], limit: int, result: StoreResult
+) -> ReviewsResponse:
+    """A page of reviews; ``reviews`` holds one more than ``limit`` when another page follows
+    (the cursor is the last listed review's id: [review.list])."""
+    page = list(reviews[:limit])
+    more = len(reviews) > limit
+    answer: dict[str, Any] = {"reviews": page, "latency_ms": result.latency_ms, "stores": [result]}
+    if more and page:
+        answer["next_cursor"] = page[-1].review_id
+    return ReviewsResponse.model_validate(answer)
+
+
+def decision_record(req: DecideRequest, outcome: ReviewOutcome, now: int) -> ReviewDecision:
+    """The decision as recorded and answered: who, when, why, what it did."""
+    optional = {"reason": req.reason, "merge_into": req.merge_into}
+    return ReviewDecision.model_validate(
+        {
+            "review_id": req.review_id,
+            "approved": req.approved,
+            "reviewer": req.reviewer,
+            "reviewed_at": now,
+            "outcome": outcome.value,
+            **{k: v for k, v in optional.items() if v is not None},
+        }
+    )
+
+
+def decide_answer(
+    decision: ReviewDecision, changed: Sequence[str], result: StoreResult
+) -> DecideResponse:
+    return DecideResponse.model_validate(
+        {
+            "review_id": decision.review_id,
+            "outcome": decision.outcome,
+            "decision": decision,
+            "changed_ids": list(dict.fromkeys(changed)),
+            "latency_ms": result.latency_ms,
+            "stores": [result],
+        }
+    )
+
+
+def outcome_of(req: DecideRequest) -> ReviewOutcome:
+    """What a decision does, by what it says."""
+    if not req.approved:
+        return ReviewOutcome.REJECTED
+    return ReviewOutcome.MERGED if req.merge_into is not None else ReviewOutcome.APPROVED
+
+
+def unknown_review(req: DecideRequest) -> NotFoundError:
+    """A review id that is not the agent's: the same answer whether it exists elsewhere or
+    not, so a decision reveals nothing of another agent's queue ([review.list])."""
+    return NotFoundError(
+        f"no review {req.review_id!r} of agent {req.agent_id!r}; list the agent's pending "
+        "reviews with `mnemowire review list --agent AGENT`"
+    )
+
+
+def ended_conflict(review_id: str, state: str) -> ConflictError:
+    """A decision on a review that already ended ([review.once])."""
+    why = "its staged record was forgotten" if state == "withdrawn" else f"it was {state}"
+    return ConflictError(f"review {review_id!r} is no longer pending: {why}")
+
+
+def refuse_merge_into(operation: str) -> None:
+    """``merge_into`` approves a staged remember only: a forget or merge has no record to
+    merge."""
+    if operation != "remember":
+        raise RequestError(
+            f"merge_into approves a staged remember, and this review is a {operation}; "
+            "approve it without --merge-into",
+            details=[{"path": "/merge_into", "rule": "operation", "message": "remember only"}],
+        )
+
+
+def decided_merge(
+    req: DecideRequest, operation: str, sent: Mapping[str, Any]
+) -> MergeRequest | None:
+    """The merge an approval applies: a staged merge's own, or a staged remember merged into
+    ``merge_into`` (its content joined to the record's, as merge_content does); None when the
+    decision applies no merge."""
+    if not req.approved:
+        return None
+    if operation == "merge":
+        return MergeRequest.model_validate(sent)
+    if req.merge_into is None:
+        return None
+    return MergeRequest(
+        agent_id=req.agent_id,
+        canonical=req.merge_into,
+        duplicates=[req.review_id],
+        strategy=MergeStrategy.MERGE_CONTENT.value,
+    )
+
+
+def staged_detail(review_id: str) -> dict[str, Any]:
+    """A staged write's audit detail."""
+    return {"pending": True, "review_id": review_id}
+
+
+def decision_detail(req: DecideRequest, outcome: ReviewOutcome) -> dict[str, Any]:
+    """A decision's audit detail: the review, what it did, who decided and why
+    ([review.audit])."""
+    detail: dict[str, Any] = {
+        "review_id": req.review_id,
+        "outcome": outcome.value,
+        "reviewer": req.reviewer,
+    }
+    if req.reason is not None:
+        detail["reason"] = req.reason
+    return detail
+
+
+def staging(
+    policy: StagingRules | None, operation: str, req: Any, payload: Mapping[str, Any]
+) -> str | None:
+    """Who stages a write ([review.staging], [review.policy]): ``caller`` when the request
+    asks (``approval_required``, or a forget's or merge's ``review_id``), else the policy's
+    first matching rule; None when the write is not staged."""
+    if req.approval_required or getattr(req, "review_id", None) is not None:
+        return CALLER
+    return None if policy is None else policy.staged_by(operation, payload)
+
+
+def merge_diff(
+    req: MergeRequest,
+    stored: Mapping[str, Mapping[str, Any]],
+    records: Mapping[str, Mapping[str, Any]],
+) -> dict[str, Any]:
+    """A staged merge's diff ([review.diff]): the canonical before and after, and the
+    duplicates it would hide. ``stored``: the visible records it names, as the store keeps them
+    (what MergePlan reads); ``records``: the same as MemoryRecord wire fields. What no longer
+    exists, or a merge that could no longer apply, changes nothing and shows no ``modified``."""
+    removed = [dict(records[d]) for d in req.duplicates if d in records]
+    if req.canonical not in stored or len(removed) != len(req.duplicates):
+        return {"removed": removed}
+    try:
+        plan = MergePlan.of(req, stored)
+    except ConflictError:
+        return {"removed": removed}
+    before = dict(records[req.canonical])
+    after = {**before, **(plan.update or {})}
+    return {
+        "removed": removed,
+        "modified": [{"id": req.canonical, "before": before, "after": after}],
+    }

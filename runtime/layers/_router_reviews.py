@@ -1,0 +1,182 @@
+"""The router's review queue (spec v0.2, docs/spec/v0.2.md#review.router), kept apart from
+``router.py``; ``MemoryRouter`` inherits it. A write is staged on every child under one review
+id, the queue is the union of the children's (merged in review id order, each review once),
+and a decision goes to every child that serves ``decide``."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from mnemowire.errors import ConfigError, UnsupportedError
+from mnemowire.kit import elapsed_ms, new_id, to_wire
+from mnemowire.kit.reviews import CALLER, staging
+from mnemowire.kit.staging import StagingRules
+from mnemowire.layers._routing import Outcome, call_child, failure, results, validated
+from mnemowire.models import (
+    DecideRequest,
+    DecideResponse,
+    ErrorCode,
+    ForgetRequest,
+    MergeRequest,
+    ReviewRequest,
+    ReviewsRequest,
+    ReviewsResponse,
+)
+from mnemowire.protocol import MemoryStore, ReviewStore
+
+__all__ = ["ReviewRouting", "check_policy", "staged_under"]
+
+
+def check_policy(
+    policy: StagingRules | None, promised: Mapping[str, None], declared: Mapping[str, Any]
+) -> None:
+    """A router's staging policy needs every child to serve the review queue (a staged copy
+    no one can decide would outlive the decision), and a child's own policy would stage its
+    copy alone: both are configuration errors."""
+    own = sorted(name for name, caps in declared.items() if "staging_policy" in caps)
+    if own:
+        raise ConfigError(
+            f"{', '.join(own)} stage writes by a policy of their own, so their copies would "
+            "wait while the others are written; configure the policy on the router instead "
+            "(MemoryRouter(policy=...)) and drop it from the stores"
+        )
+    if policy is not None and not {"reviews", "decide"} <= set(promised):
+        raise ConfigError(
+            "a staging policy on the router needs every store holding memories to serve the "
+            "review queue (capabilities reviews and decide)"
+        )
+
+
+def staged_under(
+    request: ForgetRequest | MergeRequest, policy: StagingRules | None = None
+) -> tuple[Any, str | None]:
+    """A forget or merge as the router sends it to every child: staged (by the request, or
+    by the router's ``policy``) under one review id (the request's, or one the router mints)
+    so one decision reaches every copy; unstaged requests go as they came, with no id."""
+    operation = "forget" if isinstance(request, ForgetRequest) else "merge"
+    if staging(policy, operation, request, to_wire(request)) is None:
+        return request, None
+    review_id = request.review_id or new_id()
+    update = {"review_id": review_id, "approval_required": True}
+    return request.model_copy(update=update, deep=True), review_id
+
+
+class ReviewRouting:
+    """``reviews`` and ``decide`` across the router's children."""
+
+    _name: str
+    _children: tuple[MemoryStore, ...]
+    _capabilities: dict[str, frozenset[str]]
+    _deadline_s: float
+    _policy: StagingRules | None
+
+    def _queues(self, capability: str) -> list[Any]:
+        able = [
+            child
+            for child in self._children
+            if capability in self._capabilities[child.name] and isinstance(child, ReviewStore)
+        ]
+        if not able:
+            raise UnsupportedError(f"no store of {self._name} declares {capability}")
+        return able
+
+    async def reviews(self, request: ReviewsRequest) -> ReviewsResponse:
+        """Every child's page after the cursor, merged: the ``limit`` smallest review ids of the
+        union are exactly the next page (a child's page holds its ``limit`` smallest), and a
+        review several children hold is listed once, as the first of them shows it."""
+        started = time.perf_counter()
+        able = self._queues("reviews")
+
+        def ask(child: Any) -> Callable[[], Awaitable[Any]]:
+            return lambda: child.reviews(request.model_copy(deep=True))
+
+        def page_of(raw: Any) -> ReviewsResponse:
+            return validated("reviews.response", ReviewsResponse, raw)
+
+        outcomes = await asyncio.gather(
+            *(call_child(child.name, ask(child), self._deadline_s, page_of) for child in able)
+        )
+        answered = [o for o in outcomes if o.response is not None]
+        if not answered:
+            raise failure("reviews", outcomes, [o.result() for o in outcomes])
+        union: dict[str, ReviewRequest] = {}
+        for outcome in answered:
+            for review in outcome.response.reviews:  # type: ignore[union-attr]
+                union.setdefault(str(review.review_id), self._labelled(review))
+        ordered = [union[i] for i in sorted(union)]
+        page = ordered[: request.limit]
+        more = len(ordered) > request.limit or any(
+            o.response.next_cursor is not None  # type: ignore[union-attr]
+            for o in answered
+        )
+        fields: dict[str, Any] = {
+            "reviews": page,
+            "latency_ms": elapsed_ms(started),
+            "stores": results(outcomes, lambda r: len(r.reviews)),
+        }
+        if more and page:
+            fields["next_cursor"] = page[-1].review_id
+        return ReviewsResponse(**fields)
+
+    def _labelled(self, review: ReviewRequest) -> ReviewRequest:
+        """A review the router's policy staged, named so: the children were asked to stage it
+        (``caller``), the router knows which of its rules did ([review.policy])."""
+        if self._policy is None or review.staged_by != CALLER:
+            return review
+        rule = self._policy.staged_by(str(review.operation), review.request)
+        return review if rule is None else review.model_copy(update={"staged_by": rule})
+
+    async def decide(self, request: DecideRequest) -> DecideResponse:
+        """The decision on every child serving ``decide``: it lands where a child holds the
+        review pending. The answer is the first child's that applied it; with none, a
+        ``conflict`` when a child had already ended the review, ``not_found`` when no child
+        holds it ([review.router])."""
+        started = time.perf_counter()
+        able = self._queues("decide")
+
+        def ask(child: Any) -> Callable[[], Awaitable[Any]]:
+            return lambda: child.decide(request.model_copy(deep=True))
+
+        def answer_of(raw: Any) -> DecideResponse:
+            return validated("decide.response", DecideResponse, raw)
+
+        outcomes = list(
+            await asyncio.gather(
+                *(call_child(child.name, ask(child), self._deadline_s, answer_of) for child in able)
+            )
+        )
+        applied = [o.response for o in outcomes if o.response is not None]
+        if applied:
+            first = applied[0]
+            changed = dict.fromkeys(i for r in applied for i in r.changed_ids)
+            # a child that does not hold the review has nothing to decide: not a failure
+            reported = [_not_held_ok(o) for o in outcomes]
+            return DecideResponse(
+                review_id=first.review_id,
+                outcome=first.outcome,
+                decision=first.decision,
+                changed_ids=list(changed),
+                latency_ms=elapsed_ms(started),
+                stores=results(reported, lambda r: len(r.changed_ids)),
+            )
+        # the children holding the review (not_found: no copy there); when every one of them
+        # had already ended it, that is the answer: conflict. Otherwise the children's failure.
+        held = [o for o in outcomes if _code(o) != ErrorCode.NOT_FOUND.value]
+        shown = [o.result() for o in outcomes]
+        if held and all(_code(o) == ErrorCode.CONFLICT.value for o in held):
+            raise failure("decide", held, shown)
+        raise failure("decide", outcomes, shown)
+
+
+def _code(outcome: Outcome[Any]) -> Any:
+    return (outcome.envelope or {}).get("code")
+
+
+def _not_held_ok(outcome: Outcome[DecideResponse]) -> Outcome[DecideResponse]:
+    """A child answering not_found holds no copy of the review: reported ok with count 0."""
+    if _code(outcome) == ErrorCode.NOT_FOUND.value:
+        return Outcome(outcome.store, "ok", latency_ms=outcome.latency_ms)
+    return outcome
