@@ -26,7 +26,6 @@ from mnemowire.models import (
 
 __all__ = [
     "CALLER",
-    "ENDED",
     "decide_answer",
     "decided_merge",
     "decision_detail",
@@ -34,6 +33,8 @@ __all__ = [
     "ended_conflict",
     "kept_request",
     "merge_diff",
+    "outcome_of",
+    "refuse_merge_into",
     "review_answer",
     "review_id_for",
     "reviews_answer",
@@ -44,9 +45,6 @@ __all__ = [
 
 #: ``staged_by`` of a write whose request asked for review
 CALLER = "caller"
-#: the states a review ends in: decided (one of the outcomes), or withdrawn (its staged
-#: record forgotten before anyone decided)
-ENDED = (*(o.value for o in ReviewOutcome), "withdrawn")
 #: the fields a staged forget or merge is kept without ([compat.lifted]): the review says them
 _LIFTED = ("approval_required", "review_id")
 
@@ -122,6 +120,8 @@ def decision_record(req: DecideRequest, outcome: ReviewOutcome, now: int) -> Rev
 def decide_answer(
     decision: ReviewDecision, changed: Sequence[str], result: StoreResult
 ) -> DecideResponse:
+    """A decision's response: what it did (the recorded decision's outcome) and the records it
+    changed, each once."""
     return DecideResponse.model_validate(
         {
             "review_id": decision.review_id,
