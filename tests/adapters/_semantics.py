@@ -5,7 +5,6 @@ storage, faults, scale) stays in each adapter's own test files."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable
 from typing import Any
@@ -14,8 +13,6 @@ import pytest
 
 from mnemowire.conformance.checks import MACHINE
 from mnemowire.errors import ConflictError, NotFoundError, RequestError
-from mnemowire.kit.audit import verify
-from mnemowire.kit.staging import StagingRules
 from mnemowire.protocol import ApprovingStore
 from tests.adapters._support import Clock
 
@@ -589,155 +586,3 @@ async def test_demote_multiplies_the_score_and_never_compounds(
     assert demoted.demote == 0.5  # carried on the hit, so a router's rank fusion keeps it
     await store.expire({"agent_id": "a", "policy": {"older_than_days": 5}, "action": "demote"})
     assert await score() == pytest.approx(full * 0.5)  # the default factor is 0.5 too
-
-
-# -- the review queue (spec v0.2): what conformance checks cannot see from outside ----------
-
-
-async def staged(store: Any, content: str, **fields: Any) -> str:
-    return await remember(store, content, approval_required=True, **fields)
-
-
-async def chain_holds(store: Any) -> bool:
-    """The audit chain verifies, where the store lets a test read it (not over HTTP: the
-    served store's own tests read it there)."""
-    reader = getattr(store.inner, "audit_entries", None)
-    if reader is None:
-        return True
-    verdict = verify(await reader())
-    assert verdict.ok, verdict.problem
-    return True
-
-
-async def test_every_decision_is_audited_and_chained(
-    make_store: StoreFactory, audit: Callable[[], list[dict[str, Any]]]
-) -> None:
-    store = make_store()
-    kept = await remember(store, "x")
-    approved = await staged(store, "approve me")
-    rejected = await staged(store, "reject me")
-    forget = await store.forget({"agent_id": "a", "ids": [kept], "approval_required": True})
-    for review_id, verdict in ((approved, True), (rejected, False), (forget.review_id, True)):
-        await store.decide(
-            {
-                "agent_id": "a",
-                "review_id": review_id,
-                "approved": verdict,
-                "reviewer": "dana",
-                "reason": f"because {review_id}",
-            }
-        )
-    assert await chain_holds(store)
-    decisions = [e for e in audit() if e["operation"] == "decide"]
-    assert [(d["detail"]["review_id"], d["detail"]["outcome"]) for d in decisions] == [
-        (approved, "approved"),
-        (rejected, "rejected"),
-        (forget.review_id, "approved"),
-    ]
-    assert {d["detail"]["reviewer"] for d in decisions} == {"dana"}
-    assert decisions[2]["ids"] == [kept]
-    staged_entries = [e for e in audit() if e["detail"].get("pending")]
-    assert len(staged_entries) == 3  # each staged write audited when staged, too
-
-
-async def test_two_stores_on_one_database_decide_one_review_exactly_once(
-    make_store: StoreFactory, audit: Callable[[], list[dict[str, Any]]]
-) -> None:
-    """Two processes' stores (two connections to one file or schema) race: one decision
-    lands, the other is a conflict, and the audit log holds one decision."""
-    first, second = make_store(), make_store()
-    review_id = await staged(first, "contested")
-    body = {"agent_id": "a", "review_id": review_id, "reviewer": "r"}
-    for _ in range(2):  # both orders of arrival
-        outcomes = await asyncio.gather(
-            first.decide({**body, "approved": True}),
-            second.decide({**body, "approved": False}),
-            return_exceptions=True,
-        )
-        assert sorted(type(o).__name__ for o in outcomes) == ["ConflictError", "DecideResponse"]
-        review_id = await staged(first, "contested again")
-        body["review_id"] = review_id
-    assert [e["operation"] for e in audit()].count("decide") == 2
-    assert await chain_holds(first)
-
-
-async def test_a_failed_approval_leaves_the_review_pending(make_store: StoreFactory) -> None:
-    """merge_into naming no active record: not_found, and nothing changed."""
-    store = make_store()
-    review_id = await staged(store, "merge me somewhere")
-    body = {"agent_id": "a", "review_id": review_id, "reviewer": "r", "approved": True}
-    with pytest.raises(NotFoundError):
-        await store.decide({**body, "merge_into": "no-such-record"})
-    queue = await store.reviews({"agent_id": "a"})
-    assert [r.review_id for r in queue.reviews] == [review_id]
-    assert (await store.decide(body)).outcome == "approved"
-    with pytest.raises(ConflictError):
-        await store.decide(body)
-
-
-async def test_merge_into_is_for_a_staged_remember_only(make_store: StoreFactory) -> None:
-    store = make_store()
-    kept = await remember(store, "k")
-    forget = await store.forget({"agent_id": "a", "ids": [kept], "approval_required": True})
-    body = {"agent_id": "a", "review_id": forget.review_id, "reviewer": "r", "approved": True}
-    with pytest.raises(RequestError) as refused:
-        await store.decide({**body, "merge_into": kept})
-    assert refused.value.details[0]["path"] == "/merge_into"
-    assert (await store.reviews({"agent_id": "a"})).reviews  # still pending
-
-
-async def test_a_rejected_remember_is_erased_unless_kept(
-    make_store: StoreFactory, holds: Callable[[str], bool]
-) -> None:
-    store = make_store()
-    erased = await staged(store, "the vault code is zq-erased-7781")
-    kept = await staged(store, "the vault code is zq-kept-5523")
-    body = {"agent_id": "a", "reviewer": "r", "approved": False}
-    await store.decide({**body, "review_id": erased})
-    await store.decide({**body, "review_id": kept, "hard": False})
-    got = await store.get({"agent_id": "a", "ids": [erased, kept]})
-    assert got.missing == [erased, kept]
-    assert not holds("zq-erased-7781")
-    assert holds("zq-kept-5523")
-
-
-async def test_a_hard_forget_of_a_staged_remember_erases_its_review_copy(
-    make_store: StoreFactory, holds: Callable[[str], bool]
-) -> None:
-    store = make_store()
-    review_id = await staged(store, "the locker holds zq-forgot-9154")
-    await store.forget({"agent_id": "a", "ids": [review_id], "hard_delete": True})
-    assert (await store.reviews({"agent_id": "a"})).reviews == []
-    assert not holds("zq-forgot-9154")
-
-
-async def test_a_staging_policy_stages_what_it_matches_and_says_which_rule(
-    make_store: StoreFactory,
-) -> None:
-    policy = StagingRules.of(
-        {
-            "rules": [
-                {"name": "health", "operations": ["remember"], "filter": {"topic": "health"}},
-                {"name": "erasures", "operations": ["forget"]},
-            ]
-        }
-    )
-    store = make_store(policy=policy)
-    declared = store.capabilities()
-    assert "staging_policy" in declared.capabilities
-    assert declared.staging_policy.model_dump(exclude_none=True) == policy.document
-    health = await remember(store, "Alice takes insulin", metadata={"topic": "health"})
-    plain = await remember(store, "Alice likes tea")
-    assert await recalled(store, "Alice") == [plain]
-    forget = await store.forget({"agent_id": "a", "ids": [plain]})
-    assert forget.pending_approval is True
-    assert await recalled(store, "Alice") == [plain]
-    queue = (await store.reviews({"agent_id": "a"})).reviews
-    assert [(r.review_id, r.staged_by) for r in queue] == [
-        (health, "policy:health"),
-        (forget.review_id, "policy:erasures"),
-    ]
-    assert "approval_required" not in queue[0].request  # the request as the agent sent it
-    asked = await store.forget({"agent_id": "a", "ids": [plain], "approval_required": True})
-    [mine] = (await store.reviews({"agent_id": "a", "ids": [asked.review_id]})).reviews
-    assert mine.staged_by == "caller"

@@ -1,3 +1,5 @@
-"""The behaviour every store shares (tests/adapters/_semantics.py), run on this adapter."""
+"""The behaviour every store shares (tests/adapters/_semantics.py and _semantics_reviews.py),
+run on this adapter."""
 
 from tests.adapters._semantics import *  # noqa: F403  (pytest collects the imported tests)
+from tests.adapters._semantics_reviews import *  # noqa: F403
