@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 import time
 import uuid
@@ -64,6 +65,9 @@ URL_OPTIONS = {"name": kit.text, "dataset": kit.text}
 DATASET = "mnemowire"
 #: cognee's chunk search returns at most this many chunks per call
 _MOST = 10_000
+#: runs of cognee's chunking before its failure is the store's (see CogneeStore._chunk)
+_CHUNK_TRIES = 3
+log = logging.getLogger("mnemowire.cognee")
 
 
 def _key(*parts: str) -> str:
@@ -293,6 +297,35 @@ class CogneeStore(DocumentStore):
             cognee.forget(data_id=uuid.UUID(backend_id), dataset=self._dataset, user=self._user)
         )
 
+    def _chunk(self) -> None:
+        """Cut, embed and index the items added since the last run.
+
+        cognee indexes a run's batches of one LanceDB table concurrently, and LanceDB lists a
+        table a moment before it can open it: a run that creates a table (the dataset's first)
+        fails now and then with ``Table '...' was not found`` (about one certification in
+        three hit it). The run is incremental, so running it again indexes what the first
+        left, once the table is whole; any other failure, or a third one, is the store's."""
+        import cognee
+
+        for attempt in range(1, _CHUNK_TRIES + 1):
+            try:
+                COGNEE.run(
+                    cognee.run_custom_pipeline(
+                        tasks=offline_tasks(),
+                        dataset=self._dataset,
+                        user=self._user,
+                        incremental_loading=True,
+                        pipeline_name="mnemowire_chunks",
+                    )
+                )
+            except ValueError as exc:
+                if "was not found" not in str(exc) or attempt == _CHUNK_TRIES:
+                    raise
+                log.info("%s: cognee's chunking met a half-made table (%s); again", self._name, exc)
+            else:
+                break
+        self._stale = False
+
     def _first_depth(self, k: int) -> int:
         """k: cognee filters the scope before it ranks, and each chunk it returns costs it a
         graph lookup, so the first search asks for what a recall wants; one that the state
@@ -310,16 +343,7 @@ class CogneeStore(DocumentStore):
             return [], True  # cognee would raise NoDataError (and log it) for a dataset
             # whose items are all gone
         if self._stale:  # chunk and embed what was added since the last run
-            COGNEE.run(
-                cognee.run_custom_pipeline(
-                    tasks=offline_tasks(),
-                    dataset=self._dataset,
-                    user=self._user,
-                    incremental_loading=True,
-                    pipeline_name="mnemowire_chunks",
-                )
-            )
-            self._stale = False
+            self._chunk()
         groups = COGNEE.run(
             cognee.search(
                 query,
