@@ -63,15 +63,15 @@ def toolchains(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The whole test suite, then api, mem0, cognee, letta, lint, typecheck and spec."""
+    """The whole test suite, then api, ui, mem0, cognee, letta, lint, typecheck and spec."""
     session.install("torch==2.13.0")  # first, pinned: see install_local
     session.install("-e", ".[test]")
     toolchains(session)
     # the mem0 and cognee stores' tests need their libraries (~1.6 and ~2.8 GB, and cognee
     # holds transformers below 5), the Letta store's a Letta server: sessions of their own
     ignored = [f"--ignore=tests/adapters/{name}" for name in ("mem0", "cognee", "letta")]
-    session.run("pytest", *ignored, *session.posargs)
-    for name in ("api", "mem0", "cognee", "letta", "lint", "typecheck", "spec"):
+    session.run("pytest", *ignored, "--ignore=tests/ui", *session.posargs)
+    for name in ("api", "ui", "mem0", "cognee", "letta", "lint", "typecheck", "spec"):
         session.notify(name)
 
 
@@ -178,6 +178,28 @@ def local_postgres(session: nox.Session) -> Iterator[str]:
     finally:
         session.run(*PG_SERVER, "stop", "--dir", folder)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+#: Playwright for Python, pinned: its wheel carries the driver; the browser is Debian's
+PLAYWRIGHT = "playwright==1.65.2"
+CHROMIUM = "/usr/bin/chromium"
+
+
+@nox.session
+def ui(session: nox.Session) -> None:
+    """The reviewer UI (`serve --ui`) in a real browser: Playwright driving Debian's Chromium
+    (``apt-get install chromium``; Playwright's own browser download is not reachable here)
+    against a real server and store. ``nox -s ui -- screenshots`` also rewrites the
+    screenshots in docs/governance/."""
+    if not Path(CHROMIUM).exists():
+        session.error(f"the ui session needs Chromium at {CHROMIUM}: apt-get install chromium")
+    session.install("-e", ".[server]", PLAYWRIGHT, "pytest", "pytest-asyncio", "httpx")
+    env = {"MNEMOWIRE_CHROMIUM": CHROMIUM}
+    args = list(session.posargs)
+    if args[:1] == ["screenshots"]:
+        env["MNEMOWIRE_UI_SCREENSHOTS"] = str(Path("docs/governance").resolve())
+        args = args[1:]
+    session.run("pytest", "tests/ui", *args, env=env)
 
 
 #: the cognee stack's pins (cognee 1.6.5, and mem0ai 2.2.1 for the router over both)

@@ -64,6 +64,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BY_CAPABILITY",
     "ApprovingStore",
+    "AuditedStore",
     "BatchStore",
     "BulkStore",
     "GetStore",
@@ -202,6 +203,15 @@ class ReviewStore(Protocol):
     async def reviews(self, request: ReviewsRequest) -> ReviewsResponse: ...
 
     async def decide(self, request: DecideRequest) -> DecideResponse: ...
+
+
+@runtime_checkable
+class AuditedStore(Protocol):
+    """Optional: a store that keeps the audit log as a hash chain (``mnemowire.kit.audit``).
+    Every entry, oldest first, with its ``seq`` and chain ``digest``: what ``mnemowire audit
+    verify|export`` and the reviewer UI's audit view check (docs/governance.md#audit)."""
+
+    async def audit_entries(self) -> list[dict[str, Any]]: ...
 
 
 @runtime_checkable

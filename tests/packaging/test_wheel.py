@@ -37,6 +37,10 @@ def test_wheel_installs_only_the_mnemowire_package(wheel: Path) -> None:
     assert "mnemowire/schemas/v0/remember.request.json" in names
     assert "mnemowire/schemas/v0/examples/recall.request/invalid/k-zero.json" in names
     assert "mnemowire/py.typed" in names
+    ui = "mnemowire/apps/server/ui"  # the reviewer UI's pages and its vendored htmx
+    assert {f"{ui}/templates/_card.html", f"{ui}/static/htmx.min.js", f"{ui}/static/ui.js"} <= set(
+        names
+    )
 
 
 def test_every_source_package_is_in_the_wheel(wheel: Path) -> None:

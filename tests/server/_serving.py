@@ -16,13 +16,16 @@ __all__ = ["serving"]
 
 
 @contextlib.contextmanager
-def serving(server: MemoryServer, *, grace_s: int = 5) -> Iterator[str]:
+def serving(server: MemoryServer, *, grace_s: int = 5, ui: bool = False) -> Iterator[str]:
     """Serve ``server`` on a free loopback port; yields its base URL. On exit the server
-    stops as on SIGTERM (in-flight requests finish, the store is closed)."""
+    stops as on SIGTERM (in-flight requests finish, the store is closed). ``ui``: the
+    reviewer UI too."""
     binding = Binding(port=0, grace_s=grace_s)
     sock = bind(binding)
     port = sock.getsockname()[1]
-    running = uvicorn.Server(uvicorn_config(create_app(server), binding, log_level="warning"))
+    running = uvicorn.Server(
+        uvicorn_config(create_app(server, ui=ui), binding, log_level="warning")
+    )
     thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

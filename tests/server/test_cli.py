@@ -64,6 +64,37 @@ def test_serve_announces_its_port_serves_and_stops_on_sigterm(store_url: str) ->
     assert "store closed" in err
 
 
+def test_serve_ui_announces_and_serves_the_reviewer_pages(store_url: str) -> None:
+    process = subprocess.Popen(
+        [MNEMOWIRE, "serve", "--port", "0", "--store", store_url, "--ui"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert "reviewer UI at http://127.0.0.1:" in line
+        ui = line.rsplit(" at ", 1)[1].rstrip(")\n")
+        assert ui.endswith("/ui/")
+        login = httpx.get(ui, follow_redirects=True)
+        assert login.status_code == 200
+        assert "Sign in to review" in login.text
+        assert httpx.get(ui.replace("/ui/", "/ui/static/htmx.min.js")).status_code == 200
+    finally:
+        process.terminate()
+        process.communicate(timeout=20)
+
+
+def test_serve_without_ui_serves_no_pages(store_url: str) -> None:
+    process, url = start("--store", store_url)
+    try:
+        assert httpx.get(url + "/ui/").status_code == 404
+    finally:
+        process.terminate()
+        process.communicate(timeout=20)
+
+
 def test_serve_with_tokens_from_the_environment(store_url: str) -> None:
     tokens = {"tokens": [{"name": "t", "token": TOKEN, "agents": ["a"]}]}
     process, url = start("--store", store_url, env={"MNEMOWIRE_SERVER_TOKENS": json.dumps(tokens)})

@@ -20,6 +20,7 @@ import click
 from mnemowire.apps.cli._app import Exit, cli
 from mnemowire.errors import ConfigError, MnemowireError
 from mnemowire.kit.audit import Verdict, export_lines, verify
+from mnemowire.protocol import AuditedStore
 
 
 @cli.group("audit")
@@ -34,18 +35,16 @@ def _entries(url: str) -> list[dict[str, Any]]:
         store = open_store(url)
     except ConfigError as exc:
         raise click.BadParameter(str(exc), param_hint="--store") from None
-    reader = getattr(store, "audit_entries", None)
 
     async def read() -> list[dict[str, Any]]:
         try:
-            if reader is None:
+            if not isinstance(store, AuditedStore):
                 raise click.BadParameter(
                     f"{store.name} keeps no audit log mnemowire can read (sqlite-vec and "
                     "pgvector stores do)",
                     param_hint="--store",
                 )
-            entries: list[dict[str, Any]] = await reader()
-            return entries
+            return await store.audit_entries()
         finally:
             await store.aclose()
 

@@ -83,6 +83,12 @@ def served_options(default_port: int) -> Callable[[F], F]:
 )
 @click.option("--tls-cert", type=click.Path(exists=True, dir_okay=False), help="TLS certificate.")
 @click.option("--tls-key", type=click.Path(exists=True, dir_okay=False), help="TLS private key.")
+@click.option(
+    "--ui",
+    is_flag=True,
+    help="Serve the reviewer UI at /ui/ too: pending writes with their diffs, approve, reject "
+    "or merge, the audit log (docs/governance.md#ui).",
+)
 def serve_command(
     stores: tuple[str, ...],
     embedder: str | None,
@@ -94,6 +100,7 @@ def serve_command(
     request_timeout: float,
     tls_cert: str | None,
     tls_key: str | None,
+    ui: bool,
 ) -> None:
     """Serve the memorywire operations over HTTP until Ctrl-C (or SIGTERM), which lets
     requests in flight finish and closes the store."""
@@ -120,7 +127,7 @@ def serve_command(
     )
     store = open_store(list(stores), embedder)
     try:
-        run(MemoryServer(store, tokens=tokens, limits=limits), binding)
+        run(MemoryServer(store, tokens=tokens, limits=limits), binding, ui=ui)
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from None
     sys.exit(Exit.OK)

@@ -183,8 +183,14 @@ def _routes(server: MemoryServer) -> list[BaseRoute]:
     return routes
 
 
-def create_app(server: MemoryServer) -> Starlette:
-    """The ASGI application of ``server``; it closes the store when it shuts down."""
+def create_app(server: MemoryServer, *, ui: bool = False) -> Starlette:
+    """The ASGI application of ``server``; it closes the store when it shuts down. ``ui``:
+    the reviewer UI under ``/ui/`` too (docs/governance.md#ui)."""
+    routes = _routes(server)
+    if ui:
+        from mnemowire.apps.server.ui import ReviewerUI
+
+        routes += ReviewerUI(server).routes()
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -215,7 +221,7 @@ def create_app(server: MemoryServer) -> Starlette:
         )  # fmt: skip
 
     return Starlette(
-        routes=_routes(server),
+        routes=routes,
         lifespan=lifespan,
         exception_handlers={HTTPException: not_routed, Exception: crashed},
     )

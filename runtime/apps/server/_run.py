@@ -110,8 +110,11 @@ def uvicorn_config(app: Any, binding: Binding, **overrides: Any) -> uvicorn.Conf
     return uvicorn.Config(app, **settings)
 
 
-def run(server: MemoryServer, binding: Binding, *, announce: TextIO = sys.stdout) -> None:
-    """Serve until SIGINT or SIGTERM; the store is closed on the way out."""
+def run(
+    server: MemoryServer, binding: Binding, *, ui: bool = False, announce: TextIO = sys.stdout
+) -> None:
+    """Serve until SIGINT or SIGTERM; the store is closed on the way out. ``ui``: the
+    reviewer UI too, at ``/ui/``."""
     import uvicorn
 
     for warning in check_binding(binding, server.tokens is not None):
@@ -120,10 +123,11 @@ def run(server: MemoryServer, binding: Binding, *, announce: TextIO = sys.stdout
     host, port = sock.getsockname()[:2]
     scheme = "https" if binding.certfile else "http"
     shown = f"[{host}]" if ":" in host else host
-    config = uvicorn_config(create_app(server), binding)
+    config = uvicorn_config(create_app(server, ui=ui), binding)
+    reviewing = f"; reviewer UI at {scheme}://{shown}:{port}/ui/" if ui else ""
     print(
         f"serving {server.store.name} at {scheme}://{shown}:{port} (spec "
-        f"{', '.join(server.versions)}; OpenAPI at /openapi.json)",
+        f"{', '.join(server.versions)}; OpenAPI at /openapi.json{reviewing})",
         file=announce,
         flush=True,
     )

@@ -1,0 +1,188 @@
+"""A pending review as the UI shows it: the staged write's records before and after, side by
+side, the changed fields marked and the content's changed words marked within them.
+
+Works on the wire JSON of a ``review-request`` (what the store's ``reviews`` answered), so the
+page shows exactly what the protocol carries; nothing here writes or decides.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+__all__ = ["Card", "Pair", "RecordView", "card_of", "when"]
+
+#: fields not shown as rows: the content has a block of its own, id and type head the record
+_HIDDEN = {"id", "agent_id", "type", "content", "seal"}
+#: fields holding epoch milliseconds, shown as times
+_TIMES = {"created_at", "updated_at", "expires_at", "event_time"}
+_WORD = re.compile(r"\s+|[^\s]+")
+
+
+def when(epoch_ms: int | None) -> str:
+    """An epoch-millisecond time as UTC, to the second."""
+    if epoch_ms is None:
+        return ""
+    return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A run of content text, marked ``del`` or ``ins`` where the other side differs."""
+
+    text: str
+    mark: str = ""
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    value: str
+    changed: bool = False
+
+
+@dataclass(frozen=True)
+class RecordView:
+    id: str
+    type: str
+    content: list[Piece]
+    rows: list[Row]
+
+    @property
+    def text(self) -> str:
+        return "".join(piece.text for piece in self.content)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One record's place in the diff: before (None: the write creates it) and after (None:
+    the write removes it)."""
+
+    label: str
+    before: RecordView | None
+    after: RecordView | None
+
+
+@dataclass(frozen=True)
+class Related:
+    """An existing memory close to a staged remember (shown without its fields: the
+    reviewer compares meanings here)."""
+
+    record: RecordView
+    percent: int
+
+
+@dataclass(frozen=True)
+class Card:
+    review_id: str
+    operation: str
+    agent_id: str
+    user_id: str | None
+    staged_by: str
+    requested_at: str
+    reasoning: str
+    pairs: list[Pair]
+    related: list[Related] = field(default_factory=list)
+
+    @property
+    def merge_targets(self) -> list[tuple[str, str]]:
+        """Records a staged remember may be approved as a merge into, its closest ones: (id,
+        what the reviewer reads in the list)."""
+        if self.operation != "remember":
+            return []
+        return [(r.record.id, f"{r.percent}% · {r.record.text[:60]}") for r in self.related]
+
+
+def _text(value: Any, name: str = "") -> str:
+    if name in _TIMES and isinstance(value, int):
+        return when(value)
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _rows(record: dict[str, Any], other: dict[str, Any] | None) -> list[Row]:
+    """The fields besides the content, each marked changed when ``other`` differs; empty
+    ones left out unless the other side has them."""
+    names = [k for k in record if k not in _HIDDEN]
+    if other is not None:
+        names += [k for k in other if k not in _HIDDEN and k not in record]
+    rows = []
+    for name in names:
+        value, then = record.get(name), (other or {}).get(name)
+        changed = other is not None and value != then
+        if value in (None, "", {}, []) and not changed:
+            continue
+        rows.append(Row(name, _text("" if value is None else value, name), changed))
+    return rows
+
+
+def _pieces(words: list[str], spans: list[tuple[int, int, bool]], mark: str) -> list[Piece]:
+    return [Piece("".join(words[a:b]), mark if changed else "") for a, b, changed in spans if a < b]
+
+
+def _content(before: str, after: str) -> tuple[list[Piece], list[Piece]]:
+    """Both sides' content, the words one side lacks marked (``del`` before, ``ins`` after)."""
+    old, new = _WORD.findall(before), _WORD.findall(after)
+    left: list[tuple[int, int, bool]] = []
+    right: list[tuple[int, int, bool]] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
+        None, old, new, autojunk=False
+    ).get_opcodes():
+        left.append((i1, i2, tag != "equal"))
+        right.append((j1, j2, tag != "equal"))
+    return _pieces(old, left, "del"), _pieces(new, right, "ins")
+
+
+def _view(
+    record: dict[str, Any], other: dict[str, Any] | None = None, pieces: list[Piece] | None = None
+) -> RecordView:
+    """A record's view; with ``other`` (the other side of a change) its changed fields
+    marked, and ``pieces`` its content as marked against the other's."""
+    return RecordView(
+        str(record.get("id", "")),
+        str(record.get("type", "")),
+        pieces if pieces is not None else [Piece(str(record.get("content", "")))],
+        _rows(record, other),
+    )
+
+
+def _pair(label: str, before: dict[str, Any] | None, after: dict[str, Any] | None) -> Pair:
+    if before is not None and after is not None:
+        old, new = _content(str(before.get("content", "")), str(after.get("content", "")))
+        return Pair(label, _view(before, after, old), _view(after, before, new))
+    return Pair(
+        label,
+        _view(before) if before is not None else None,
+        _view(after) if after is not None else None,
+    )
+
+
+def card_of(review: dict[str, Any]) -> Card:
+    """The card of one ``review-request`` (wire JSON)."""
+    diff: dict[str, Any] = review.get("diff") or {}
+    operation = str(review["operation"])
+    pairs = [_pair("changed", m["before"], m["after"]) for m in diff.get("modified", [])]
+    pairs += [_pair("added", None, r) for r in diff.get("added", [])]
+    removed = "duplicate removed" if operation == "merge" else "removed"
+    pairs += [_pair(removed, r, None) for r in diff.get("removed", [])]
+    related = [
+        Related(_view(r["record"]), round(100 * float(r["relevance"])))
+        for r in diff.get("related", [])
+    ]
+    request: dict[str, Any] = review.get("request") or {}
+    return Card(
+        review_id=str(review["review_id"]),
+        operation=operation,
+        agent_id=str(review["agent_id"]),
+        user_id=request.get("user_id"),
+        staged_by=str(review.get("staged_by", "caller")),
+        requested_at=when(review.get("requested_at")),
+        reasoning=str(review.get("reasoning", "")),
+        pairs=pairs,
+        related=related,
+    )
