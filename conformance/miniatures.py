@@ -26,7 +26,7 @@ from mnemowire.models import (
     RememberResponse,
     StoreResult,
 )
-from mnemowire.protocol import MemoryStore
+from mnemowire.protocol import AuditedStore, MemoryStore
 
 __all__ = ["DEFECTS", "broken"]
 
@@ -289,6 +289,41 @@ class LosesAChild(_Broken):
         return response.model_copy(update={"stores": [*(response.stores or []), failed]})
 
 
+async def _audit(store: MemoryStore) -> list[dict[str, Any]]:
+    if not isinstance(store, AuditedStore):
+        raise AttributeError("audit_entries")  # the store under the defect keeps no log
+    return await store.audit_entries()
+
+
+class AuditSkipsForget(_Broken):
+    """The audit log has no entry for a forget (a store that audits writes, not removals)."""
+
+    async def audit_entries(self) -> list[dict[str, Any]]:
+        return [e for e in await _audit(self.inner) if e["operation"] != "forget"]
+
+
+class AuditKeepsContent(_Broken):
+    """Each audit entry carries the content of the records it names (the log a hard delete
+    cannot erase)."""
+
+    def __init__(self, inner: MemoryStore) -> None:
+        super().__init__(inner)
+        self.contents: dict[str, str] = {}
+
+    async def remember(self, request: Any) -> RememberResponse:
+        response = await self.inner.remember(request)
+        self.contents[response.id] = _wire(request)["content"]
+        return response
+
+    async def audit_entries(self) -> list[dict[str, Any]]:
+        entries = await _audit(self.inner)
+        return [
+            {**e, "detail": {**(e["detail"] or {}), "content": [
+                self.contents[i] for i in e["ids"] if i in self.contents]}}
+            for e in entries
+        ]  # fmt: skip
+
+
 #: defect name -> wrapper class
 DEFECTS: dict[str, type[_Broken]] = {
     "ignores-user": IgnoresUser,
@@ -312,6 +347,8 @@ DEFECTS: dict[str, type[_Broken]] = {
     "rounds-numbers": RoundsNumbers,
     "keeps-unsupported": KeepsUnsupported,
     "loses-a-child": LosesAChild,
+    "audit-skips-forget": AuditSkipsForget,
+    "audit-keeps-content": AuditKeepsContent,
 }
 
 

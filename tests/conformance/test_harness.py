@@ -54,6 +54,8 @@ CAUGHT_BY = {
     "rounds-numbers": "store.fidelity",
     "keeps-unsupported": "store.fidelity",
     "loses-a-child": "recall.sorted",
+    "audit-skips-forget": "audit.chain",
+    "audit-keeps-content": "audit.no-content",
 }
 #: defects the stateful model check catches too (it must, not only the scenario written for it)
 MODEL_CATCHES = ["expire-ignores-user", "empty-types-nothing", "forgets-everyone", "leaks-pending"]
