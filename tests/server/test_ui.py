@@ -14,10 +14,12 @@ from typing import Any
 
 import httpx
 import pytest
+from starlette.requests import Request
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.apps.server import MemoryServer, Tokens
 from mnemowire.apps.server.ui import HTMX
+from mnemowire.apps.server.ui._sessions import LIFETIME_S, Sessions
 from mnemowire.embedders import HashEmbedder
 from mnemowire.kit.audit import verify
 from tests.server._serving import serving
@@ -319,3 +321,46 @@ def test_without_tokens_a_reviewer_signs_in_by_name(tmp_path: Path) -> None:
             headers={"hx-request": "true"},
         )  # fmt: skip
         assert "Approved by sam: checked" in answer.text
+
+
+def test_the_start_page_lists_the_tokens_agents(tmp_path: Path) -> None:
+    tokens = {"tokens": [{"name": "ops", "token": DANA, "agents": ["b", "a"], "reviewer": True}]}
+    store = SqliteVecStore(str(tmp_path / "m.db"), embedder=HashEmbedder(64))
+    server = MemoryServer(store, tokens=Tokens.parse(json.dumps(tokens), "test"))
+    with serving(server, ui=True) as url, httpx.Client(base_url=url) as client:
+        form = client.get("/ui/login")
+        client.post("/ui/login", data={"nonce": _hidden(form.text, "nonce"), "token": DANA})
+        start = client.get("/ui/")
+        links = re.findall(r'href="/ui/reviews\?agent=([^"]+)"', start.text)
+        assert links == ["a", "b"]
+        assert 'name="agent"' not in start.text  # no free agent field for a listed token
+
+
+def test_an_expired_session_signs_in_again_and_htmx_is_told_where(served: Served) -> None:
+    review = served.stage("later")
+    client = served.client(DANA)
+    client.cookies.clear()  # the session forgotten by the server: a restart, or its end
+    client.cookies.set("mnemowire_ui", "not-a-session", path="/ui")
+    page = client.get("/ui/reviews", params={"agent": "a"})
+    assert page.status_code == 303
+    assert page.headers["location"].startswith("/ui/login?next=")
+    fragment = client.post(
+        f"/ui/reviews/{review}/decide",
+        data={"agent": "a", "decision": "approve"},
+        headers={"hx-request": "true"},
+    )
+    assert fragment.status_code == 401
+    assert fragment.headers["hx-redirect"] == "/ui/login"
+    assert served.pending() == [review]
+
+
+def test_a_session_ends_after_its_lifetime() -> None:
+    now = [1000.0]
+    sessions = Sessions(None, clock=lambda: now[0])
+    session_id, _ = sessions.sign_in("", "sam")
+    request = Request(
+        {"type": "http", "headers": [(b"cookie", f"mnemowire_ui={session_id}".encode())]}
+    )
+    assert sessions.of(request) is not None
+    now[0] += LIFETIME_S
+    assert sessions.of(request) is None
