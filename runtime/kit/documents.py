@@ -35,6 +35,7 @@ from mnemowire.filters import matches
 from mnemowire.kit._basics import new_id, to_wire
 from mnemowire.kit._browse import Cursors, UpdatePlan, get_answer, list_answer, record_state
 from mnemowire.kit._capabilities import refuse_undeclared
+from mnemowire.kit._document_reviews import DocumentReviews, ReviewRows
 from mnemowire.kit._records import recall_answer, store_result
 from mnemowire.kit._rules import (
     MergePlan,
@@ -45,6 +46,7 @@ from mnemowire.kit._rules import (
     require_visible,
     search_depth,
 )
+from mnemowire.kit.reviews import staging
 from mnemowire.models import (
     MEMORY_RECORD_FIELDS,
     Capabilities,
@@ -89,8 +91,6 @@ UNSERVED = frozenset(
         Capability.RESTORE,
         Capability.REMEMBER_BATCH,
         Capability.QUERY_VECTOR,
-        Capability.REVIEWS,
-        Capability.DECIDE,
         Capability.STAGING_POLICY,
     }
 )
@@ -117,6 +117,8 @@ class IdMap:
         )
         self._db.execute("CREATE INDEX IF NOT EXISTS ids_backend ON ids (backend_id)")
         self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB)")
+        #: the review queue (kit._document_reviews), in the same database
+        self.reviews = ReviewRows(self._db)
 
     def cursor_key(self) -> bytes:
         """The key list cursors are authenticated under: made once, kept with the map."""
@@ -172,7 +174,7 @@ class IdMap:
                 Path(f"{self._path}{suffix}").unlink(missing_ok=True)
 
 
-class DocumentStore(abc.ABC):
+class DocumentStore(DocumentReviews, abc.ABC):
     """The spec's operations over a document backend; see the module's docstring. A subclass
     sets ``backend`` (a name for error messages), opens its backend and ``self._ids`` in its
     constructor, and implements the calls below. ``worker``: a one-thread executor shared
@@ -188,6 +190,7 @@ class DocumentStore(abc.ABC):
         self._clock = clock
         self._cursors: Cursors | None = None
         self._ids: IdMap
+        self._queued_agents: set[str] = set()
         self._owns_worker = worker is None
         self._worker = worker or ThreadPoolExecutor(max_workers=1, thread_name_prefix=self.backend)
 
@@ -319,7 +322,10 @@ class DocumentStore(abc.ABC):
         backend_id = self._insert(record)
         try:  # the map's entry last: until it is written the row is not a record
             self._ids.put(record["id"], backend_id, req.agent_id)
+            if pending:
+                self._queue_remember(record, payload)
         except Exception:
+            self._ids.erase(record["id"])
             self._erase({**record, "backend_id": backend_id})
             raise
         return RememberResponse(
@@ -368,6 +374,9 @@ class DocumentStore(abc.ABC):
     async def forget(self, request: ForgetRequest) -> ForgetResponse:
         req, payload = request, to_wire(request)
         refuse_undeclared(self.capabilities(), "forget", payload)
+        staged_by = staging(None, "forget", req, payload)
+        if staged_by is not None:
+            return await self._stage_forget(req, payload, staged_by)
         started = time.perf_counter()
         ids = await self._run(lambda: self._forget(req, payload))
         return ForgetResponse(
@@ -377,19 +386,26 @@ class DocumentStore(abc.ABC):
             pending_approval=False,
         )
 
-    def _forget(self, req: ForgetRequest, payload: dict[str, Any]) -> list[str]:
+    def _forget_targets(self, req: ForgetRequest, payload: dict[str, Any]) -> list[Record]:
+        """The records ``req`` reaches now ([forget.scope]): what a forget does, and what a
+        staged one would."""
         states = forget_states(req.hard_delete, named=req.ids is not None)
         if req.ids is not None:
             candidates = list(self._named(req.ids).values())
         else:
             candidates = self._listed(req.agent_id, req.user_id, states)
-        targets = [
+        return [
             r
             for r in candidates
             if self._in_scope(r, req.agent_id, req.user_id)
             and r["state"] in states
             and matches(r["metadata"], payload.get("filter"))
         ]
+
+    def _forget(self, req: ForgetRequest, payload: dict[str, Any]) -> list[str]:
+        targets = self._forget_targets(req, payload)
+        staged = [r["id"] for r in targets if r["state"] == "pending"]
+        self._ids.reviews.withdraw(staged, self._clock(), erase=req.hard_delete)
         if req.hard_delete:  # erase them, and whatever was merged into them
             gone = {r["id"]: r for r in targets}
             merged = self._listed(req.agent_id, None, ["merged"])
@@ -423,6 +439,11 @@ class DocumentStore(abc.ABC):
         return approved
 
     async def merge(self, request: MergeRequest) -> MergeResponse:
+        payload = to_wire(request)
+        refuse_undeclared(self.capabilities(), "merge", payload)
+        staged_by = staging(None, "merge", request, payload)
+        if staged_by is not None:
+            return await self._stage_merge(request, payload, staged_by)
         started = time.perf_counter()
         MergePlan.refuse_self_merge(request)
         plan = await self._run(lambda: self._merge(request))

@@ -159,8 +159,8 @@ class ReviewerUI:
             if exc.code == "unsupported":
                 raise Refused(
                     501,
-                    f"{self.server.store.name} keeps no review queue ({exc}); serve a "
-                    "sqlite-vec or pgvector store, or a router over them",
+                    f"{self.server.store.name} keeps no review queue ({exc}); every store "
+                    "in mnemowire does from spec v0.2 on, a router when all its children do",
                 ) from None
             if exc.code == "conflict":
                 raise Refused(409, f"Already decided: {exc}") from None

@@ -1,0 +1,398 @@
+"""The review queue of a document store (mem0, Cognee, Letta): spec v0.2's ``reviews`` and
+``decide``, and staged forget and merge, over the same backend calls as the other operations.
+
+The queue's rows live in the id map's SQLite, beside the backend (``ReviewRows``): the staged
+request as the agent sent it, who staged it, and once decided, the decision. A staged
+remember's record waits in the backend in state ``pending``, as before; a staged forget or
+merge changes nothing until approved. Such a backend has no transaction, so a decision is
+made in this order: checked against the state now (a merge that could not apply fails before
+anything changes), the review ended in SQLite with a conditional update (of two decisions
+racing, one ends it and the other gets ``conflict``: [review.once]), then the write applied;
+a write that fails puts the review back to pending ("a failed approval leaves it pending").
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any
+
+from mnemowire.errors import ConflictError
+from mnemowire.kit._basics import to_wire
+from mnemowire.kit._records import store_result
+from mnemowire.kit._rules import MergePlan, require_visible
+from mnemowire.kit.reviews import (
+    CALLER,
+    decide_answer,
+    decided_merge,
+    decision_record,
+    ended_conflict,
+    kept_request,
+    merge_diff,
+    outcome_of,
+    refuse_merge_into,
+    review_answer,
+    review_id_for,
+    reviews_answer,
+    unknown_review,
+)
+from mnemowire.kit.sql import Dialect, review_page
+from mnemowire.models import (
+    DecideRequest,
+    DecideResponse,
+    ForgetRequest,
+    ForgetResponse,
+    MergeRequest,
+    MergeResponse,
+    RecallRequest,
+    RememberRequest,
+    ReviewRequest,
+    ReviewsRequest,
+    ReviewsResponse,
+)
+
+__all__ = ["DocumentReviews", "ReviewRows"]
+
+Record = dict[str, Any]
+
+
+def _no_metadata(column: str, key: str, op: str, arg: Any) -> tuple[str, list[Any]]:
+    raise AssertionError("the review queue filters no metadata")
+
+
+#: SQLite, as the queue's one query (``kit.sql.review_page``) needs it
+_SQLITE = Dialect(param="?", operator=_no_metadata)
+
+
+class ReviewRows:
+    """The queue's rows, in the id map's database (used from the store's worker thread)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS reviews (review_id TEXT PRIMARY KEY, agent_id TEXT NOT "
+            "NULL, user_id TEXT, operation TEXT NOT NULL, request TEXT NOT NULL, staged_by TEXT "
+            "NOT NULL, requested_at INTEGER NOT NULL, state TEXT NOT NULL, decision TEXT)"
+        )
+        db.execute("CREATE INDEX IF NOT EXISTS reviews_queue ON reviews (agent_id, state)")
+
+    def stage(  # noqa: PLR0917 (a staged write's parts)
+        self,
+        review_id: str,
+        operation: str,
+        agent_id: str,
+        user_id: str | None,
+        request: dict[str, Any],
+        staged_by: str,
+        now: int,
+    ) -> None:
+        """Queue a staged write; a review id already taken (by any agent) is a conflict."""
+        try:
+            self._db.execute(
+                "INSERT INTO reviews (review_id, agent_id, user_id, operation, request, "
+                "staged_by, requested_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')",
+                (review_id, agent_id, user_id, operation, json.dumps(request), staged_by, now),
+            )
+        except sqlite3.IntegrityError:
+            raise ConflictError(
+                f"review id {review_id!r} is taken; stage the write under another"
+            ) from None
+
+    def page(self, req: ReviewsRequest) -> list[tuple[Any, ...]]:
+        return self._db.execute(*review_page(_SQLITE, req)).fetchall()
+
+    def pending(self, req: DecideRequest) -> tuple[str, dict[str, Any]] | None:
+        """(operation, request sent) of the agent's review if pending; None if the agent has
+        no such review; ``conflict`` if it ended."""
+        row = self._db.execute(
+            "SELECT operation, request, state FROM reviews WHERE review_id = ? AND agent_id = ?",
+            (req.review_id, req.agent_id),
+        ).fetchone()
+        if row is None:
+            return None
+        if row[2] != "pending":
+            raise ended_conflict(req.review_id, row[2])
+        return row[0], json.loads(row[1])
+
+    def end(self, req: DecideRequest, outcome: str, decision: dict[str, Any]) -> None:
+        """End the review before its write is applied ([review.once])."""
+        changed = self._db.execute(
+            "UPDATE reviews SET state = ?, decision = ? WHERE review_id = ? AND agent_id = ? "
+            "AND state = 'pending'",
+            (outcome, json.dumps(decision), req.review_id, req.agent_id),
+        ).rowcount
+        if changed != 1:
+            row = self._db.execute(
+                "SELECT state FROM reviews WHERE review_id = ?", (req.review_id,)
+            ).fetchone()
+            raise ended_conflict(req.review_id, row[0] if row else "withdrawn")
+
+    def reopen(self, review_id: str) -> None:
+        """A decision whose write failed: the review waits again."""
+        self._db.execute(
+            "UPDATE reviews SET state = 'pending', decision = NULL WHERE review_id = ?",
+            (review_id,),
+        )
+
+    def withdraw(self, ids: Sequence[str], now: int, *, erase: bool) -> None:
+        """Staged remembers whose records a forget removed can no longer be decided; a hard
+        forget erases the copy of their request the review kept."""
+        for review_id in ids:
+            self._db.execute(
+                "UPDATE reviews SET state = 'withdrawn', decision = ? WHERE review_id = ? "
+                "AND state = 'pending'",
+                (json.dumps({"at": now}), review_id),
+            )
+            if erase:
+                self.erase_request(review_id)
+
+    def erase_request(self, review_id: str) -> None:
+        """What an erased staged remember leaves of its review: the id and the decision."""
+        self._db.execute(
+            "UPDATE reviews SET request = '{}' WHERE review_id = ? AND operation = 'remember'",
+            (review_id,),
+        )
+
+    def unqueued(self, ids: Iterable[str]) -> list[str]:
+        """Which of ``ids`` have no row (records staged before the queue existed)."""
+        return [
+            i
+            for i in ids
+            if self._db.execute("SELECT 1 FROM reviews WHERE review_id = ?", (i,)).fetchone()
+            is None
+        ]
+
+
+class DocumentReviews:
+    """``reviews``, ``decide`` and staged forget and merge for ``DocumentStore``, which
+    inherits this (the attributes below are its)."""
+
+    _name: str
+    _clock: Callable[[], int]
+    _ids: Any  # IdMap, whose ``reviews`` are the rows
+    _run: Callable[[Callable[[], Any]], Awaitable[Any]]
+    _named: Callable[[Iterable[str]], dict[str, Record]]
+    _listed: Callable[..., builtins.list[Record]]
+    _wire: Callable[[Record, int], dict[str, Any]]
+    _visible: Callable[[Record, str, int], bool]
+    _recall: Callable[..., builtins.list[tuple[Record, float, float]]]
+    _forget: Callable[[ForgetRequest, dict[str, Any]], builtins.list[str]]
+    _forget_targets: Callable[[ForgetRequest, dict[str, Any]], builtins.list[Record]]
+    _merge: Callable[[MergeRequest], MergePlan]
+    _approve: Callable[[str, Sequence[str]], builtins.list[str]]
+    _rewrite: Callable[..., None]
+    _erase: Callable[[Record], None]
+    #: agents whose records staged before the queue existed were queued (once per open)
+    _queued_agents: set[str]
+
+    async def reviews(self, request: ReviewsRequest) -> ReviewsResponse:
+        """The agent's pending reviews with their diffs now ([review.list], [review.diff])."""
+        started = time.perf_counter()
+        found: builtins.list[ReviewRequest] = await self._run(lambda: self._review_page(request))
+        result = store_result(self._name, min(len(found), request.limit), started)
+        return reviews_answer(found, request.limit, result)
+
+    async def decide(self, request: DecideRequest) -> DecideResponse:
+        """End one pending review and apply (or drop) its write ([review.decide])."""
+        started = time.perf_counter()
+        decision, changed = await self._run(lambda: self._decide(request))
+        return decide_answer(decision, changed, store_result(self._name, len(changed), started))
+
+    # -- staging (the store's forget and merge call these) ----------------------------------------
+
+    async def _stage_forget(
+        self, req: ForgetRequest, payload: dict[str, Any], staged_by: str
+    ) -> ForgetResponse:
+        started = time.perf_counter()
+
+        def stage() -> tuple[str, builtins.list[str]]:
+            review_id = review_id_for(req.review_id)
+            ids = [r["id"] for r in self._forget_targets(req, payload)]
+            self._ids.reviews.stage(
+                review_id, "forget", req.agent_id, req.user_id,
+                kept_request("forget", payload), staged_by, self._clock(),
+            )  # fmt: skip
+            return review_id, ids
+
+        review_id, ids = await self._run(stage)
+        return ForgetResponse(
+            forgotten_ids=ids,
+            stores=[store_result(self._name, len(ids), started)],
+            hard_delete=req.hard_delete,
+            pending_approval=True,
+            review_id=review_id,
+        )
+
+    async def _stage_merge(
+        self, req: MergeRequest, payload: dict[str, Any], staged_by: str
+    ) -> MergeResponse:
+        started = time.perf_counter()
+        MergePlan.refuse_self_merge(req)
+
+        def stage() -> str:
+            review_id = review_id_for(req.review_id)
+            self._merge_targets(req)  # the records must be there to stage it
+            self._ids.reviews.stage(
+                review_id, "merge", req.agent_id, None, kept_request("merge", payload),
+                staged_by, self._clock(),
+            )  # fmt: skip
+            return review_id
+
+        review_id = await self._run(stage)
+        return MergeResponse(
+            canonical=req.canonical,
+            merged_count=0,
+            strategy_used=req.strategy,
+            stores=[store_result(self._name, 0, started)],
+            pending_approval=True,
+            review_id=review_id,
+        )
+
+    def _queue_remember(self, record: Record, payload: dict[str, Any]) -> None:
+        """A staged remember's review, queued once its record is written."""
+        self._ids.reviews.stage(
+            record["id"], "remember", record["agent_id"], record.get("user_id"),
+            kept_request("remember", payload), CALLER, record["created_at"],
+        )  # fmt: skip
+
+    # -- listing ----------------------------------------------------------------------------------
+
+    def _review_page(self, req: ReviewsRequest) -> builtins.list[ReviewRequest]:
+        self._queue_older(req.agent_id)
+        rows = self._ids.reviews.page(req)
+        now = self._clock()
+        staged = self._named([r[0] for r in rows if r[1] == "remember"])
+        out = []
+        for review_id, operation, agent_id, _user, request, staged_by, requested_at in rows:
+            sent = json.loads(request)
+            seal = None
+            if operation == "remember":
+                record = staged.get(review_id)
+                if record is None or record["state"] != "pending":
+                    continue  # removed under the queue: a forget withdraws its review
+                added = self._wire(record, now)
+                seal = added.pop("seal", None)
+                diff: dict[str, Any] = {"added": [added]}
+                if req.related:
+                    diff["related"] = self._related(record, req.related, now)
+            elif operation == "forget":
+                forget = ForgetRequest.model_validate(sent)
+                diff = {"removed": [self._wire(r, now) for r in self._forget_targets(forget, sent)]}
+            else:
+                merge = MergeRequest.model_validate(sent)
+                stored = self._visible_named(merge.agent_id, [merge.canonical, *merge.duplicates])
+                wired = {i: self._wire(r, now) for i, r in stored.items()}
+                diff = merge_diff(merge, stored, wired)
+            out.append(
+                review_answer(
+                    review_id=review_id,
+                    operation=operation,
+                    agent_id=agent_id,
+                    request=sent,
+                    requested_at=requested_at,
+                    staged_by=staged_by,
+                    diff=diff,
+                    seal=seal,
+                )
+            )
+        return out
+
+    def _related(self, record: Record, k: int, now: int) -> builtins.list[dict[str, Any]]:
+        """The agent's visible records closest to a staged one, in its user scope, closest
+        first, relevance clamped to [0, 1]."""
+        query = RecallRequest(
+            agent_id=record["agent_id"], user_id=record.get("user_id"), query=record["content"], k=k
+        )
+        ranked = self._recall(query, to_wire(query), None)
+        return [
+            {"record": self._wire(r, now), "relevance": min(1.0, max(0.0, relevance))}
+            for r, relevance, _ in ranked
+            if r["id"] != record["id"]
+        ]
+
+    def _queue_older(self, agent_id: str) -> None:
+        """Records the agent staged before this store had a queue get their review, once."""
+        if agent_id in self._queued_agents:
+            return
+        pending = [
+            r
+            for r in self._listed(agent_id, None, ["pending"])
+            if r["agent_id"] == agent_id and r["state"] == "pending"
+        ]
+        for record_id in self._ids.reviews.unqueued([r["id"] for r in pending]):
+            record = next(r for r in pending if r["id"] == record_id)
+            sent = {k: record[k] for k in RememberRequest.model_fields if record.get(k) is not None}
+            self._queue_remember(record, sent)
+        self._queued_agents.add(agent_id)
+
+    # -- deciding ---------------------------------------------------------------------------------
+
+    def _decide(self, req: DecideRequest) -> tuple[Any, builtins.list[str]]:
+        found = self._ids.reviews.pending(req)
+        if found is None:
+            raise unknown_review(req)
+        operation, sent = found
+        if req.merge_into is not None:
+            refuse_merge_into(operation)
+        merge = decided_merge(req, operation, sent)
+        if merge is not None:  # one that could not apply fails before anything changes
+            self._merge_targets(merge, staged=req.review_id if operation == "remember" else None)
+        outcome = outcome_of(req)
+        decision = decision_record(req, outcome, self._clock())
+        self._ids.reviews.end(req, outcome.value, to_wire(decision))
+        try:
+            changed = self._apply(req, operation, sent, merge)
+        except BaseException:
+            self._ids.reviews.reopen(req.review_id)
+            raise
+        return decision, changed
+
+    def _apply(
+        self, req: DecideRequest, operation: str, sent: dict[str, Any], merge: MergeRequest | None
+    ) -> builtins.list[str]:
+        if not req.approved:
+            return self._reject(req, operation)
+        if operation == "forget":
+            return self._forget(ForgetRequest.model_validate(sent), sent)
+        if operation == "remember":
+            changed = self._approve(req.agent_id, [req.review_id])
+            if merge is None:
+                return changed
+        assert merge is not None  # a merge, or a remember approved into merge_into
+        self._merge(merge)
+        return [merge.canonical, *merge.duplicates]
+
+    def _reject(self, req: DecideRequest, operation: str) -> builtins.list[str]:
+        """A staged remember's record erased (``hard``) or kept forgotten; a staged forget or
+        merge changed nothing, so nothing is left to undo."""
+        if operation != "remember":
+            return []
+        record = self._named([req.review_id]).get(req.review_id)
+        if record is not None and record["state"] == "pending":
+            if req.hard:
+                self._ids.erase(record["id"])  # first: from now on the row is not a record
+                self._erase(record)
+                self._ids.reviews.erase_request(req.review_id)
+            else:
+                self._rewrite({**record, "state": "deleted", "updated_at": self._clock()})
+        return [req.review_id]
+
+    def _visible_named(self, agent_id: str, ids: Sequence[str]) -> dict[str, Record]:
+        now = self._clock()
+        return {i: r for i, r in self._named(ids).items() if self._visible(r, agent_id, now)}
+
+    def _merge_targets(self, req: MergeRequest, staged: str | None = None) -> MergePlan:
+        """The plan of ``req`` now, or its error: every record visible (``staged``, a staged
+        remember approved into a merge, read as if it were)."""
+        MergePlan.refuse_self_merge(req)
+        ids = [req.canonical, *req.duplicates]
+        found = self._visible_named(req.agent_id, ids)
+        if staged is not None:
+            record = self._named([staged]).get(staged)
+            if record is not None and record["state"] == "pending":
+                found[staged] = {**record, "state": "active"}
+        require_visible(req.agent_id, found, ids)
+        return MergePlan.of(req, found)

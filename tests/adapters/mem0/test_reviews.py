@@ -1,0 +1,127 @@
+"""The review queue of a document store (kit._document_reviews) on the real mem0: what the
+conformance checks cannot see from outside. The queue lives beside mem0 in the id map's
+SQLite: it survives a reopen, a hard rejection leaves no content in it, a decision that
+cannot apply leaves its review pending, and records staged before the queue existed are
+queued when the agent's queue is first read."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from mnemowire.adapters.mem0 import Mem0Store
+from mnemowire.errors import ConflictError, NotFoundError
+from tests.adapters.mem0.conftest import CheckedStore, Clock
+
+SECRET = "Dana's door code is 4417"
+
+
+def ids_db(folder: Path) -> Path:
+    return folder / "mnemowire-ids.db"
+
+
+async def pending(store: CheckedStore, agent: str = "a") -> list[str]:
+    return [r.review_id for r in (await store.reviews({"agent_id": agent})).reviews]
+
+
+async def test_a_staged_forget_survives_a_reopen_and_is_decided_after(
+    tmp_path: Path, clock: Clock
+) -> None:
+    folder = tmp_path / "kept"
+    first = CheckedStore(Mem0Store(folder, clock=clock))
+    try:
+        kept = (await first.remember({"agent_id": "a", "type": "semantic", "content": "x"})).id
+        staged = await first.forget({"agent_id": "a", "ids": [kept], "approval_required": True})
+    finally:
+        await first.aclose()
+    again = CheckedStore(Mem0Store(folder, clock=clock))
+    try:
+        [review] = (await again.reviews({"agent_id": "a"})).reviews
+        assert review.review_id == staged.review_id
+        assert [r.id for r in review.diff.removed] == [kept]
+        await again.decide(
+            {"agent_id": "a", "review_id": staged.review_id, "approved": True, "reviewer": "r"}
+        )
+        assert (await again.get({"agent_id": "a", "ids": [kept]})).records == []
+    finally:
+        await again.aclose()
+
+
+async def test_a_hard_rejection_leaves_no_content_in_the_queue(
+    raw: Mem0Store, store: CheckedStore, tmp_path: Path
+) -> None:
+    staged = (
+        await store.remember(
+            {"agent_id": "a", "type": "semantic", "content": SECRET, "approval_required": True}
+        )
+    ).id
+    rejected = await store.decide(
+        {"agent_id": "a", "review_id": staged, "approved": False, "reviewer": "r"}
+    )
+    assert rejected.changed_ids == [staged]
+    with sqlite3.connect(ids_db(tmp_path / "mem0")) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        rows = connection.execute("SELECT request, state FROM reviews").fetchall()
+    assert rows == [("{}", "rejected")]
+    stored = b"".join(
+        p.read_bytes() for p in (tmp_path / "mem0").glob("mnemowire-ids.db*") if p.is_file()
+    )
+    assert SECRET.encode() not in stored
+    with pytest.raises(ConflictError):
+        await store.decide(
+            {"agent_id": "a", "review_id": staged, "approved": True, "reviewer": "r"}
+        )
+
+
+async def test_a_decision_that_cannot_apply_leaves_the_review_pending(
+    store: CheckedStore,
+) -> None:
+    target = (await store.remember({"agent_id": "a", "type": "semantic", "content": "tea"})).id
+    staged = (
+        await store.remember(
+            {"agent_id": "a", "type": "semantic", "content": "green tea",
+             "approval_required": True}
+        )
+    ).id  # fmt: skip
+    await store.forget({"agent_id": "a", "ids": [target]})
+    with pytest.raises(NotFoundError):
+        await store.decide(
+            {"agent_id": "a", "review_id": staged, "approved": True, "merge_into": target,
+             "reviewer": "r"}
+        )  # fmt: skip
+    assert await pending(store) == [staged]
+    assert (await store.recall({"agent_id": "a", "query": "green tea"})).results == []
+
+
+async def test_records_staged_before_the_queue_are_queued_when_it_is_read(
+    tmp_path: Path, clock: Clock
+) -> None:
+    folder = tmp_path / "older"
+    first = CheckedStore(Mem0Store(folder, clock=clock))
+    try:
+        staged = (
+            await first.remember(
+                {"agent_id": "a", "user_id": "u", "type": "semantic", "content": "old write",
+                 "approval_required": True}
+            )
+        ).id  # fmt: skip
+    finally:
+        await first.aclose()
+    with sqlite3.connect(ids_db(folder)) as connection:  # a map made before the queue
+        connection.execute("DROP TABLE reviews")
+    again = CheckedStore(Mem0Store(folder, clock=clock))
+    try:
+        [review] = (await again.reviews({"agent_id": "a"})).reviews
+        assert review.review_id == staged
+        assert review.request["content"] == "old write"
+        assert review.request["user_id"] == "u"
+        assert review.staged_by == "caller"
+        await again.decide(
+            {"agent_id": "a", "review_id": staged, "approved": True, "reviewer": "r"}
+        )
+        hits = (await again.recall({"agent_id": "a", "query": "old write"})).results
+        assert [h.id for h in hits] == [staged]
+    finally:
+        await again.aclose()
