@@ -324,8 +324,9 @@ class DocumentReviews:
         ]
         for record_id in self._ids.reviews.unqueued([r["id"] for r in pending]):
             record = next(r for r in pending if r["id"] == record_id)
-            sent = {k: record[k] for k in RememberRequest.model_fields if record.get(k) is not None}
-            self._queue_remember(record, sent)
+            fields = RememberRequest.model_fields
+            sent = {k: record[k] for k in fields if record.get(k) is not None}
+            self._queue_remember(record, {**sent, "approval_required": True})
         self._queued_agents.add(agent_id)
 
     # -- deciding ---------------------------------------------------------------------------------

@@ -115,8 +115,11 @@ async def test_records_staged_before_the_queue_are_queued_when_it_is_read(
     try:
         [review] = (await again.reviews({"agent_id": "a"})).reviews
         assert review.review_id == staged
-        assert review.request["content"] == "old write"
-        assert review.request["user_id"] == "u"
+        assert review.request == {
+            "agent_id": "a", "user_id": "u", "id": staged, "type": "semantic",
+            "content": "old write", "metadata": {}, "confidence": 1.0,
+            "approval_required": True,
+        }  # fmt: skip
         assert review.staged_by == "caller"
         await again.decide(
             {"agent_id": "a", "review_id": staged, "approved": True, "reviewer": "r"}
