@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import sqlite3
@@ -117,6 +118,70 @@ def test_a_killed_writer_leaves_no_partial_record(tmp_path: Path) -> None:
     writer.stdout.close()
     counts = consistent(path)
     assert counts["active"] == counts["total"] >= 30
+
+
+#: staged writes a killed reviewer approves part of (far more than it gets through)
+STAGED = 1000
+REVIEWER = textwrap.dedent(
+    """
+    import asyncio, sys
+    from mnemowire.adapters.sqlite_vec import SqliteVecStore
+    from mnemowire.embedders import HashEmbedder
+    from mnemowire.layers.memory import Memory
+
+    async def main(path):
+        async with Memory(SqliteVecStore(path, embedder=HashEmbedder(64))) as store:
+            body = {"agent_id": "a", "limit": 200, "related": 0}
+            while True:
+                queue = await store.reviews(body)
+                if not queue.reviews:
+                    break
+                for review in queue.reviews:
+                    await store.decide({"agent_id": "a", "review_id": review.review_id,
+                                        "approved": True, "reviewer": "r"})
+                    print(review.review_id, flush=True)
+
+    asyncio.run(main(sys.argv[1]))
+    """
+)
+
+
+async def test_a_reviewer_killed_mid_approval_leaves_each_write_applied_or_pending(
+    tmp_path: Path,
+) -> None:
+    """Each decision is one transaction: applied, audited and ended, or none of it."""
+    path = tmp_path / "reviewed.db"
+    async with CheckedStore(SqliteVecStore(str(path), embedder=HashEmbedder(64))) as store:
+        for i in range(STAGED):
+            await store.remember(
+                {"agent_id": "a", "type": "semantic", "content": f"staged {i}",
+                 "approval_required": True}
+            )  # fmt: skip
+    reviewer = subprocess.Popen(
+        [sys.executable, "-c", REVIEWER, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    assert reviewer.stdout is not None
+    for _ in range(20):  # let it decide a few, then kill it mid-stream
+        reviewer.stdout.readline()
+    os.kill(reviewer.pid, signal.SIGKILL)
+    reviewer.wait(timeout=30)
+    reviewer.stdout.close()
+    consistent(path)
+    db = sqlite3.connect(path)
+    try:
+        states = dict(db.execute("SELECT m.id, m.state || '/' || r.state FROM memories m "
+                                 "JOIN reviews r ON r.review_id = m.id"))  # fmt: skip
+        decided = {
+            record_id
+            for (ids,) in db.execute("SELECT ids FROM audit_log WHERE operation = 'decide'")
+            for record_id in json.loads(ids)
+        }
+    finally:
+        db.close()
+    assert set(states.values()) <= {"active/approved", "pending/pending"}
+    approved = {i for i, state in states.items() if state == "active/approved"}
+    assert approved == decided
+    assert 20 <= len(approved) < STAGED  # killed mid-stream, not after the last
 
 
 async def test_reopening_keeps_everything_and_migrations_run_once(tmp_path: Path) -> None:
