@@ -6,9 +6,11 @@ request as the agent sent it, who staged it, and once decided, the decision. A s
 remember's record waits in the backend in state ``pending``, as before; a staged forget or
 merge changes nothing until approved. Such a backend has no transaction, so a decision is
 made in this order: checked against the state now (a merge that could not apply fails before
-anything changes), the review ended in SQLite with a conditional update (of two decisions
-racing, one ends it and the other gets ``conflict``: [review.once]), then the write applied;
-a write that fails puts the review back to pending ("a failed approval leaves it pending").
+anything changes), the review marked ``deciding`` in SQLite with a conditional update and the
+decision's intent (of two decisions racing, one marks it and the other gets ``conflict``:
+[review.once]), the write applied, the review ended. A write that fails puts the review back
+to pending ("a failed approval leaves it pending"); a decision a crash cut between marking and
+ending is written again, idempotently, before the queue is next read or decided (``_redo``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
-from mnemowire.errors import ConflictError
+from mnemowire.errors import ConflictError, MnemowireError
 from mnemowire.kit._basics import to_wire
 from mnemowire.kit._records import store_result
 from mnemowire.kit._rules import MergePlan, require_visible
@@ -78,6 +80,7 @@ class ReviewRows:
             "NOT NULL, requested_at INTEGER NOT NULL, state TEXT NOT NULL, decision TEXT)"
         )
         db.execute("CREATE INDEX IF NOT EXISTS reviews_queue ON reviews (agent_id, state)")
+        db.execute("CREATE INDEX IF NOT EXISTS reviews_state ON reviews (state)")
 
     def stage(  # noqa: PLR0917 (a staged write's parts)
         self,
@@ -117,18 +120,32 @@ class ReviewRows:
             raise ended_conflict(req.review_id, row[2])
         return row[0], json.loads(row[1])
 
-    def end(self, req: DecideRequest, outcome: str, decision: dict[str, Any]) -> None:
-        """End the review before its write is applied ([review.once])."""
+    def end(self, req: DecideRequest, intent: dict[str, Any]) -> None:
+        """Mark the review being decided, with what its write will be, before the write
+        ([review.once]); ``finish`` ends it once written."""
         changed = self._db.execute(
-            "UPDATE reviews SET state = ?, decision = ? WHERE review_id = ? AND agent_id = ? "
-            "AND state = 'pending'",
-            (outcome, json.dumps(decision), req.review_id, req.agent_id),
+            "UPDATE reviews SET state = 'deciding', decision = ? WHERE review_id = ? "
+            "AND agent_id = ? AND state = 'pending'",
+            (json.dumps(intent), req.review_id, req.agent_id),
         ).rowcount
         if changed != 1:
             row = self._db.execute(
                 "SELECT state FROM reviews WHERE review_id = ?", (req.review_id,)
             ).fetchone()
             raise ended_conflict(req.review_id, row[0] if row else "withdrawn")
+
+    def finish(self, review_id: str, outcome: str, decision: dict[str, Any]) -> None:
+        self._db.execute(
+            "UPDATE reviews SET state = ?, decision = ? WHERE review_id = ?",
+            (outcome, json.dumps(decision), review_id),
+        )
+
+    def unfinished(self) -> list[tuple[str, str, dict[str, Any], dict[str, Any]]]:
+        """(review id, operation, request, intent) of each decision a crash interrupted."""
+        rows = self._db.execute(
+            "SELECT review_id, operation, request, decision FROM reviews WHERE state = 'deciding'"
+        ).fetchall()
+        return [(r[0], r[1], json.loads(r[2]), json.loads(r[3])) for r in rows]
 
     def reopen(self, review_id: str) -> None:
         """A decision whose write failed: the review waits again."""
@@ -181,7 +198,7 @@ class DocumentReviews:
     _recall: Callable[..., builtins.list[tuple[Record, float, float]]]
     _forget: Callable[[ForgetRequest, dict[str, Any]], builtins.list[str]]
     _forget_targets: Callable[[ForgetRequest, dict[str, Any]], builtins.list[Record]]
-    _merge: Callable[[MergeRequest], MergePlan]
+    _merge: Callable[..., MergePlan]
     _approve: Callable[[str, Sequence[str]], builtins.list[str]]
     _rewrite: Callable[..., None]
     _erase: Callable[[Record], None]
@@ -261,6 +278,7 @@ class DocumentReviews:
     # -- listing ----------------------------------------------------------------------------------
 
     def _review_page(self, req: ReviewsRequest) -> builtins.list[ReviewRequest]:
+        self._redo()
         self._queue_older(req.agent_id)
         rows = self._ids.reviews.page(req)
         now = self._clock()
@@ -332,6 +350,7 @@ class DocumentReviews:
     # -- deciding ---------------------------------------------------------------------------------
 
     def _decide(self, req: DecideRequest) -> tuple[Any, builtins.list[str]]:
+        self._redo()
         found = self._ids.reviews.pending(req)
         if found is None:
             raise unknown_review(req)
@@ -339,31 +358,63 @@ class DocumentReviews:
         if req.merge_into is not None:
             refuse_merge_into(operation)
         merge = decided_merge(req, operation, sent)
+        plan = None
         if merge is not None:  # one that could not apply fails before anything changes
-            self._merge_targets(merge, staged=req.review_id if operation == "remember" else None)
+            staged = req.review_id if operation == "remember" else None
+            plan = self._merge_targets(merge, staged=staged)
         outcome = outcome_of(req)
         decision = decision_record(req, outcome, self._clock())
-        self._ids.reviews.end(req, outcome.value, to_wire(decision))
+        recorded = to_wire(decision)
+        intent = {
+            "decision": recorded, "agent_id": req.agent_id, "hard": req.hard,
+            "plan": plan and plan.intent(),
+        }  # fmt: skip
+        self._ids.reviews.end(req, intent)
         try:
-            changed = self._apply(req, operation, sent, merge)
+            changed = self._apply(req, operation, sent, merge, plan)
         except BaseException:
             self._ids.reviews.reopen(req.review_id)
             raise
+        self._ids.reviews.finish(req.review_id, outcome.value, recorded)
         return decision, changed
 
+    def _redo(self) -> None:
+        """Finish the decisions a crash interrupted between ending a review and writing: each
+        write again, skipping what was written (an approval, a forget and a rejection are the
+        same done twice; a merge knows its plan). One that cannot be written waits again."""
+        for review_id, operation, sent, intent in self._ids.reviews.unfinished():
+            decision = intent["decision"]
+            req = DecideRequest.model_validate(
+                {k: decision[k] for k in ("review_id", "approved", "reviewer", "reason",
+                                          "merge_into") if k in decision}
+                | {"agent_id": intent["agent_id"], "hard": intent["hard"]}
+            )  # fmt: skip
+            plan = MergePlan.of_intent(intent["plan"]) if intent.get("plan") else None
+            try:
+                self._apply(req, operation, sent, decided_merge(req, operation, sent), plan)
+            except MnemowireError:
+                self._ids.reviews.reopen(review_id)
+                continue
+            self._ids.reviews.finish(review_id, decision["outcome"], decision)
+
     def _apply(
-        self, req: DecideRequest, operation: str, sent: dict[str, Any], merge: MergeRequest | None
+        self,
+        req: DecideRequest,
+        operation: str,
+        sent: dict[str, Any],
+        merge: MergeRequest | None,
+        plan: MergePlan | None,
     ) -> builtins.list[str]:
         if not req.approved:
             return self._reject(req, operation)
         if operation == "forget":
             return self._forget(ForgetRequest.model_validate(sent), sent)
         if operation == "remember":
-            changed = self._approve(req.agent_id, [req.review_id])
+            self._approve(req.agent_id, [req.review_id])
             if merge is None:
-                return changed
+                return [req.review_id]
         assert merge is not None  # a merge, or a remember approved into merge_into
-        self._merge(merge)
+        self._merge(merge, plan)
         return [merge.canonical, *merge.duplicates]
 
     def _reject(self, req: DecideRequest, operation: str) -> builtins.list[str]:

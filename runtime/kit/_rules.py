@@ -202,6 +202,19 @@ class MergePlan:
         #: the embedding of new_text, filled in between planning and writing
         self.vector: Any = None
 
+    def written(self, canonical: Mapping[str, Any]) -> bool:
+        """Whether ``canonical`` already holds what this plan writes to it (a merge redone
+        after a crash between its writes)."""
+        return all(canonical.get(k) == v for k, v in (self.update or {}).items())
+
+    def intent(self) -> dict[str, Any]:
+        """The plan as JSON, kept until it is written (``of_intent`` reads it back)."""
+        return {"strategy": self.strategy, "update": self.update, "text": self.new_text}
+
+    @classmethod
+    def of_intent(cls, intent: Mapping[str, Any]) -> MergePlan:
+        return cls(intent["strategy"], intent["update"], intent["text"], {})
+
     @staticmethod
     def refuse_self_merge(req: MergeRequest) -> None:
         """Checked before any record is read: a record merged into itself would be hidden."""

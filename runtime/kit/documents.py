@@ -454,20 +454,25 @@ class DocumentStore(DocumentReviews, abc.ABC):
             stores=[store_result(self._name, 1 + len(request.duplicates), started)],
         )
 
-    def _merge(self, req: MergeRequest) -> MergePlan:
+    def _merge(self, req: MergeRequest, planned: MergePlan | None = None) -> MergePlan:
+        """``planned``: a decided merge's plan, made before its review ended; redone after a
+        crash, what was written already is not written again (kit._document_reviews)."""
         ids = [req.canonical, *req.duplicates]
         now = self._clock()
         found = {i: r for i, r in self._named(ids).items() if self._visible(r, req.agent_id, now)}
-        require_visible(req.agent_id, found, ids)
-        plan = MergePlan.of(req, found)
-        canonical = {**found[req.canonical], **(plan.update or {}), "updated_at": now}
-        # the canonical first: a merge stopped half-way leaves duplicates, never lost content
-        self._rewrite(canonical, text=plan.new_text)
+        # a redo (``planned``): its duplicates may be merged already, its canonical is there
+        required = ids if planned is None else [req.canonical]
+        require_visible(req.agent_id, {i: found[i] for i in required if i in found}, required)
+        plan = planned or MergePlan.of(req, found)
+        if not (planned is not None and plan.written(found[req.canonical])):
+            canonical = {**found[req.canonical], **(plan.update or {}), "updated_at": now}
+            # the canonical first: a merge stopped half-way leaves duplicates, never lost content
+            self._rewrite(canonical, text=plan.new_text)
         for duplicate in req.duplicates:
-            record = found[duplicate]
-            self._rewrite(
-                {**record, "state": "merged", "merged_into": req.canonical, "updated_at": now}
-            )
+            record = found.get(duplicate)
+            if record is not None:  # (absent only in a redo: merged already)
+                merged = {**record, "state": "merged", "merged_into": req.canonical}
+                self._rewrite({**merged, "updated_at": now})
         return plan
 
     async def expire(self, request: ExpireRequest) -> ExpireResponse:

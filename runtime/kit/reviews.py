@@ -152,7 +152,10 @@ def unknown_review(req: DecideRequest) -> NotFoundError:
 
 def ended_conflict(review_id: str, state: str) -> ConflictError:
     """A decision on a review that already ended ([review.once])."""
-    why = "its staged record was forgotten" if state == "withdrawn" else f"it was {state}"
+    why = {
+        "withdrawn": "its staged record was forgotten",
+        "deciding": "another decision of it is being written",
+    }.get(state, f"it was {state}")
     return ConflictError(f"review {review_id!r} is no longer pending: {why}")
 
 

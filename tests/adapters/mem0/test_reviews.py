@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from mnemowire.adapters.mem0 import Mem0Store
 from mnemowire.errors import ConflictError, NotFoundError
+from mnemowire.models import DecideRequest
 from tests.adapters.mem0.conftest import CheckedStore, Clock
 
 SECRET = "Dana's door code is 4417"
@@ -128,3 +130,40 @@ async def test_records_staged_before_the_queue_are_queued_when_it_is_read(
         assert [h.id for h in hits] == [staged]
     finally:
         await again.aclose()
+
+
+async def test_a_decision_cut_short_is_finished_once_before_the_queue_is_next_read(
+    raw: Mem0Store, store: CheckedStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crash between a merge's two writes (the canonical written, the staged record not)
+    leaves the review deciding; the next read finishes it, joining the content once."""
+    target = (await store.remember({"agent_id": "a", "type": "semantic", "content": "tea"})).id
+    staged = (
+        await store.remember(
+            {"agent_id": "a", "type": "semantic", "content": "green tea",
+             "approval_required": True}
+        )
+    ).id  # fmt: skip
+    rewrite, writes = raw._rewrite, []
+
+    def dies_on_the_second(record: Any, **kwargs: Any) -> None:
+        writes.append(record["id"])
+        if len(writes) == 3:  # the approval, the canonical, then the staged record: the crash
+            raise KeyboardInterrupt
+        rewrite(record, **kwargs)
+
+    monkeypatch.setattr(raw, "_rewrite", dies_on_the_second)
+    monkeypatch.setattr(raw._ids.reviews, "reopen", lambda review_id: None)  # killed: no undo
+    with pytest.raises(KeyboardInterrupt):
+        await raw.decide(
+            DecideRequest(agent_id="a", review_id=staged, approved=True, merge_into=target,
+                          reviewer="r")
+        )  # fmt: skip
+    monkeypatch.undo()
+    assert await pending(store) == []  # finished by this read, not listed again
+    [record] = (await store.get({"agent_id": "a", "ids": [target, staged]})).records
+    assert (record.id, record.content) == (target, "tea\ngreen tea")
+    with pytest.raises(ConflictError, match="it was merged"):
+        await store.decide(
+            {"agent_id": "a", "review_id": staged, "approved": True, "reviewer": "r"}
+        )
