@@ -14,7 +14,7 @@ from mnemowire.adapters.pgvector._filters import DIALECT
 from mnemowire.adapters.pgvector._sql import COLUMNS, Scope
 from mnemowire.errors import ConflictError
 from mnemowire.kit import RecordRows, forget_states
-from mnemowire.kit.reviews import ended_conflict, merge_diff, review_answer
+from mnemowire.kit.reviews import ended_conflict, merge_diff, review_of_row
 from mnemowire.kit.sql import forget_scope, merge_scope, review_page
 from mnemowire.models import (
     DecideRequest,
@@ -100,7 +100,8 @@ async def page(conn: Any, req: ReviewsRequest, now: int) -> list[ReviewRequest]:
     rows = await (await conn.execute(*review_page(DIALECT, req))).fetchall()
     staged = await _records(conn, [r[0] for r in rows if r[1] == "remember"], now)
     out = []
-    for review_id, operation, agent_id, user_id, sent, staged_by, requested_at in rows:
+    for row in rows:
+        review_id, operation, agent_id, user_id, sent = row[:5]
         seal = None
         if operation == "remember":
             added = staged.get(review_id)
@@ -119,18 +120,7 @@ async def page(conn: Any, req: ReviewsRequest, now: int) -> list[ReviewRequest]:
             diff = {"removed": [records[i] for i in ids if i in records]}
         else:
             diff = await _merge_diff(conn, MergeRequest.model_validate(sent), now)
-        out.append(
-            review_answer(
-                review_id=review_id,
-                operation=operation,
-                agent_id=agent_id,
-                request=sent,
-                requested_at=requested_at,
-                staged_by=staged_by,
-                diff=diff,
-                seal=seal,
-            )
-        )
+        out.append(review_of_row(row, sent, diff, seal))
     return out
 
 

@@ -14,7 +14,7 @@ from mnemowire.adapters.sqlite_vec._records import COLUMNS, RECORD_ROWS, Scope, 
 from mnemowire.adapters.sqlite_vec._search import nearest
 from mnemowire.errors import ConflictError
 from mnemowire.kit import forget_states
-from mnemowire.kit.reviews import ended_conflict, merge_diff, review_answer
+from mnemowire.kit.reviews import ended_conflict, merge_diff, review_of_row
 from mnemowire.kit.sql import forget_scope, merge_scope, review_page
 from mnemowire.models import (
     DecideRequest,
@@ -105,7 +105,8 @@ def page(
     rows = tx.execute(*review_page(DIALECT, req)).fetchall()
     staged = _records(tx, [r[0] for r in rows if r[1] == "remember"], now)
     out = []
-    for review_id, operation, agent_id, user_id, request, staged_by, requested_at in rows:
+    for row in rows:
+        review_id, operation, agent_id, user_id, request = row[:5]
         sent = json.loads(request)
         seal = None
         if operation == "remember":
@@ -122,18 +123,7 @@ def page(
             diff = {"removed": _forget_diff(tx, ForgetRequest.model_validate(sent), sent, now)}
         else:
             diff = _merge_diff(tx, MergeRequest.model_validate(sent), now)
-        out.append(
-            review_answer(
-                review_id=review_id,
-                operation=operation,
-                agent_id=agent_id,
-                request=sent,
-                requested_at=requested_at,
-                staged_by=staged_by,
-                diff=diff,
-                seal=seal,
-            )
-        )
+        out.append(review_of_row(row, sent, diff, seal))
     return out
 
 

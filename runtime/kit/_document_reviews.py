@@ -36,8 +36,8 @@ from mnemowire.kit.reviews import (
     merge_diff,
     outcome_of,
     refuse_merge_into,
-    review_answer,
     review_id_for,
+    review_of_row,
     reviews_answer,
     unknown_review,
 )
@@ -284,8 +284,8 @@ class DocumentReviews:
         now = self._clock()
         staged = self._named([r[0] for r in rows if r[1] == "remember"])
         out = []
-        for review_id, operation, agent_id, _user, request, staged_by, requested_at in rows:
-            sent = json.loads(request)
+        for row in rows:
+            review_id, operation, sent = row[0], row[1], json.loads(row[4])
             seal = None
             if operation == "remember":
                 record = staged.get(review_id)
@@ -304,18 +304,7 @@ class DocumentReviews:
                 stored = self._visible_named(merge.agent_id, [merge.canonical, *merge.duplicates])
                 wired = {i: self._wire(r, now) for i, r in stored.items()}
                 diff = merge_diff(merge, stored, wired)
-            out.append(
-                review_answer(
-                    review_id=review_id,
-                    operation=operation,
-                    agent_id=agent_id,
-                    request=sent,
-                    requested_at=requested_at,
-                    staged_by=staged_by,
-                    diff=diff,
-                    seal=seal,
-                )
-            )
+            out.append(review_of_row(row, sent, diff, seal))
         return out
 
     def _related(self, record: Record, k: int, now: int) -> builtins.list[dict[str, Any]]:

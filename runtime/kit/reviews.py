@@ -37,6 +37,7 @@ __all__ = [
     "refuse_merge_into",
     "review_answer",
     "review_id_for",
+    "review_of_row",
     "reviews_answer",
     "staged_detail",
     "staging",
@@ -87,6 +88,27 @@ def review_answer(
     if seal is not None:
         fields["seal"] = dict(seal)
     return ReviewRequest.model_validate(fields)
+
+
+def review_of_row(
+    row: Sequence[Any],
+    request: Mapping[str, Any],
+    diff: Mapping[str, Any],
+    seal: Mapping[str, Any] | None = None,
+) -> ReviewRequest:
+    """:func:`review_answer` of a queue row (``kit.sql.REVIEW_COLUMNS``: review id,
+    operation, agent, user, request, staged by, requested at), its request parsed."""
+    review_id, operation, agent_id, _user, _request, staged_by, requested_at = row
+    return review_answer(
+        review_id=review_id,
+        operation=operation,
+        agent_id=agent_id,
+        request=request,
+        requested_at=requested_at,
+        staged_by=staged_by,
+        diff=diff,
+        seal=seal,
+    )
 
 
 def reviews_answer(
