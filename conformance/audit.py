@@ -11,8 +11,7 @@ from typing import Any
 
 from mnemowire.conformance._harness import Harness, Skip, check, expect
 from mnemowire.kit.audit import verify
-from mnemowire.layers.router import MemoryRouter
-from mnemowire.protocol import AuditedStore
+from mnemowire.protocol import AuditedStore, RoutingStore
 
 __all__: list[str] = []
 
@@ -23,7 +22,7 @@ async def _logs(h: Harness) -> list[list[dict[str, Any]]]:
     store = getattr(h.store, "inner", h.store)
     if isinstance(store, AuditedStore):
         return [await store.audit_entries()]
-    if isinstance(store, MemoryRouter) and all(isinstance(c, AuditedStore) for c in store.stores):
+    if isinstance(store, RoutingStore) and all(isinstance(c, AuditedStore) for c in store.stores):
         return [await c.audit_entries() for c in store.stores if isinstance(c, AuditedStore)]
     raise Skip(
         "the store keeps no audit log mnemowire can read (protocol AuditedStore; a router: "

@@ -75,6 +75,7 @@ __all__ = [
     "QueryEmbedding",
     "RestoreStore",
     "ReviewStore",
+    "RoutingStore",
     "UpdateStore",
 ]
 
@@ -212,6 +213,15 @@ class AuditedStore(Protocol):
     verify|export`` and the reviewer UI's audit view check (docs/governance.md#audit)."""
 
     async def audit_entries(self) -> list[dict[str, Any]]: ...
+
+
+@runtime_checkable
+class RoutingStore(Protocol):
+    """A store over children (the router): what a check or a tool that looks past it needs,
+    such as each child's audit log (conformance's audit checks)."""
+
+    @property
+    def stores(self) -> tuple[MemoryStore, ...]: ...
 
 
 @runtime_checkable

@@ -21,7 +21,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from mnemowire.apps.mcp._server import MemoryTools, build_server
-from mnemowire.apps.server import Binding, bind, check_binding, uvicorn_config
+from mnemowire.apps.server import Binding, bind, check_binding, serve_announced, uvicorn_config
 
 __all__ = ["http_app", "run_http", "serve_stdio"]
 
@@ -68,7 +68,6 @@ def http_app(tools: MemoryTools, host: str = "127.0.0.1") -> Starlette:
 
 def run_http(tools: MemoryTools, binding: Binding, *, announce: TextIO = sys.stdout) -> None:
     """Serve MCP over streamable HTTP until SIGINT or SIGTERM."""
-    import uvicorn
 
     for warning in check_binding(binding, tools.tokens is not None):
         log.warning(warning)
@@ -77,10 +76,8 @@ def run_http(tools: MemoryTools, binding: Binding, *, announce: TextIO = sys.std
     shown = f"[{host}]" if ":" in host else host
     config = uvicorn_config(http_app(tools, binding.host), binding, log_level="warning")
     scheme = "https" if binding.certfile else "http"
-    print(
+    line = (
         f"serving MCP for {tools.store.name} at {scheme}://{shown}:{port}/mcp (spec "
-        f"{tools.version}; tools: {', '.join(tools.operations)})",
-        file=announce,
-        flush=True,
+        f"{tools.version}; tools: {', '.join(tools.operations)})"
     )
-    uvicorn.Server(config).run(sockets=[sock])
+    serve_announced(config, sock, line, announce)

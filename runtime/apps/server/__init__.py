@@ -25,6 +25,7 @@ from mnemowire.apps.server._run import (
     check_binding,
     is_loopback,
     run,
+    serve_announced,
     uvicorn_config,
 )
 
@@ -46,5 +47,6 @@ __all__ = [
     "error_response",
     "is_loopback",
     "run",
+    "serve_announced",
     "uvicorn_config",
 ]

@@ -4,7 +4,7 @@ A server with no tokens answers anyone who can reach it as any agent, so it bind
 loopback address (``127.0.0.1``, ``::1``, ``localhost``); another host is refused at start with
 what to do instead. The socket is bound here, before uvicorn starts, so ``--port 0`` works and
 the line announcing the server carries the real port (``serving <store> at http://HOST:PORT``),
-which scripts and tests read.
+which scripts and tests read; it is printed once the server serves (``serve_announced``).
 
 SIGINT and SIGTERM stop the server gracefully: it stops accepting connections, lets requests in
 flight finish (up to ``grace_s``), waits for every store operation still running (a write is
@@ -26,7 +26,15 @@ from mnemowire.errors import ConfigError
 if TYPE_CHECKING:
     import uvicorn
 
-__all__ = ["Binding", "bind", "check_binding", "is_loopback", "run", "uvicorn_config"]
+__all__ = [
+    "Binding",
+    "bind",
+    "check_binding",
+    "is_loopback",
+    "run",
+    "serve_announced",
+    "uvicorn_config",
+]
 
 log = logging.getLogger("mnemowire.server")
 
@@ -115,8 +123,6 @@ def run(
 ) -> None:
     """Serve until SIGINT or SIGTERM; the store is closed on the way out. ``ui``: the
     reviewer UI too, at ``/ui/``."""
-    import uvicorn
-
     for warning in check_binding(binding, server.tokens is not None):
         log.warning(warning)
     sock = bind(binding)
@@ -125,10 +131,26 @@ def run(
     shown = f"[{host}]" if ":" in host else host
     config = uvicorn_config(create_app(server, ui=ui), binding)
     reviewing = f"; reviewer UI at {scheme}://{shown}:{port}/ui/" if ui else ""
-    print(
+    line = (
         f"serving {server.store.name} at {scheme}://{shown}:{port} (spec "
-        f"{', '.join(server.versions)}; OpenAPI at /openapi.json{reviewing})",
-        file=announce,
-        flush=True,
+        f"{', '.join(server.versions)}; OpenAPI at /openapi.json{reviewing})"
     )
-    uvicorn.Server(config).run(sockets=[sock])
+    serve_announced(config, sock, line, announce)
+
+
+def serve_announced(
+    config: uvicorn.Config, sock: socket.socket, line: str, announce: TextIO = sys.stdout
+) -> None:
+    """Run uvicorn on ``sock`` and print ``line`` once it serves: after its startup, when its
+    own SIGINT and SIGTERM handlers are in place. Announced earlier, a Ctrl-C right after the
+    line could land in asyncio's handler instead, which cancels the starting server without
+    stopping it (seen once in CI: a server that never stopped)."""
+    import uvicorn
+
+    class Announcing(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if not self.should_exit:
+                print(line, file=announce, flush=True)
+
+    Announcing(config).run(sockets=[sock])

@@ -154,9 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8399, help="0 picks a free port")
     parser.add_argument("--embedder", default="minilm", help="an embedder name (default minilm)")
     args = parser.parse_args(argv)
-    import uvicorn
 
-    from mnemowire.apps.server import Binding, bind, uvicorn_config
+    from mnemowire.apps.server import Binding, bind, serve_announced, uvicorn_config
 
     try:
         embedder = load_embedder(args.embedder)
@@ -167,9 +166,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     port = sock.getsockname()[1]
-    print(f"serving {embedder.name} at http://127.0.0.1:{port}/v1", flush=True)
     config = uvicorn_config(create_app(embedder), Binding(port=port), log_level="warning")
-    uvicorn.Server(config).run(sockets=[sock])
+    serve_announced(config, sock, f"serving {embedder.name} at http://127.0.0.1:{port}/v1")
     return 0
 
 
