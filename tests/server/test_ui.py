@@ -341,9 +341,6 @@ def test_an_expired_session_signs_in_again_and_htmx_is_told_where(served: Served
     client = served.client(DANA)
     client.cookies.clear()  # the session forgotten by the server: a restart, or its end
     client.cookies.set("mnemowire_ui", "not-a-session", path="/ui")
-    page = client.get("/ui/reviews", params={"agent": "a"})
-    assert page.status_code == 303
-    assert page.headers["location"].startswith("/ui/login?next=")
     fragment = client.post(
         f"/ui/reviews/{review}/decide",
         data={"agent": "a", "decision": "approve"},
@@ -352,6 +349,16 @@ def test_an_expired_session_signs_in_again_and_htmx_is_told_where(served: Served
     assert fragment.status_code == 401
     assert fragment.headers["hx-redirect"] == "/ui/login"
     assert served.pending() == [review]
+    page = client.get("/ui/reviews", params={"agent": "a"})
+    assert page.status_code == 303
+    assert page.headers["location"] == "/ui/login?next=%2Fui%2Freviews%3Fagent%3Da"
+    form = client.get(page.headers["location"])
+    assert _hidden(form.text, "next") == "/ui/reviews?agent=a"
+    signed = client.post(
+        "/ui/login",
+        data={"nonce": _hidden(form.text, "nonce"), "token": DANA, "next": "/ui/reviews?agent=a"},
+    )
+    assert signed.headers["location"] == "/ui/reviews?agent=a"  # back where it was
 
 
 def test_a_session_ends_after_its_lifetime() -> None:

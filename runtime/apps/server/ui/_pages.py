@@ -124,7 +124,9 @@ class ReviewerUI:
             except UnauthorizedError as exc:
                 return self.page(request, "error.html", 401, message=str(exc), session=None)
             if session is None:
-                back = request.url.path if request.method == "GET" else "/ui/"
+                back = "/ui/"
+                if request.method == "GET":  # back to this very page, its query included
+                    back = request.url.path + (f"?{request.url.query}" if request.url.query else "")
                 if request.headers.get("hx-request"):
                     return Response(status_code=401, headers={"hx-redirect": "/ui/login"})
                 return RedirectResponse(f"/ui/login?{urlencode({'next': back})}", 303)
