@@ -38,6 +38,7 @@ from mnemowire.adapters.cognee._backend import COGNEE, offline_tasks
 from mnemowire.embedders import MINILM_NAME, Embedder
 from mnemowire.errors import ConfigError, MnemowireError
 from mnemowire.kit.documents import UNSERVED, DocumentStore, Hit, IdMap, Record
+from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     FIELD_FIDELITY_FIELDS,
     SPEC_VERSION,
@@ -60,7 +61,7 @@ CAPABILITIES = [c.value for c in Capability if c not in {*UNSERVED, Capability.H
 #: cognee's own field is the text; the scope's node sets are digests, so the agent, user and
 #: type read back from ``mw_record`` like everything else
 FIDELITY = {f: Fidelity.ENCODED for f in FIELD_FIDELITY_FIELDS if f != "content"}
-URL_OPTIONS = {"name": kit.text, "dataset": kit.text}
+URL_OPTIONS = {"name": kit.text, "dataset": kit.text, "policy": kit.text}
 #: the dataset of a folder's store, when the URL names none
 DATASET = "mnemowire"
 #: cognee's chunk search returns at most this many chunks per call
@@ -122,6 +123,7 @@ class CogneeStore(DocumentStore):
         name: str | None = None,
         dataset: str | None = None,
         embedder: Embedder | None = None,
+        policy: StagingRules | None = None,
         clock: Callable[[], int] = kit.now_ms,
     ) -> None:
         self._temporary = str(folder) == ":memory:"
@@ -129,6 +131,7 @@ class CogneeStore(DocumentStore):
             name or ("cognee://:memory:" if self._temporary else f"cognee://{folder}"),
             clock,
             worker=COGNEE.worker,
+            policy=policy,
         )
         if self._temporary:
             self._dataset = dataset or f"mnemowire_{uuid.uuid4().hex[:12]}"
@@ -162,8 +165,9 @@ class CogneeStore(DocumentStore):
         embedder: Embedder | None = None,
         clock: Callable[[], int] = kit.now_ms,
     ) -> CogneeStore:
-        """``cognee://FOLDER`` or ``cognee://:memory:``; options ``name`` and ``dataset`` (the
-        Cognee dataset the records live in; default ``mnemowire``). An ``embedder`` is
+        """``cognee://FOLDER`` or ``cognee://:memory:``; options ``name``, ``dataset`` (the
+        Cognee dataset the records live in; default ``mnemowire``) and ``policy`` (a staging
+        policy's JSON file: docs/governance.md#policy). An ``embedder`` is
         accepted when it is all-MiniLM-L6-v2, the model cognee is given."""
         location, _, query = url.removeprefix("cognee://").partition("?")
         if not location:
@@ -181,11 +185,16 @@ class CogneeStore(DocumentStore):
                 f"(?dataset={dataset!r})"
             )
         return cls(
-            location, name=options.get("name"), dataset=dataset, embedder=embedder, clock=clock
+            location,
+            name=options.get("name"),
+            dataset=dataset,
+            embedder=embedder,
+            policy=StagingRules.named_by(options),
+            clock=clock,
         )
 
     def capabilities(self) -> Capabilities:
-        return kit.declare(self._name, SPEC_VERSION, CAPABILITIES, FIDELITY)
+        return self._declare(SPEC_VERSION, CAPABILITIES, FIDELITY)
 
     async def health(self) -> Health:
         started = time.perf_counter()

@@ -44,6 +44,7 @@ from mnemowire.adapters.letta._tags import id_tag, record_of, tags_of, write_tag
 from mnemowire.embedders import Embedder, Preparable, default_embedder
 from mnemowire.errors import ConfigError, MnemowireError
 from mnemowire.kit.documents import UNSERVED, DocumentStore, Hit, IdMap, Record
+from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     FIELD_FIDELITY_FIELDS,
     SPEC_VERSION,
@@ -73,6 +74,7 @@ URL_OPTIONS = {
     "ids": kit.text,
     "timeout": kit.number(minimum=0.001),
     "token_env": kit.text,
+    "policy": kit.text,
 }
 #: Letta's passage search returns at most this many per call
 _SEARCH_MOST = 100
@@ -104,10 +106,11 @@ class LettaStore(DocumentStore):
         timeout_s: float = 30.0,
         token_env: str | None = None,
         embedder: Embedder | None = None,
+        policy: StagingRules | None = None,
         clock: Callable[[], int] = kit.now_ms,
     ) -> None:
         location = urlsplit(base_url).netloc
-        super().__init__(name or f"letta://{location}", clock)
+        super().__init__(name or f"letta://{location}", clock, policy=policy)
         if re.fullmatch(r"[A-Za-z0-9_-]{1,40}", prefix) is None:
             raise ConfigError(
                 f"{self._name}: ?agent={prefix!r}: a Letta agent name prefix is 1-40 letters, "
@@ -166,7 +169,8 @@ class LettaStore(DocumentStore):
         default ``mnemowire``), ``embedding`` (the OpenAI-compatible endpoint Letta embeds
         with), ``ids`` (the id map's file, or ``:memory:``), ``timeout`` (seconds each Letta
         call may take, its retries included; default 30), ``token_env`` (the variable holding the
-        server's password, for a server started with ``--secure``) and ``name``."""
+        server's password, for a server started with ``--secure``), ``policy`` (a staging
+        policy's JSON file: docs/governance.md#policy) and ``name``."""
         location, _, query = url.removeprefix("letta://").partition("?")
         if not location or "/" in location:
             raise ConfigError(f"{url!r}: write letta://HOST:PORT")
@@ -180,11 +184,12 @@ class LettaStore(DocumentStore):
             timeout_s=options.get("timeout", 30.0),
             token_env=options.get("token_env"),
             embedder=embedder,
+            policy=StagingRules.named_by(options),
             clock=clock,
         )
 
     def capabilities(self) -> Capabilities:
-        return kit.declare(self._name, SPEC_VERSION, CAPABILITIES, FIDELITY)
+        return self._declare(SPEC_VERSION, CAPABILITIES, FIDELITY)
 
     async def health(self) -> Health:
         started = time.perf_counter()

@@ -37,6 +37,7 @@ from mnemowire.adapters.mem0._rows import payload_of, record_of, unit
 from mnemowire.embedders import MINILM_NAME, Embedder
 from mnemowire.errors import ConfigError, MnemowireError
 from mnemowire.kit.documents import UNSERVED, DocumentStore, Hit, IdMap, Record
+from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     FIELD_FIDELITY_FIELDS,
     SPEC_VERSION,
@@ -57,7 +58,7 @@ CAPABILITIES = [c.value for c in Capability if c not in UNSERVED]
 #: mem0's own fields: the text and the agent and user scopes; the rest is ``mw_record``
 _NATIVE = ("content", "agent_id", "user_id")
 FIDELITY = {f: Fidelity.ENCODED for f in FIELD_FIDELITY_FIELDS if f not in _NATIVE}
-URL_OPTIONS = {"name": kit.text, "model": kit.text}
+URL_OPTIONS = {"name": kit.text, "model": kit.text, "policy": kit.text}
 #: as many rows as one listing may return (mem0's get_all has no paging)
 _ALL = 1_000_000
 
@@ -74,6 +75,7 @@ class Mem0Store(DocumentStore):
         *,
         name: str | None = None,
         model: str | None = None,
+        policy: StagingRules | None = None,
         clock: Callable[[], int] = kit.now_ms,
     ) -> None:
         self._temporary = str(folder) == ":memory:"
@@ -81,7 +83,9 @@ class Mem0Store(DocumentStore):
             Path(tempfile.mkdtemp(prefix="mnemowire-mem0-")) if self._temporary else Path(folder)
         )
         super().__init__(
-            name or ("mem0://:memory:" if self._temporary else f"mem0://{folder}"), clock
+            name or ("mem0://:memory:" if self._temporary else f"mem0://{folder}"),
+            clock,
+            policy=policy,
         )
         self._model = model
         memory = None
@@ -107,7 +111,8 @@ class Mem0Store(DocumentStore):
         clock: Callable[[], int] = kit.now_ms,
     ) -> Mem0Store:
         """``mem0://FOLDER`` or ``mem0://:memory:``; options ``name``, ``model`` (a folder
-        with a sentence-transformers model; default all-MiniLM-L6-v2 from its wheel). An
+        with a sentence-transformers model; default all-MiniLM-L6-v2 from its wheel),
+        ``policy`` (a staging policy's JSON file: docs/governance.md#policy). An
         ``embedder`` is accepted when it is that same model (mem0 embeds with its own copy)."""
         location, _, query = url.removeprefix("mem0://").partition("?")
         if not location:
@@ -119,11 +124,16 @@ class Mem0Store(DocumentStore):
                 f"huggingface provider, or ?model=PATH), not {embedder.name}; leave out "
                 "--embedder"
             )
-        model = options.get("model")
-        return cls(location, name=options.get("name"), model=model, clock=clock)
+        return cls(
+            location,
+            name=options.get("name"),
+            model=options.get("model"),
+            policy=StagingRules.named_by(options),
+            clock=clock,
+        )
 
     def capabilities(self) -> Capabilities:
-        return kit.declare(self._name, SPEC_VERSION, CAPABILITIES, FIDELITY)
+        return self._declare(SPEC_VERSION, CAPABILITIES, FIDELITY)
 
     async def health(self) -> Health:
         started = time.perf_counter()

@@ -202,7 +202,7 @@ class PgVectorStore(RecordOperations, ReviewOperations, Upkeep):
             pool_timeout=options.get("pool_timeout", 10.0),
             ef_search=options.get("ef_search", 100),
             read_dsn=read_dsn,
-            policy=StagingRules.load(options["policy"]) if "policy" in options else None,
+            policy=StagingRules.named_by(options),
         )
 
     @property

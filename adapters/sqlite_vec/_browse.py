@@ -10,8 +10,9 @@ import numpy as np
 
 from mnemowire.adapters.sqlite_vec._filters import DIALECT
 from mnemowire.adapters.sqlite_vec._records import COLUMNS, RECORD_ROWS, blob, record
-from mnemowire.adapters.sqlite_vec._writes import IndexWriter, audit
+from mnemowire.adapters.sqlite_vec._writes import IndexWriter
 from mnemowire.kit import UpdatePlan
+from mnemowire.kit.audit import append_sqlite
 from mnemowire.kit.sql import get_scope, list_page, update_scope
 from mnemowire.models import GetRequest, ListRequest, UpdateRequest
 
@@ -87,4 +88,4 @@ def apply_update(  # noqa: PLR0917 (an update's parts, as the store has them)
         index.remove(tx, plan.record["rowid"], req.agent_id)
         index.add(tx, plan.record["rowid"], merged, vector)
     detail = plan.audit_detail(req.reason)
-    audit(tx, now, "update", req.agent_id, [req.id], payload, detail)
+    append_sqlite(tx, now, "update", req.agent_id, [req.id], payload, detail)

@@ -14,6 +14,7 @@ from mnemowire.adapters.sqlite_vec._accel import IndexCache
 from mnemowire.adapters.sqlite_vec._database import Database
 from mnemowire.embedders import Vectors
 from mnemowire.kit import EmbedderSetup, MergePlan, to_wire
+from mnemowire.kit.audit import append_sqlite
 from mnemowire.kit.reviews import (
     decide_answer,
     decided_merge,
@@ -123,7 +124,7 @@ class ReviewOperations:
             ids = [i for _, i, _ in _reviews.forget_targets(tx, req, payload)]
             queued = (review_id, "forget", req.agent_id, req.user_id, payload, staged_by, now)
             self._queue(tx, *queued)
-            _writes.audit(tx, now, "forget", req.agent_id, ids, payload, staged_detail(review_id))
+            append_sqlite(tx, now, "forget", req.agent_id, ids, payload, staged_detail(review_id))
         return review_id, ids
 
     def _stage_merge_step(self, req: MergeRequest, payload: dict[str, Any], staged_by: str) -> str:
@@ -133,7 +134,7 @@ class ReviewOperations:
             _writes.merge_targets(tx, req, now)  # the records must be there to stage it
             self._queue(tx, review_id, "merge", req.agent_id, None, payload, staged_by, now)
             ids = [req.canonical, *req.duplicates]
-            _writes.audit(tx, now, "merge", req.agent_id, ids, payload, staged_detail(review_id))
+            append_sqlite(tx, now, "merge", req.agent_id, ids, payload, staged_detail(review_id))
         return review_id
 
     @staticmethod
@@ -218,7 +219,7 @@ class ReviewOperations:
                 _writes.merge(tx, merge, sent, plan, now, self._index)
                 changed = [merge.canonical, *merge.duplicates]
             detail = decision_detail(req, outcome)
-            _writes.audit(tx, now, "decide", req.agent_id, changed, to_wire(req), detail)
+            append_sqlite(tx, now, "decide", req.agent_id, changed, to_wire(req), detail)
         if operation == "remember" and outcome is ReviewOutcome.REJECTED and req.hard:
             self._db.scrub()
         return decision, changed

@@ -15,13 +15,12 @@ from typing import Any
 
 from mnemowire.adapters.sqlite_vec._keywords import add_record
 from mnemowire.kit import searchable_text
-from mnemowire.kit.audit import ENTRY_FIELDS, GENESIS, chain_digest
+from mnemowire.kit.audit import GENESIS, chain_digest, read_sqlite
 
 __all__ = [
     "MIGRATIONS",
     "NEVER",
     "NO_USER",
-    "audit_entries",
     "cursor_key",
     "migrate",
     "user_key",
@@ -148,21 +147,6 @@ def _v4(connection: Any, dimension: int) -> None:
     )
 
 
-def audit_entries(connection: Any) -> list[dict[str, Any]]:
-    """The audit log, oldest first: each row as a kit.audit entry with its ``digest`` (None
-    before the chain's migration gives it one)."""
-    rows = connection.execute(
-        f"SELECT {', '.join(ENTRY_FIELDS)}, digest FROM audit_log ORDER BY seq"
-    ).fetchall()
-    entries = []
-    for row in rows:
-        entry = dict(zip(ENTRY_FIELDS, row[:-1], strict=True))
-        entry["ids"] = json.loads(entry["ids"])
-        entry["detail"] = json.loads(entry["detail"]) if entry["detail"] else None
-        entries.append({**entry, "digest": row[-1]})
-    return entries
-
-
 def _v5(connection: Any, dimension: int) -> None:
     # the audit log becomes a hash chain (kit.audit): each entry's digest covers it and the one
     # before, so `mnemowire audit verify` finds a changed, missing or moved entry. Entries
@@ -170,7 +154,7 @@ def _v5(connection: Any, dimension: int) -> None:
     connection.execute("ALTER TABLE audit_log ADD COLUMN digest TEXT")
     connection.execute("DROP TRIGGER audit_log_append_only_update")
     previous = GENESIS
-    for entry in audit_entries(connection):
+    for entry in read_sqlite(connection):
         previous = chain_digest(previous, entry)
         connection.execute(
             "UPDATE audit_log SET digest = ? WHERE seq = ?", (previous, entry["seq"])

@@ -5,7 +5,7 @@ restore, each with its audit row."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -23,7 +23,7 @@ from mnemowire.kit import (
     require_visible,
     searchable_text,
 )
-from mnemowire.kit.audit import GENESIS, chain_digest, entry
+from mnemowire.kit.audit import append_sqlite
 from mnemowire.kit.reviews import kept_request, staging
 from mnemowire.kit.sql import expire_scope, merge_scope
 from mnemowire.kit.staging import StagingRules
@@ -39,7 +39,6 @@ from mnemowire.models import (
 
 __all__ = [
     "IndexWriter",
-    "audit",
     "existing",
     "expire",
     "forget",
@@ -107,38 +106,6 @@ class IndexWriter:
             "ON CONFLICT(agent_id) DO UPDATE SET visible = visible + excluded.visible",
             (agent_id, 1 if added else -1),
         )
-
-
-def audit(  # noqa: PLR0917 (one audit_log row, column by column)
-    tx: Any,
-    at: int,
-    operation: str,
-    agent_id: str,
-    ids: Sequence[str],
-    payload: Any,
-    detail: dict[str, Any] | None = None,
-) -> None:
-    """An audit_log row: what was done, to whose records, and a digest of the request (never
-    the request itself: a hard delete must leave no content behind), chained to the row before
-    (kit.audit). The caller's transaction holds the write lock, so no other entry comes
-    between the read of the last one and this one."""
-    last = tx.execute("SELECT seq, digest FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
-    seq, previous = (1, GENESIS) if last is None else (last[0] + 1, last[1])
-    written = {"seq": seq, **entry(at, operation, agent_id, ids, payload, detail)}
-    tx.execute(
-        "INSERT INTO audit_log(seq, at, operation, agent_id, ids, request_sha256, detail, digest) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            seq,
-            at,
-            operation,
-            agent_id,
-            json.dumps(written["ids"]),
-            written["request_sha256"],
-            json.dumps(written["detail"]) if written["detail"] else None,
-            chain_digest(previous, written),
-        ),
-    )
 
 
 # -- remember --------------------------------------------------------------------------------
@@ -233,7 +200,7 @@ def write_record(  # noqa: PLR0917 (a remember's parts, as the store has them)
     else:
         index.add(tx, cursor.lastrowid, fields, vector)
     detail = {"pending": True} if pending else None
-    audit(tx, now, "remember", req.agent_id, [fields["id"]], payload, detail)
+    append_sqlite(tx, now, "remember", req.agent_id, [fields["id"]], payload, detail)
     return RememberResponse(
         id=fields["id"], stored_at=now, stores=[result(1)], pending_approval=pending
     )
@@ -270,7 +237,7 @@ def forget(
             detail["erased_with"] = [record_id for _, record_id, _ in absorbed]
     if req.reason is not None:
         detail["reason"] = req.reason
-    audit(tx, now, "forget", req.agent_id, ids, payload, detail)
+    append_sqlite(tx, now, "forget", req.agent_id, ids, payload, detail)
     return ids
 
 
@@ -345,7 +312,7 @@ def merge(  # noqa: PLR0917 (a merge's parts, as the store has them)
             (req.canonical, now, rowid),
         )
     ids = [req.canonical, *req.duplicates]
-    audit(tx, now, "merge", req.agent_id, ids, payload, {"strategy": plan.strategy})
+    append_sqlite(tx, now, "merge", req.agent_id, ids, payload, {"strategy": plan.strategy})
 
 
 # -- expire, approval, restore ---------------------------------------------------------------
@@ -379,7 +346,7 @@ def expire(
             (state, now, found["rowid"]),
         )
     ids = [r["id"] for r in matched]
-    audit(tx, now, "expire", req.agent_id, ids, payload, {"action": req.action})
+    append_sqlite(tx, now, "expire", req.agent_id, ids, payload, {"action": req.action})
     return ids
 
 
@@ -435,5 +402,5 @@ def set_visible(  # noqa: PLR0917 (the store's approve and restore, one statemen
             f"WHERE state = 'pending' AND review_id IN ({','.join('?' * len(done))})",
             [now, *done],
         )
-    audit(tx, now, operation, agent_id, done, {"agent_id": agent_id, "ids": ids})
+    append_sqlite(tx, now, operation, agent_id, done, {"agent_id": agent_id, "ids": ids})
     return done

@@ -26,7 +26,7 @@ from mnemowire.adapters.sqlite_vec._driver import find_driver
 from mnemowire.adapters.sqlite_vec._record_ops import RecordOperations
 from mnemowire.adapters.sqlite_vec._records import Scope
 from mnemowire.adapters.sqlite_vec._review_ops import ReviewOperations
-from mnemowire.adapters.sqlite_vec._schema import NEVER, audit_entries
+from mnemowire.adapters.sqlite_vec._schema import NEVER
 from mnemowire.adapters.sqlite_vec._search import search
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import ConfigError, MnemowireError, UnavailableError
@@ -50,6 +50,7 @@ from mnemowire.kit import (
     to_wire,
     url_options,
 )
+from mnemowire.kit.audit import read_sqlite
 from mnemowire.kit.reviews import staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
@@ -178,7 +179,7 @@ class SqliteVecStore(RecordOperations, ReviewOperations):
             clock=clock or now_ms,
             accelerate_above=options.get("accelerate_above", 0),
             index_budget_mb=options.get("index_budget_mb", 512),
-            policy=StagingRules.load(options["policy"]) if "policy" in options else None,
+            policy=StagingRules.named_by(options),
         )
 
     @property
@@ -300,7 +301,7 @@ class SqliteVecStore(RecordOperations, ReviewOperations):
     async def audit_entries(self) -> list[dict[str, Any]]:
         """The audit log, oldest first: every entry with its chain digest (kit.audit), for
         `mnemowire audit verify|export`."""
-        return await self._call(audit_entries, self._db.connection)
+        return await self._call(read_sqlite, self._db.connection)
 
     # -- plumbing ----------------------------------------------------------------------------
 

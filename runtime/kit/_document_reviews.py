@@ -30,6 +30,7 @@ from mnemowire.kit.reviews import (
     CALLER,
     decide_answer,
     decided_merge,
+    decision_detail,
     decision_record,
     ended_conflict,
     kept_request,
@@ -39,6 +40,7 @@ from mnemowire.kit.reviews import (
     review_id_for,
     review_of_row,
     reviews_answer,
+    staged_detail,
     unknown_review,
 )
 from mnemowire.kit.sql import Dialect, review_page
@@ -51,6 +53,7 @@ from mnemowire.models import (
     MergeResponse,
     RecallRequest,
     RememberRequest,
+    ReviewOutcome,
     ReviewRequest,
     ReviewsRequest,
     ReviewsResponse,
@@ -228,10 +231,14 @@ class DocumentReviews:
         def stage() -> tuple[str, builtins.list[str]]:
             review_id = review_id_for(req.review_id)
             ids = [r["id"] for r in self._forget_targets(req, payload)]
-            self._ids.reviews.stage(
-                review_id, "forget", req.agent_id, req.user_id,
-                kept_request("forget", payload), staged_by, self._clock(),
-            )  # fmt: skip
+            now = self._clock()
+            with self._ids.transaction():  # queued and audited at once
+                self._ids.reviews.stage(
+                    review_id, "forget", req.agent_id, req.user_id,
+                    kept_request("forget", payload), staged_by, now,
+                )  # fmt: skip
+                detail = staged_detail(review_id)
+                self._ids.audit(now, "forget", req.agent_id, ids, payload, detail)
             return review_id, ids
 
         review_id, ids = await self._run(stage)
@@ -252,10 +259,14 @@ class DocumentReviews:
         def stage() -> str:
             review_id = review_id_for(req.review_id)
             self._merge_targets(req)  # the records must be there to stage it
-            self._ids.reviews.stage(
-                review_id, "merge", req.agent_id, None, kept_request("merge", payload),
-                staged_by, self._clock(),
-            )  # fmt: skip
+            now, ids = self._clock(), [req.canonical, *req.duplicates]
+            with self._ids.transaction():  # queued and audited at once
+                self._ids.reviews.stage(
+                    review_id, "merge", req.agent_id, None, kept_request("merge", payload),
+                    staged_by, now,
+                )  # fmt: skip
+                detail = staged_detail(review_id)
+                self._ids.audit(now, "merge", req.agent_id, ids, payload, detail)
             return review_id
 
         review_id = await self._run(stage)
@@ -268,11 +279,13 @@ class DocumentReviews:
             review_id=review_id,
         )
 
-    def _queue_remember(self, record: Record, payload: dict[str, Any]) -> None:
+    def _queue_remember(
+        self, record: Record, payload: dict[str, Any], staged_by: str = CALLER
+    ) -> None:
         """A staged remember's review, queued once its record is written."""
         self._ids.reviews.stage(
             record["id"], "remember", record["agent_id"], record.get("user_id"),
-            kept_request("remember", payload), CALLER, record["created_at"],
+            kept_request("remember", payload), staged_by, record["created_at"],
         )  # fmt: skip
 
     # -- listing ----------------------------------------------------------------------------------
@@ -364,8 +377,21 @@ class DocumentReviews:
         except BaseException:
             self._ids.reviews.reopen(req.review_id)
             raise
-        self._ids.reviews.finish(req.review_id, outcome.value, recorded)
+        self._finish(req, outcome, recorded, changed)
         return decision, changed
+
+    def _finish(
+        self,
+        req: DecideRequest,
+        outcome: ReviewOutcome,
+        recorded: dict[str, Any],
+        changed: builtins.list[str],
+    ) -> None:
+        """End a decided review, and audit the decision in the same transaction."""
+        with self._ids.transaction():
+            self._ids.reviews.finish(req.review_id, outcome.value, recorded)
+            detail = decision_detail(req, outcome)
+            self._ids.audit(self._clock(), "decide", req.agent_id, changed, to_wire(req), detail)
 
     def _redo(self) -> None:
         """Finish the decisions a crash interrupted between ending a review and writing: each
@@ -380,11 +406,13 @@ class DocumentReviews:
             )  # fmt: skip
             plan = MergePlan.of_intent(intent["plan"]) if intent.get("plan") else None
             try:
-                self._apply(req, operation, sent, decided_merge(req, operation, sent), plan)
+                changed = self._apply(
+                    req, operation, sent, decided_merge(req, operation, sent), plan
+                )
             except MnemowireError:
                 self._ids.reviews.reopen(review_id)
                 continue
-            self._ids.reviews.finish(review_id, decision["outcome"], decision)
+            self._finish(req, ReviewOutcome(decision["outcome"]), decision, changed)
 
     def _apply(
         self,

@@ -11,6 +11,9 @@ A chain proves its own consistency, not its completeness: whoever can rewrite th
 can compute a new chain. So ``export`` ends with the head digest, and anyone who kept an
 earlier head can check that today's chain still passes through it (``verify(..., head=)``): a
 truncated or rewritten history no longer does.
+
+A store keeping its log in SQLite writes it with ``append_sqlite`` and reads it with
+``read_sqlite`` (sqlite-vec in its database, the document stores in their id map's).
 """
 
 from __future__ import annotations
@@ -29,9 +32,12 @@ __all__ = [
     "ENTRY_FIELDS",
     "GENESIS",
     "Verdict",
+    "append_sqlite",
     "chain_digest",
+    "create_sqlite",
     "entry",
     "export_lines",
+    "read_sqlite",
     "verify",
 ]
 
@@ -123,3 +129,65 @@ def export_lines(rows: Iterable[Mapping[str, Any]]) -> Iterator[str]:
         yield json.dumps(line, ensure_ascii=False, separators=(",", ":"))
         head, count = str(row.get("digest")), count + 1
     yield json.dumps({"head": head, "entries": count})
+
+
+def create_sqlite(connection: Any) -> None:
+    """The ``audit_log`` table, chained from its first entry, where there is none yet;
+    triggers refuse an UPDATE or DELETE of an entry (append-only, short of rewriting the
+    file, which ``verify(..., head=)`` finds)."""
+    connection.execute(
+        "CREATE TABLE IF NOT EXISTS audit_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+        "at INTEGER NOT NULL, operation TEXT NOT NULL, agent_id TEXT NOT NULL, ids TEXT NOT "
+        "NULL, request_sha256 TEXT NOT NULL, detail TEXT, digest TEXT)"
+    )
+    for change in ("UPDATE", "DELETE"):
+        connection.execute(
+            f"CREATE TRIGGER IF NOT EXISTS audit_log_append_only_{change.lower()} BEFORE "
+            f"{change} ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END"
+        )
+
+
+def append_sqlite(  # noqa: PLR0917 (one audit_log row, column by column)
+    tx: Any,
+    at: int,
+    operation: str,
+    agent_id: str,
+    ids: Sequence[str],
+    request: Any,
+    detail: Mapping[str, Any] | None = None,
+) -> None:
+    """Append an entry (``entry``) to a SQLite ``audit_log``, chained to the one before. The
+    caller's transaction must hold the write lock (``BEGIN IMMEDIATE`` or a write before),
+    so no other entry comes between the read of the last one and this one."""
+    last = tx.execute("SELECT seq, digest FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
+    seq, previous = (1, GENESIS) if last is None else (last[0] + 1, last[1])
+    written = {"seq": seq, **entry(at, operation, agent_id, ids, request, detail)}
+    tx.execute(
+        "INSERT INTO audit_log(seq, at, operation, agent_id, ids, request_sha256, detail, digest) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            seq,
+            at,
+            operation,
+            agent_id,
+            json.dumps(written["ids"]),
+            written["request_sha256"],
+            json.dumps(written["detail"]) if written["detail"] else None,
+            chain_digest(previous, written),
+        ),
+    )
+
+
+def read_sqlite(connection: Any) -> list[dict[str, Any]]:
+    """A SQLite ``audit_log``, oldest first: each row an entry with its ``digest`` (None for
+    a row written before its store kept the chain)."""
+    rows = connection.execute(
+        f"SELECT {', '.join(ENTRY_FIELDS)}, digest FROM audit_log ORDER BY seq"
+    ).fetchall()
+    entries = []
+    for row in rows:
+        found = dict(zip(ENTRY_FIELDS, row[:-1], strict=True))
+        found["ids"] = json.loads(found["ids"])
+        found["detail"] = json.loads(found["detail"]) if found["detail"] else None
+        entries.append({**found, "digest": row[-1]})
+    return entries

@@ -15,16 +15,20 @@ Such a backend mints its own ids, filters on little or nothing, and has no trans
 - **one step at a time**: backend calls are synchronous and rarely thread-safe, so every
   operation runs whole on the store's one worker thread; a replay check and its write are one
   step, and an operation whose caller gives up still ends whole.
+- **audited**: every mutation appends an entry to the audit log, a hash chain (kit.audit) in
+  the id map's database, written once the backend is written; a new record's entry commits
+  with its map entry, a staged write's with its review, a decision's with its end.
 """
 
 from __future__ import annotations
 
 import abc
 import asyncio
+import contextlib
 import secrets
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,12 +45,15 @@ from mnemowire.kit._rules import (
     MergePlan,
     StoredWrite,
     cutoff,
+    declare,
     forget_states,
     replay,
     require_visible,
     search_depth,
 )
+from mnemowire.kit.audit import append_sqlite, create_sqlite, read_sqlite
 from mnemowire.kit.reviews import staging
+from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     MEMORY_RECORD_FIELDS,
     Capabilities,
@@ -77,10 +84,11 @@ T = TypeVar("T")
 Record = dict[str, Any]
 #: a search hit: the record and its relevance in [-1, 1]
 Hit = tuple[Record, float]
-#: what a DocumentStore does not implement, so its stores do not declare it: keyword search and
-#: the graph (the backend's own business), the ranking extras (recall tracking, demote, archive,
-#: and restore, which brings back what archive hid), batches (all or nothing needs a
-#: transaction such backends lack), and query vectors (such a backend embeds every query)
+#: what a DocumentStore does not declare of itself: keyword search and the graph (the
+#: backend's own business), the ranking extras (recall tracking, demote, archive, and restore,
+#: which brings back what archive hid), batches (all or nothing needs a transaction such
+#: backends lack), query vectors (such a backend embeds every query), and the staging policy
+#: (declared by ``_declare`` when the store was given one)
 UNSERVED = frozenset(
     {
         Capability.FTS,
@@ -119,6 +127,39 @@ class IdMap:
         self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB)")
         #: the review queue (kit._document_reviews), in the same database
         self.reviews = ReviewRows(self._db)
+        create_sqlite(self._db)  # the audit log, chained from its first entry
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction over the map, the queue and the audit log: what changes
+        together commits together (another process on the file waits its turn)."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def audit(  # noqa: PLR0917 (one audit entry, field by field)
+        self,
+        at: int,
+        operation: str,
+        agent_id: str,
+        ids: Sequence[str],
+        request: Any,
+        detail: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Append an audit entry: in the transaction under way, else in one of its own (the
+        chain's next number must be read and taken at once)."""
+        if self._db.in_transaction:
+            append_sqlite(self._db, at, operation, agent_id, ids, request, detail)
+            return
+        with self.transaction():
+            append_sqlite(self._db, at, operation, agent_id, ids, request, detail)
+
+    def audit_entries(self) -> list[dict[str, Any]]:
+        return read_sqlite(self._db)
 
     def cursor_key(self) -> bytes:
         """The key list cursors are authenticated under: made once, kept with the map."""
@@ -179,15 +220,22 @@ class DocumentStore(DocumentReviews, abc.ABC):
     sets ``backend`` (a name for error messages), opens its backend and ``self._ids`` in its
     constructor, and implements the calls below. ``worker``: a one-thread executor shared
     with other stores (a backend whose state is the process's, such as an event loop of its
-    own), kept open on close; by default the store has one of its own."""
+    own), kept open on close; by default the store has one of its own. ``policy``: the
+    operator's staging policy (docs/spec/v0.2.md#review.policy), if any."""
 
     backend: str = "the backend"
 
     def __init__(
-        self, name: str, clock: Callable[[], int], worker: ThreadPoolExecutor | None = None
+        self,
+        name: str,
+        clock: Callable[[], int],
+        worker: ThreadPoolExecutor | None = None,
+        *,
+        policy: StagingRules | None = None,
     ) -> None:
         self._name = name
         self._clock = clock
+        self._policy = policy
         self._cursors: Cursors | None = None
         self._ids: IdMap
         self._queued_agents: set[str] = set()
@@ -200,6 +248,13 @@ class DocumentStore(DocumentReviews, abc.ABC):
 
     @abc.abstractmethod
     def capabilities(self) -> Capabilities: ...
+
+    def _declare(
+        self, spec_version: str, capabilities: Iterable[str], fidelity: Mapping[str, str]
+    ) -> Capabilities:
+        """The store's ``capabilities`` answer, with its staging policy when it has one."""
+        policy = None if self._policy is None else self._policy.document
+        return declare(self._name, spec_version, capabilities, fidelity, staging_policy=policy)
 
     # -- what a subclass supplies (each runs on the worker thread) -------------------------------
 
@@ -247,6 +302,11 @@ class DocumentStore(DocumentReviews, abc.ABC):
     def _takes(self, query_vector: QueryEmbedding | None) -> bool:
         """Whether a caller's query vector is one the backend would make itself."""
         return False
+
+    async def audit_entries(self) -> list[dict[str, Any]]:
+        """The audit log, oldest first, each entry with its chain digest (kit.audit): what
+        `mnemowire audit verify|export` and the reviewer UI read (protocol AuditedStore)."""
+        return await self._run(self._ids.audit_entries)
 
     # -- running ---------------------------------------------------------------------------------
 
@@ -308,7 +368,8 @@ class DocumentStore(DocumentReviews, abc.ABC):
         if replayed is not None:
             return replayed
         now = self._clock()
-        pending = bool(req.approval_required)
+        staged_by = staging(self._policy, "remember", req, payload)
+        pending = staged_by is not None
         record: Record = {
             **{k: v for k, v in payload.items() if k != "approval_required"},
             "id": req.id or new_id(),
@@ -320,10 +381,13 @@ class DocumentStore(DocumentReviews, abc.ABC):
             "version": 1,
         }
         backend_id = self._insert(record)
+        detail = {"pending": True} if pending else None
         try:  # the map's entry last: until it is written the row is not a record
-            self._ids.put(record["id"], backend_id, req.agent_id)
-            if pending:
-                self._queue_remember(record, payload)
+            with self._ids.transaction():  # with its review and its audit entry
+                self._ids.put(record["id"], backend_id, req.agent_id)
+                if staged_by is not None:
+                    self._queue_remember(record, payload, staged_by)
+                self._ids.audit(now, "remember", req.agent_id, [record["id"]], payload, detail)
         except Exception:
             self._ids.erase(record["id"])
             self._erase({**record, "backend_id": backend_id})
@@ -374,7 +438,7 @@ class DocumentStore(DocumentReviews, abc.ABC):
     async def forget(self, request: ForgetRequest) -> ForgetResponse:
         req, payload = request, to_wire(request)
         refuse_undeclared(self.capabilities(), "forget", payload)
-        staged_by = staging(None, "forget", req, payload)
+        staged_by = staging(self._policy, "forget", req, payload)
         if staged_by is not None:
             return await self._stage_forget(req, payload, staged_by)
         started = time.perf_counter()
@@ -406,6 +470,8 @@ class DocumentStore(DocumentReviews, abc.ABC):
         targets = self._forget_targets(req, payload)
         staged = [r["id"] for r in targets if r["state"] == "pending"]
         self._ids.reviews.withdraw(staged, self._clock(), erase=req.hard_delete)
+        ids = [r["id"] for r in targets]
+        detail: dict[str, Any] = {"hard_delete": req.hard_delete}
         if req.hard_delete:  # erase them, and whatever was merged into them
             gone = {r["id"]: r for r in targets}
             merged = self._listed(req.agent_id, None, ["merged"])
@@ -417,11 +483,16 @@ class DocumentStore(DocumentReviews, abc.ABC):
             for record in gone.values():
                 self._ids.erase(record["id"])  # first: from now on the row is not a record
                 self._erase(record)
+            if len(gone) > len(ids):
+                detail["erased_with"] = [i for i in gone if i not in set(ids)]
         else:
             now = self._clock()
             for record in targets:
                 self._rewrite({**record, "state": "deleted", "updated_at": now})
-        return [r["id"] for r in targets]
+        if req.reason is not None:
+            detail["reason"] = req.reason
+        self._ids.audit(self._clock(), "forget", req.agent_id, ids, payload, detail)
+        return ids
 
     async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
         """Staged writes of ``agent_id`` made visible ([remember.pending]); the ids approved."""
@@ -436,12 +507,14 @@ class DocumentStore(DocumentReviews, abc.ABC):
                 continue
             self._rewrite({**record, "state": "active", "updated_at": self._clock()})
             approved.append(record_id)
+        request = {"agent_id": agent_id, "ids": list(ids)}
+        self._ids.audit(self._clock(), "approve", agent_id, approved, request)
         return approved
 
     async def merge(self, request: MergeRequest) -> MergeResponse:
         payload = to_wire(request)
         refuse_undeclared(self.capabilities(), "merge", payload)
-        staged_by = staging(None, "merge", request, payload)
+        staged_by = staging(self._policy, "merge", request, payload)
         if staged_by is not None:
             return await self._stage_merge(request, payload, staged_by)
         started = time.perf_counter()
@@ -473,6 +546,8 @@ class DocumentStore(DocumentReviews, abc.ABC):
             if record is not None:  # (absent only in a redo: merged already)
                 merged = {**record, "state": "merged", "merged_into": req.canonical}
                 self._rewrite({**merged, "updated_at": now})
+        detail = {"strategy": plan.strategy}
+        self._ids.audit(now, "merge", req.agent_id, ids, to_wire(req), detail)
         return plan
 
     async def expire(self, request: ExpireRequest) -> ExpireResponse:
@@ -502,10 +577,13 @@ class DocumentStore(DocumentReviews, abc.ABC):
             and (policy.type is None or r["type"] == policy.type)
             and (policy.confidence_below is None or r["confidence"] < policy.confidence_below)
         ]
+        ids = [r["id"] for r in matched]
         if not req.dry_run:
             for record in matched:  # the one action a document store declares: forget
                 self._rewrite({**record, "state": "deleted", "updated_at": now})
-        return [r["id"] for r in matched]
+            detail = {"action": req.action}
+            self._ids.audit(now, "expire", req.agent_id, ids, to_wire(req), detail)
+        return ids
 
     # -- spec v0.1: records read back whole, and changed one at a time ---------------------------
 
@@ -582,4 +660,6 @@ class DocumentStore(DocumentReviews, abc.ABC):
             assert current is not None  # UpdatePlan.of refused a missing record
             record = {**current, **plan.changes, "version": plan.next_version, "updated_at": now}
             self._rewrite(record, text=plan.changes.get("content"))
+            detail = plan.audit_detail(req.reason)
+            self._ids.audit(now, "update", req.agent_id, [req.id], to_wire(req), detail)
         return plan, now

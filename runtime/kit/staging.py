@@ -114,6 +114,12 @@ class StagingRules:
             raise ConfigError(f"cannot read the staging policy {str(path)!r}: {exc}") from None
         return cls.of(document, source=f"staging policy {str(path)!r}")
 
+    @classmethod
+    def named_by(cls, options: Mapping[str, Any]) -> StagingRules | None:
+        """The policy a store URL's ``policy=PATH`` option names (every store takes it the
+        same way); None when the URL names none."""
+        return None if "policy" not in options else cls.load(options["policy"])
+
     def staged_by(self, operation: str, payload: Mapping[str, Any]) -> str | None:
         """``policy:<rule>`` for the first rule matching the write (``payload``: its request
         as wire JSON), None when no rule does."""

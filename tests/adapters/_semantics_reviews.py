@@ -6,16 +6,19 @@ and a staging policy. Run against each adapter like tests/adapters/_semantics.py
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from mnemowire.errors import ConflictError, NotFoundError, RequestError
+from mnemowire.errors import ConfigError, ConflictError, NotFoundError, RequestError
 from mnemowire.kit.audit import verify
 from mnemowire.kit.staging import StagingRules
 from mnemowire.protocol import AuditedStore
 from tests.adapters._semantics import StoreFactory, recalled, remember
+from tests.adapters._support import CheckedStore
 
 
 async def staged(store: Any, content: str, **fields: Any) -> str:
@@ -164,3 +167,29 @@ async def test_a_staging_policy_stages_what_it_matches_and_says_which_rule(
     asked = await store.forget({"agent_id": "a", "ids": [plain], "approval_required": True})
     [mine] = (await store.reviews({"agent_id": "a", "ids": [asked.review_id]})).reviews
     assert mine.staged_by == "caller"
+
+
+async def a_policy_file_on_the_url_stages_writes(
+    open_url: Callable[[Path], Any], tmp_path: Path
+) -> None:
+    """A store opened from a URL with ``policy=FILE`` (``open_url(FILE)``) declares the policy
+    and stages what it matches; a policy that is not valid is refused, naming the field,
+    before the store opens. For each adapter's own tests (its URL parsing is its own)."""
+    policy = {"rules": [{"name": "codes", "content_pattern": "door code"}]}
+    (tmp_path / "policy.json").write_text(json.dumps(policy))
+    store = CheckedStore(open_url(tmp_path / "policy.json"))
+    try:
+        assert store.capabilities().staging_policy.model_dump(exclude_none=True) == policy
+        plain = await remember(store, "Dana likes tea")
+        staged = await store.remember(
+            {"agent_id": "a", "type": "semantic", "content": "Dana's door code is 4417"}
+        )
+        assert staged.pending_approval is True
+        [review] = (await store.reviews({"agent_id": "a"})).reviews
+        assert (review.review_id, review.staged_by) == (staged.id, "policy:codes")
+        assert await recalled(store, "Dana") == [plain]
+    finally:
+        await store.aclose()
+    (tmp_path / "bad.json").write_text(json.dumps({"rules": [{"name": "x", "colour": "red"}]}))
+    with pytest.raises(ConfigError, match="/rules/0/colour"):
+        open_url(tmp_path / "bad.json")

@@ -14,6 +14,7 @@ import pytest
 from mnemowire.adapters.cognee import COGNEE, CogneeStore
 from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import ConfigError, ConflictError, StoreError, UnsupportedError
+from tests.adapters._semantics_reviews import a_policy_file_on_the_url_stages_writes
 from tests.adapters.cognee.conftest import CheckedStore, Clock
 
 EVERY_FIELD: dict[str, Any] = {
@@ -238,6 +239,12 @@ def test_an_embedder_is_taken_only_when_it_is_the_model_cognee_is_given() -> Non
         CogneeStore.from_url("cognee://:memory:", embedder=HashEmbedder(64))
     with pytest.raises(ConfigError, match="dataset"):
         CogneeStore.from_url("cognee://:memory:?dataset=a.b")
+
+
+async def test_a_policy_file_on_the_url_stages_writes_and_is_declared(tmp_path: Path) -> None:
+    await a_policy_file_on_the_url_stages_writes(
+        lambda policy: CogneeStore.from_url(f"cognee://:memory:?policy={policy}"), tmp_path
+    )
 
 
 async def test_hard_delete_is_not_declared_because_cognee_keeps_the_words(

@@ -19,6 +19,7 @@ from mnemowire.adapters.letta import LettaStore
 from mnemowire.adapters.letta._client import connect
 from mnemowire.adapters.letta._tags import tags_of, write_tag
 from mnemowire.errors import ConflictError, MnemowireError, StoreError, UnavailableError
+from tests.adapters._semantics_reviews import a_policy_file_on_the_url_stages_writes
 from tests.adapters.letta.conftest import CheckedStore, Clock, letta_database, server_url
 
 EVERY_FIELD: dict[str, Any] = {
@@ -191,6 +192,13 @@ async def test_two_stores_on_one_server_do_not_see_each_other(
         assert found.results == []
     finally:
         await other.aclose()
+
+
+async def test_a_policy_file_on_the_url_stages_writes_and_is_declared(tmp_path: Path) -> None:
+    await a_policy_file_on_the_url_stages_writes(
+        lambda policy: LettaStore.from_url(f"{server_url()}&ids=:memory:&policy={policy}"),
+        tmp_path,
+    )
 
 
 async def test_a_failed_map_write_leaves_no_passage(

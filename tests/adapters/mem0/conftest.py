@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from mnemowire.adapters.mem0 import Mem0Store
+from tests.adapters._semantics import StoreFactory
 from tests.adapters._support import CheckedStore, Clock
 
 __all__ = ["CheckedStore", "Clock"]
@@ -33,3 +35,18 @@ async def raw(tmp_path: Path, clock: Clock) -> AsyncIterator[Mem0Store]:
 def store(raw: Mem0Store) -> CheckedStore:
     """The store with requests parsed and answers held to the spec, as the boundary would."""
     return CheckedStore(raw)
+
+
+@pytest.fixture
+async def make_store(tmp_path: Path, clock: Clock) -> AsyncIterator[StoreFactory]:
+    """Stores as the shared review tests open them (``policy=`` and the like)."""
+    opened: list[Mem0Store] = []
+
+    def factory(**options: Any) -> CheckedStore:
+        store = Mem0Store(tmp_path / f"mem0-{len(opened)}", clock=clock, **options)
+        opened.append(store)
+        return CheckedStore(store)
+
+    yield factory
+    for store in opened:
+        await store.aclose()

@@ -2,7 +2,8 @@
 conformance checks cannot see from outside. The queue lives beside mem0 in the id map's
 SQLite: it survives a reopen, a hard rejection leaves no content in it, a decision that
 cannot apply leaves its review pending, and records staged before the queue existed are
-queued when the agent's queue is first read."""
+queued when the agent's queue is first read. A staging policy given on the URL stages what its
+rules match, as on every store (tests/adapters/_semantics_reviews.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,13 @@ import pytest
 from mnemowire.adapters.mem0 import Mem0Store
 from mnemowire.errors import ConflictError, NotFoundError
 from mnemowire.models import DecideRequest
+from tests.adapters._semantics_reviews import (
+    a_policy_file_on_the_url_stages_writes,
+    test_a_staging_policy_stages_what_it_matches_and_says_which_rule,
+)
 from tests.adapters.mem0.conftest import CheckedStore, Clock
+
+__all__ = ["test_a_staging_policy_stages_what_it_matches_and_says_which_rule"]
 
 SECRET = "Dana's door code is 4417"
 
@@ -167,3 +174,9 @@ async def test_a_decision_cut_short_is_finished_once_before_the_queue_is_next_re
         await store.decide(
             {"agent_id": "a", "review_id": staged, "approved": True, "reviewer": "r"}
         )
+
+
+async def test_a_policy_file_on_the_url_stages_writes_and_is_declared(tmp_path: Path) -> None:
+    await a_policy_file_on_the_url_stages_writes(
+        lambda policy: Mem0Store.from_url(f"mem0://{tmp_path / 'mem0'}?policy={policy}"), tmp_path
+    )
