@@ -1,5 +1,5 @@
-"""The pgvector store under concurrent writers, killed processes and connections, a server
-restart, and a role that must not rewrite the audit log."""
+"""The pgvector store under concurrent writers, killed writers and reviewers, killed
+connections, a server restart, and a role that must not rewrite the audit log."""
 
 from __future__ import annotations
 
@@ -127,6 +127,70 @@ def test_a_killed_writer_leaves_no_partial_record(db: Database, pg_dsn: str, sch
     writer.stdout.close()
     counts = consistent(db)
     assert counts["active"] == counts["total"] >= 20
+
+
+#: staged writes a killed reviewer approves part of (far more than it gets through)
+STAGED = 1000
+REVIEWER = textwrap.dedent(
+    """
+    import asyncio, sys
+    from mnemowire.adapters.pgvector import PgVectorStore
+    from mnemowire.embedders import HashEmbedder
+    from mnemowire.layers.memory import Memory
+
+    async def main(dsn, schema):
+        async with Memory(PgVectorStore(dsn, schema=schema, embedder=HashEmbedder(64))) as store:
+            body = {"agent_id": "a", "limit": 200, "related": 0}
+            while True:
+                queue = await store.reviews(body)
+                if not queue.reviews:
+                    break
+                for review in queue.reviews:
+                    await store.decide({"agent_id": "a", "review_id": review.review_id,
+                                        "approved": True, "reviewer": "r"})
+                    print(review.review_id, flush=True)
+
+    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    """
+)
+
+
+async def test_a_reviewer_killed_mid_approval_leaves_each_write_applied_or_pending(
+    make_store: StoreFactory, db: Database, pg_dsn: str, schema: str
+) -> None:
+    """Each decision is one transaction: applied, audited and ended, or none of it."""
+    store = make_store()
+    for i in range(STAGED):
+        await store.remember(
+            {"agent_id": "a", "type": "semantic", "content": f"staged {i}",
+             "approval_required": True}
+        )  # fmt: skip
+    reviewer = subprocess.Popen(
+        [sys.executable, "-c", REVIEWER, pg_dsn, schema], stdout=subprocess.PIPE, text=True
+    )
+    assert reviewer.stdout is not None
+    for _ in range(20):  # let it decide a few, then kill it mid-stream
+        reviewer.stdout.readline()
+    os.kill(reviewer.pid, signal.SIGKILL)
+    reviewer.wait(timeout=30)
+    reviewer.stdout.close()
+    consistent(db)
+    states = dict(
+        db.rows(
+            "SELECT m.id, m.state || '/' || r.state FROM memories m "
+            "JOIN reviews r ON r.review_id = m.id"
+        )
+    )
+    decided = {
+        record_id
+        for (ids,) in db.rows("SELECT ids FROM audit_log WHERE operation = 'decide'")
+        for record_id in ids
+    }
+    assert len(states) == STAGED
+    assert set(states.values()) <= {"active/approved", "pending/pending"}
+    approved = {i for i, state in states.items() if state == "active/approved"}
+    assert approved == decided
+    assert 20 <= len(approved) < STAGED  # killed mid-stream, not after the last
 
 
 @pytest.fixture
