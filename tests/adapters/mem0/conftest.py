@@ -4,14 +4,13 @@ folder. The first store of a session loads the model (~6 s); the next open in ~0
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from mnemowire.adapters.mem0 import Mem0Store
-from tests.adapters._semantics import StoreFactory
 from tests.adapters._support import CheckedStore, Clock
 
 __all__ = ["CheckedStore", "Clock"]
@@ -38,8 +37,10 @@ def store(raw: Mem0Store) -> CheckedStore:
 
 
 @pytest.fixture
-async def make_store(tmp_path: Path, clock: Clock) -> AsyncIterator[StoreFactory]:
-    """Stores as the shared review tests open them (``policy=`` and the like)."""
+async def make_store(tmp_path: Path, clock: Clock) -> AsyncIterator[Callable[..., CheckedStore]]:
+    """Stores as the shared review tests open them (``policy=`` and the like). (Nothing here
+    imports the conformance package: hypothesis must not touch its storage while conftests
+    load, and the suite turns that warning into an error.)"""
     opened: list[Mem0Store] = []
 
     def factory(**options: Any) -> CheckedStore:
