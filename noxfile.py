@@ -50,6 +50,15 @@ MATRIX_ORDER = [
     "router-sqlite-vec-letta",
 ]
 PG_SERVER = ["python", "-m", "mnemowire.apps.tools.postgres"]
+#: Cognee's and Letta's suites on two workers: each is mostly two long certifications (the
+#: store's, and a router's over it) that keep about one core busy, so the machine's two cores
+#: run them side by side (cognee's suite: 693 s on two workers, 1142 s on one; Letta's: 428 s,
+#: 631 s); ``loadgroup`` hands out one test at a time in file order, so the two start on
+#: different workers. mem0's suite stays on one: its embedding already keeps both cores busy
+#: (195 s on two workers, 147 s on one). Each session prints its slowest tests, to show where
+#: CI's time goes.
+PARALLEL = ["pytest-xdist==3.8.0"]
+PARALLEL_ARGS = ["-n", "2", "--dist", "loadgroup", "--durations=8"]
 
 
 def toolchains(session: nox.Session) -> None:
@@ -70,7 +79,7 @@ def tests(session: nox.Session) -> None:
     # the mem0 and cognee stores' tests need their libraries (~1.6 and ~2.8 GB, and cognee
     # holds transformers below 5), the Letta store's a Letta server: sessions of their own
     ignored = [f"--ignore=tests/adapters/{name}" for name in ("mem0", "cognee", "letta")]
-    session.run("pytest", *ignored, "--ignore=tests/ui", *session.posargs)
+    session.run("pytest", *ignored, "--ignore=tests/ui", "--durations=15", *session.posargs)
     for name in ("api", "ui", "mem0", "cognee", "letta", "lint", "typecheck", "spec"):
         session.notify(name)
 
@@ -128,7 +137,7 @@ def mem0(session: nox.Session) -> None:
     (~1.6 GB with torch): its tests, its certification, a router over it and sqlite-vec."""
     session.install("torch==2.13.0")  # first, pinned: see install_local
     session.install("-c", MEM0_CONSTRAINTS, "-e", ".[mem0,conformance]", "pytest", "pytest-asyncio")
-    session.run("pytest", "tests/adapters/mem0", *session.posargs)
+    session.run("pytest", "--durations=8", "tests/adapters/mem0", *session.posargs)
 
 
 @nox.session
@@ -228,10 +237,10 @@ def cognee(session: nox.Session) -> None:
     session.install("torch==2.13.0")  # first, pinned: see install_local
     session.install(
         "-c", COGNEE_CONSTRAINTS, "-e", ".[cognee,conformance]", "mem0ai==2.2.1",
-        "pytest", "pytest-asyncio",
+        "pytest", "pytest-asyncio", *PARALLEL,
     )  # fmt: skip
     if session.posargs[:1] != ["certify"]:
-        session.run("pytest", "tests/adapters/cognee", *session.posargs)
+        session.run("pytest", *PARALLEL_ARGS, "tests/adapters/cognee", *session.posargs)
         return
     for name, urls in COGNEE_ADAPTERS:
         session.run("mnemowire", "certify", *urls, "--out", f"docs/conformance/{name}")
@@ -276,11 +285,11 @@ def letta(session: nox.Session) -> None:
     ``nox -s letta -- certify`` writes the committed reports instead and rewrites the tables
     of docs/conformance.md."""
     install_local(session, "letta", "server", "pgvector", "conformance")
-    session.install("pytest", "pytest-asyncio")
+    session.install("pytest", "pytest-asyncio", *PARALLEL)
     with local_letta(session) as (url, folder):
         if session.posargs[:1] != ["certify"]:
             env = {"MNEMOWIRE_LETTA_URL": url, "MNEMOWIRE_LETTA_DIR": folder}
-            session.run("pytest", "tests/adapters/letta", *session.posargs, env=env)
+            session.run("pytest", *PARALLEL_ARGS, "tests/adapters/letta", *session.posargs, env=env)
             return
         store = f"{url}&ids=:memory:&name=letta"
         reports = [

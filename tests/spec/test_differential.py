@@ -52,10 +52,18 @@ def _generated(message: str) -> st.SearchStrategy[Any]:
     review-request nests a whole request schema under an if/then per operation, which
     hypothesis-jsonschema canonicalises into a search that takes minutes; it is composed from
     the parts instead (the operation, that operation's request, a diff), and so is
-    reviews.response, a list of them.
+    reviews.response, a list of them. remember_batch.request is a list of remember requests,
+    whose whole schema took 90 s to search: its list is drawn here, each item from the
+    remember request's own schema.
     """
     if message == "review-request":
         return _reviews()
+    if message == "remember_batch.request":
+        requests = spec.inlined_schema(message)["properties"]["requests"]
+        one = from_schema(_without_extras(requests["items"]))
+        return st.fixed_dictionaries(
+            {"requests": st.lists(one, min_size=requests["minItems"], max_size=3)}
+        )
     if message == "reviews.response":
         return st.fixed_dictionaries(
             {
