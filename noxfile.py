@@ -55,10 +55,9 @@ PG_SERVER = ["python", "-m", "mnemowire.apps.tools.postgres"]
 #: run them side by side (cognee's suite: 693 s on two workers, 1142 s on one; Letta's: 428 s,
 #: 631 s); ``loadgroup`` hands out one test at a time in file order, so the two start on
 #: different workers. mem0's suite stays on one: its embedding already keeps both cores busy
-#: (195 s on two workers, 147 s on one). Each session prints its slowest tests, to show where
-#: CI's time goes.
+#: (195 s on two workers, 147 s on one).
 PARALLEL = ["pytest-xdist==3.8.0"]
-PARALLEL_ARGS = ["-n", "2", "--dist", "loadgroup", "--durations=8"]
+PARALLEL_ARGS = ["-n", "2", "--dist", "loadgroup"]
 
 
 def toolchains(session: nox.Session) -> None:
@@ -79,7 +78,7 @@ def tests(session: nox.Session) -> None:
     # the mem0 and cognee stores' tests need their libraries (~1.6 and ~2.8 GB, and cognee
     # holds transformers below 5), the Letta store's a Letta server: sessions of their own
     ignored = [f"--ignore=tests/adapters/{name}" for name in ("mem0", "cognee", "letta")]
-    session.run("pytest", *ignored, "--ignore=tests/ui", "--durations=15", *session.posargs)
+    session.run("pytest", *ignored, "--ignore=tests/ui", *session.posargs)
     for name in ("api", "ui", "mem0", "cognee", "letta", "lint", "typecheck", "spec"):
         session.notify(name)
 
@@ -137,7 +136,7 @@ def mem0(session: nox.Session) -> None:
     (~1.6 GB with torch): its tests, its certification, a router over it and sqlite-vec."""
     session.install("torch==2.13.0")  # first, pinned: see install_local
     session.install("-c", MEM0_CONSTRAINTS, "-e", ".[mem0,conformance]", "pytest", "pytest-asyncio")
-    session.run("pytest", "--durations=8", "tests/adapters/mem0", *session.posargs)
+    session.run("pytest", "tests/adapters/mem0", *session.posargs)
 
 
 @nox.session
