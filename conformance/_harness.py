@@ -77,6 +77,18 @@ class Skip(Exception):
     """The check needs something the store does not declare."""
 
 
+#: the windows, in seconds, a check about time tries in turn. A store too slow to finish the
+#: probe inside a window makes it inconclusive, not failed: the next, wider window is tried
+#: on fresh records, and only a store slower than the widest fails (docs/conformance.md#time)
+TIME_WINDOWS_S = (1.5, 6.0, 24.0)
+
+
+def too_slow(what: str) -> CheckFailed:
+    """The failure of a check about time whose every window was too short for the store."""
+    widest = TIME_WINDOWS_S[-1]
+    return CheckFailed(f"{what} took longer than {widest:g} s, so the check could not tell")
+
+
 def expect(condition: object, message: str) -> None:
     """Fail the running check unless ``condition`` holds (an explicit raise, unlike assert)."""
     if not condition:

@@ -3,6 +3,7 @@ check that exists for it, failures come with reproducers, and the reports are we
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import subprocess
@@ -24,6 +25,7 @@ from mnemowire.conformance import (
     url_factory,
     write_outputs,
 )
+from mnemowire.conformance._harness import TIME_WINDOWS_S, CheckFailed, Harness, Parsed
 from mnemowire.conformance.miniatures import DEFECTS, broken
 from mnemowire.models import RememberRequest
 
@@ -253,6 +255,65 @@ async def test_a_failing_scenario_carries_the_requests_that_show_it() -> None:
         "forget",
     ]
     assert steps[3]["request"]["ids"]  # the forget whose answer was wrong is the last step
+
+
+class _WritesBeforeRefusing:
+    """A boundary with the defect the refusal checks exist for: it writes, then refuses."""
+
+    def __init__(self, parsed: Parsed) -> None:
+        self.parsed = parsed
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.parsed, name)
+
+    async def forget(self, request: dict[str, Any]) -> object:
+        agent = request.get("agent_id")
+        if isinstance(agent, str) and agent.startswith("cf-"):
+            await self.parsed.remember({"agent_id": agent, "type": "semantic", "content": "tea"})
+        return await self.parsed.forget(request)
+
+
+async def test_a_refused_request_that_wrote_is_caught_and_named() -> None:
+    """The refusals are checked with one recall after all of them; a change found then is
+    pinned to the first request that makes it."""
+    [fuzz] = [c for c in CHECKS if c.id == "fuzz.forget.invalid"]
+    async with url_factory(STORE)() as store:
+        leaky = _WritesBeforeRefusing(Parsed(store))
+        harness = Harness(leaky, fuzz.id, factory=url_factory(STORE), options=QUICK)  # type: ignore[arg-type]
+        with pytest.raises(
+            CheckFailed, match=r"a refused forget\.request changed the store"
+        ) as failed:
+            await fuzz.run(harness)
+    request = json.loads(failed.value.reproducer or "")
+    assert request["agent_id"].startswith(f"cf-{fuzz.id}-witness-")
+
+
+class _SlowRecall:
+    """The reference store with a recall slower than the shortest window of a check on time."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    async def recall(self, request: object, **kwargs: object) -> object:
+        await asyncio.sleep(TIME_WINDOWS_S[0] + 0.1)
+        return await self.inner.recall(request, **kwargs)  # type: ignore[attr-defined]
+
+
+async def test_a_store_too_slow_for_a_window_is_checked_in_a_wider_one() -> None:
+    """A recall slower than expires_at's first window is inconclusive, not a failure (a
+    Cognee router once failed CI so); the next window decides."""
+
+    @contextlib.asynccontextmanager
+    async def slow() -> AsyncIterator[object]:
+        async with url_factory(STORE)() as store:
+            yield _SlowRecall(store)
+
+    report = await certify(slow, options=QUICK, only=["remember.expires-at"])  # type: ignore[arg-type]
+    [result] = report.data["checks"]
+    assert result["status"] == "PASS", result
 
 
 def test_the_report_page_links_the_spec_and_shows_every_reason(tmp_path: Path) -> None:
