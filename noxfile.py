@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -20,6 +21,10 @@ import nox
 
 nox.options.sessions = ["tests"]
 nox.options.error_on_missing_interpreters = True
+#: pip leaves bytecode to the first import: compiling every installed file took a third of an
+#: install's time (the test and typecheck extras: 70 s against 111 s, cache warm), and most of
+#: torch, cognee and letta is never imported by the tests
+os.environ.setdefault("PIP_NO_COMPILE", "1")
 
 SOURCES = ["runtime", "adapters", "codegen", "conformance", "tests", "noxfile.py"]
 #: certified by `nox -s conformance`: (name, store URL, store for the generating checks)
@@ -50,12 +55,13 @@ MATRIX_ORDER = [
     "router-sqlite-vec-letta",
 ]
 PG_SERVER = ["python", "-m", "mnemowire.apps.tools.postgres"]
-#: Cognee's and Letta's suites on two workers: each is mostly two long certifications (the
-#: store's, and a router's over it) that keep about one core busy, so the machine's two cores
-#: run them side by side (cognee's suite: 693 s on two workers, 1142 s on one; Letta's: 428 s,
-#: 631 s); ``loadgroup`` hands out one test at a time in file order, so the two start on
-#: different workers. mem0's suite stays on one: its embedding already keeps both cores busy
-#: (195 s on two workers, 147 s on one).
+#: The main, Cognee's and Letta's suites on two workers. Cognee's and Letta's are mostly two
+#: long certifications (the store's, and a router's over it), each cut into shards of about
+#: equal time (tests/adapters/_certified.py) that keep about one core busy, so the machine's
+#: two cores share them (cognee's suite: 693 s on two workers, 1142 s on one; Letta's: 428 s,
+#: 631 s); ``loadgroup`` hands out one test at a time in file order, and keeps the main suite's
+#: tests that build in the checkout on one worker (tests/conftest.py). mem0's suite stays on
+#: one: its embedding already keeps both cores busy (195 s on two workers, 147 s on one).
 PARALLEL = ["pytest-xdist==3.8.0"]
 PARALLEL_ARGS = ["-n", "2", "--dist", "loadgroup"]
 
@@ -73,12 +79,12 @@ def toolchains(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """The whole test suite, then api, ui, mem0, cognee, letta, lint, typecheck and spec."""
     session.install("torch==2.13.0")  # first, pinned: see install_local
-    session.install("-e", ".[test]")
+    session.install("-e", ".[test]", *PARALLEL)
     toolchains(session)
     # the mem0 and cognee stores' tests need their libraries (~1.6 and ~2.8 GB, and cognee
     # holds transformers below 5), the Letta store's a Letta server: sessions of their own
     ignored = [f"--ignore=tests/adapters/{name}" for name in ("mem0", "cognee", "letta")]
-    session.run("pytest", *ignored, "--ignore=tests/ui", *session.posargs)
+    session.run("pytest", *PARALLEL_ARGS, *ignored, "--ignore=tests/ui", *session.posargs)
     for name in ("api", "ui", "mem0", "cognee", "letta", "lint", "typecheck", "spec"):
         session.notify(name)
 

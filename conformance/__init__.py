@@ -36,6 +36,7 @@ from mnemowire.conformance._harness import (
     RunOptions,
     StoreFactory,
     run_checks,
+    select_checks,
 )
 from mnemowire.conformance._render import badge, html_matrix, markdown
 from mnemowire.conformance.report import Report, load_report, validate_report
@@ -52,6 +53,7 @@ __all__ = [
     "certify",
     "html_matrix",
     "load_report",
+    "select_checks",
     "spec_href",
     "url_factory",
     "validate_report",
@@ -111,13 +113,13 @@ async def certify(
     only: Sequence[str] | None = None,
     progress: Callable[[Check], None] | None = None,
 ) -> Report:
-    """Run every check (or those whose id starts with one of ``only``) and build the report.
+    """Run every check (or those ``only`` names: :func:`select_checks`) and build the report.
 
     ``fuzz_factory`` serves the generating checks (fuzzing, stateful) when the store under
     test is too slow for thousands of requests; ``fuzz_store`` names it in the report header.
     """
     options = options or RunOptions()
-    selected = [c for c in CHECKS if not only or c.id.startswith(tuple(only))]
+    selected = select_checks(only or ())
     async with factory() as store:
         adapter = store.name
         declared = store.capabilities()

@@ -136,6 +136,18 @@ class Outcome:
 CHECKS: list[Check] = []
 
 
+def select_checks(only: Sequence[str] = ()) -> list[Check]:
+    """The checks ``only`` names, in run order: each entry is a check's id, or else a prefix
+    of ids (``recall.``); ``review.merge`` is that check, not ``review.merge-into`` too. No
+    entries: every check."""
+    if not only:
+        return list(CHECKS)
+    ids = {c.id for c in CHECKS}
+    exact = {entry for entry in only if entry in ids}
+    prefixes = tuple(entry for entry in only if entry not in ids)
+    return [c for c in CHECKS if c.id in exact or (prefixes and c.id.startswith(prefixes))]
+
+
 def check(
     check_id: str,
     *,

@@ -33,7 +33,7 @@ from typing import Any
 
 import pytest
 
-from mnemowire.conformance import CHECKS, RunOptions, StoreFactory
+from mnemowire.conformance import RunOptions, StoreFactory, select_checks
 from mnemowire.conformance._harness import run_checks
 
 __all__ = ["ConformanceWarning", "conformance_tests", "pytest_addoption"]
@@ -58,8 +58,8 @@ class ConformanceWarning(UserWarning):
 
 
 def conformance_tests(only: Sequence[str] = ()) -> Callable[..., None]:
-    """A parametrised test function running every check (or those starting with ``only``)."""
-    selected = [c for c in CHECKS if not only or c.id.startswith(tuple(only))]
+    """A parametrised test function running every check (or those ``only`` names)."""
+    selected = select_checks(only)
 
     @pytest.mark.parametrize("check_id", [c.id for c in selected])
     def test(

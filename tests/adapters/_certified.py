@@ -1,26 +1,61 @@
 """What a quick certification in an adapter's tests must show: nothing failing, every skip
 with its reason, every check run, and every check its committed (long) report passes still
-passing. Shared by the adapters certified in sessions of their own (mem0, cognee, Letta)."""
+passing. Shared by the adapters certified in sessions of their own (mem0, cognee, Letta).
+
+A slow backend's certification is cut into shards of about equal time (:func:`shards`), each
+a test of its own, so pytest-xdist's two workers share it instead of one waiting on the
+other."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from mnemowire.conformance import CHECKS, load_report
+from mnemowire.conformance import CHECKS, RunOptions, load_report
 from mnemowire.conformance.report import Report
 
-__all__ = ["COMMITTED", "assert_certified"]
+__all__ = ["COMMITTED", "QUICK", "assert_certified", "shards"]
 
 #: the committed reports, one folder per adapter (docs/conformance.md)
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "conformance"
+#: the certification CI runs: every check, few generated cases
+QUICK = RunOptions(seed=7, examples=10, stateful_runs=5)
+
+
+def shards(committed: str, count: int) -> list[list[str]]:
+    """Every check's id, in ``count`` groups of about equal time at :data:`QUICK`.
+
+    The time of a check is its committed report's, scaled to QUICK's counts for the checks
+    that generate requests (fuzzing by examples, model checks by runs); longest first, each
+    goes to the group with the least time so far. Checks keep their run order in a group."""
+    report = load_report(COMMITTED / committed / "report.json")
+    header = report.data["header"]
+    scale = {
+        "fuzz.": QUICK.examples / header["examples"],
+        "model.": QUICK.stateful_runs / header["stateful_runs"],
+    }
+    seconds = {c["id"]: c["duration_ms"] / 1000 for c in report.data["checks"]}
+    for check_id in seconds:
+        for prefix, factor in scale.items():
+            if check_id.startswith(prefix):
+                seconds[check_id] *= factor
+    order = [c.id for c in CHECKS]
+    groups: list[list[str]] = [[] for _ in range(count)]
+    loads = [0.0] * count
+    for check_id in sorted(order, key=lambda i: -seconds.get(i, 0.0)):
+        lightest = loads.index(min(loads))
+        groups[lightest].append(check_id)
+        loads[lightest] += seconds.get(check_id, 0.0)
+    return [sorted(group, key=order.index) for group in groups]
 
 
 def _statuses(report: Report) -> dict[str, str]:
     return {check["id"]: check["status"] for check in report.data["checks"]}
 
 
-def assert_certified(report: Report, committed: str) -> None:
-    """``report`` certifies its store as ``docs/conformance/<committed>/report.json`` did."""
+def assert_certified(report: Report, committed: str, only: Sequence[str] = ()) -> None:
+    """``report`` certifies its store as ``docs/conformance/<committed>/report.json`` did, on
+    every check or on the ids in ``only`` (a shard)."""
     failing = [
         (c["id"], c["reason"]) for c in report.data["checks"] if c["status"] in ("FAIL", "ERROR")
     ]
@@ -30,7 +65,7 @@ def assert_certified(report: Report, committed: str) -> None:
     ]
     assert not unexplained, unexplained
     now = _statuses(report)
-    assert len(now) == len(CHECKS)
+    assert sorted(now) == sorted(only or [c.id for c in CHECKS])
     before = _statuses(load_report(COMMITTED / committed / "report.json"))
-    lost = sorted(c for c, status in before.items() if status == "PASS" and now[c] != "PASS")
+    lost = sorted(c for c in now if before.get(c) == "PASS" and now[c] != "PASS")
     assert not lost, f"passed in the committed report, not now: {lost}"

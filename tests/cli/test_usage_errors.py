@@ -93,7 +93,7 @@ def test_certify_selecting_no_check_is_a_usage_error_and_writes_no_badge(tmp_pat
         "certify", "sqlite-vec://:memory:?embedder=hash:32", "--only", "nosuch.", "--out", str(out)
     )
     assert code == Exit.USAGE
-    assert "no check id starts with 'nosuch.'" in err
+    assert "no check id is or starts with 'nosuch.'" in err
     assert "remember." in err
     assert not out.exists()
 

@@ -22,6 +22,7 @@ from mnemowire.conformance import (
     RunOptions,
     certify,
     load_report,
+    select_checks,
     url_factory,
     write_outputs,
 )
@@ -86,6 +87,19 @@ async def test_each_broken_store_is_caught(defect: str) -> None:
     [result] = report.data["checks"]
     assert result["status"] in ("FAIL", "ERROR"), f"{defect} slipped through: {result}"
     assert result["reason"]
+
+
+def test_only_names_a_check_by_its_id_or_checks_by_a_prefix() -> None:
+    assert [c.id for c in select_checks(["review.merge"])] == ["review.merge"]
+    assert {c.id for c in select_checks(["review.merge", "review.merge-into"])} == {
+        "review.merge",
+        "review.merge-into",
+    }
+    recall = select_checks(["recall."])
+    assert len(recall) > 5
+    assert all(c.id.startswith("recall.") for c in recall)
+    assert select_checks([]) == CHECKS
+    assert select_checks(["nosuch."]) == []
 
 
 async def test_the_model_check_shrinks_a_failure_into_a_reproducer() -> None:

@@ -10,16 +10,15 @@ import pytest
 from mnemowire.adapters.cognee import CogneeStore
 from mnemowire.adapters.mem0 import Mem0Store
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.conformance import RunOptions, certify, url_factory
+from mnemowire.conformance import certify, url_factory
 from mnemowire.embedders import load_embedder
 from mnemowire.errors import UnsupportedError
 from mnemowire.layers.memory import Memory
 from mnemowire.layers.router import MemoryRouter
 from mnemowire.models import RecallRequest
 from mnemowire.protocol import MemoryStore
-from tests.adapters._certified import assert_certified
+from tests.adapters._certified import QUICK, assert_certified, shards
 
-QUICK = RunOptions(seed=7, examples=10, stateful_runs=5)
 #: the three stores in one process: sqlite-vec on torch (cognee holds transformers below 5,
 #: which the ONNX export needs), the same all-MiniLM-L6-v2 vectors
 ROUTED = [
@@ -29,9 +28,10 @@ ROUTED = [
 ]
 
 
-async def test_the_store_is_certified_with_every_skip_explained() -> None:
-    report = await certify(url_factory("cognee://:memory:"), options=QUICK)
-    assert_certified(report, "cognee")
+@pytest.mark.parametrize("only", shards("cognee", 3), ids=["shard-1", "shard-2", "shard-3"])
+async def test_the_store_is_certified_with_every_skip_explained(only: list[str]) -> None:
+    report = await certify(url_factory("cognee://:memory:"), options=QUICK, only=only)
+    assert_certified(report, "cognee", only)
 
 
 def patient_router(stores: list[MemoryStore]) -> MemoryStore:
@@ -41,9 +41,12 @@ def patient_router(stores: list[MemoryStore]) -> MemoryStore:
     return MemoryRouter(stores, deadline_s=60.0)
 
 
-async def test_a_router_over_sqlite_vec_mem0_and_cognee_is_certified() -> None:
-    report = await certify(url_factory(ROUTED, combine=patient_router), options=QUICK)
-    assert_certified(report, "router-sqlite-vec-mem0-cognee")
+@pytest.mark.parametrize(
+    "only", shards("router-sqlite-vec-mem0-cognee", 3), ids=["shard-1", "shard-2", "shard-3"]
+)
+async def test_a_router_over_sqlite_vec_mem0_and_cognee_is_certified(only: list[str]) -> None:
+    report = await certify(url_factory(ROUTED, combine=patient_router), options=QUICK, only=only)
+    assert_certified(report, "router-sqlite-vec-mem0-cognee", only)
     fidelity = report.data["header"]["adapter"]["fidelity"]
     assert fidelity["content"] == "native"
     assert fidelity["metadata"] == "encoded"

@@ -5,23 +5,24 @@ is ``nox -s letta -- certify``, committed in docs/conformance/letta/."""
 
 from __future__ import annotations
 
+import pytest
+
 from mnemowire.adapters.letta import LettaStore
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.conformance import RunOptions, certify, url_factory
+from mnemowire.conformance import certify, url_factory
 from mnemowire.embedders import default_embedder
 from mnemowire.layers.memory import Memory
 from mnemowire.layers.router import MemoryRouter
 from mnemowire.models import RecallRequest
 from mnemowire.protocol import MemoryStore
-from tests.adapters._certified import assert_certified
+from tests.adapters._certified import QUICK, assert_certified, shards
 from tests.adapters.letta.conftest import server_url
 
-QUICK = RunOptions(seed=7, examples=10, stateful_runs=5)
 
-
-async def test_the_store_is_certified_with_every_skip_explained() -> None:
-    report = await certify(url_factory(f"{server_url()}&ids=:memory:"), options=QUICK)
-    assert_certified(report, "letta")
+@pytest.mark.parametrize("only", shards("letta", 2), ids=["shard-1", "shard-2"])
+async def test_the_store_is_certified_with_every_skip_explained(only: list[str]) -> None:
+    report = await certify(url_factory(f"{server_url()}&ids=:memory:"), options=QUICK, only=only)
+    assert_certified(report, "letta", only)
 
 
 def patient_router(stores: list[MemoryStore]) -> MemoryStore:
@@ -31,10 +32,11 @@ def patient_router(stores: list[MemoryStore]) -> MemoryStore:
     return MemoryRouter(stores, deadline_s=30.0)
 
 
-async def test_a_router_over_sqlite_vec_and_letta_is_certified() -> None:
+@pytest.mark.parametrize("only", shards("router-sqlite-vec-letta", 2), ids=["shard-1", "shard-2"])
+async def test_a_router_over_sqlite_vec_and_letta_is_certified(only: list[str]) -> None:
     urls = ["sqlite-vec://:memory:?name=sqlite-vec", f"{server_url()}&ids=:memory:&name=letta"]
-    report = await certify(url_factory(urls, combine=patient_router), options=QUICK)
-    assert_certified(report, "router-sqlite-vec-letta")
+    report = await certify(url_factory(urls, combine=patient_router), options=QUICK, only=only)
+    assert_certified(report, "router-sqlite-vec-letta", only)
     fidelity = report.data["header"]["adapter"]["fidelity"]
     assert fidelity["content"] == "native"
     assert fidelity["metadata"] == "encoded"

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 from mnemowire.adapters.mem0 import Mem0Store
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.conformance import RunOptions, certify, url_factory
+from mnemowire.conformance import certify, url_factory
 from mnemowire.embedders import load_embedder
 from mnemowire.layers.memory import Memory
 from mnemowire.layers.router import MemoryRouter
 from mnemowire.models import RecallRequest
-from tests.adapters._certified import assert_certified
-
-QUICK = RunOptions(seed=7, examples=10, stateful_runs=5)
+from tests.adapters._certified import QUICK, assert_certified
 
 
 async def test_the_store_is_certified_with_every_skip_explained() -> None:
