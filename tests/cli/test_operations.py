@@ -228,8 +228,10 @@ def test_pretty_output_never_sends_a_stored_escape_sequence_to_the_terminal(
             {"agent_id": "a", "type": "semantic", "content": hostile, "metadata": {"k": hostile}}
         ),
     )
-    found = CliRunner().invoke(cli, ["recall", *store, "--agent", "a", "--pretty", "note"])
-    refused = CliRunner().invoke(  # the error message quotes the id it refuses
+    # wide enough for the escaped content whole (an xdist worker's COLUMNS is 80)
+    wide = CliRunner(env={"COLUMNS": "200"})
+    found = wide.invoke(cli, ["recall", *store, "--agent", "a", "--pretty", "note"])
+    refused = wide.invoke(  # the error message quotes the id it refuses
         cli,
         ["remember", *store, "--pretty", "--json", "-"],
         input=json.dumps({"agent_id": "a", "type": "semantic", "content": "y", "id": hostile}),
