@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from mnemowire.conformance import CHECKS, RunOptions, load_report
 from mnemowire.conformance.report import Report
@@ -22,9 +25,9 @@ COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "conformance"
 QUICK = RunOptions(seed=7, examples=10, stateful_runs=5)
 
 
-def shards(committed: str, count: int, leave_out: Sequence[str] = ()) -> list[list[str]]:
+def shards(committed: str, count: int, leave_out: Sequence[str] = ()) -> list[Any]:
     """Every check's id but ``leave_out``, in ``count`` groups of about equal time at
-    :data:`QUICK`.
+    :data:`QUICK`: the parameters (``shard-1``, ...) of a test taking the group as ``only``.
 
     The time of a check is its committed report's, scaled to QUICK's counts for the checks
     that generate requests (fuzzing by examples, model checks by runs); longest first, each
@@ -47,7 +50,10 @@ def shards(committed: str, count: int, leave_out: Sequence[str] = ()) -> list[li
         lightest = loads.index(min(loads))
         groups[lightest].append(check_id)
         loads[lightest] += seconds.get(check_id, 0.0)
-    return [sorted(group, key=order.index) for group in groups]
+    return [
+        pytest.param(sorted(group, key=order.index), id=f"shard-{n}")
+        for n, group in enumerate(groups, 1)
+    ]
 
 
 def _statuses(report: Report) -> dict[str, str]:

@@ -290,7 +290,7 @@ class _WritesBeforeRefusing:
 async def test_a_refused_request_that_wrote_is_caught_and_named() -> None:
     """The refusals are checked with one recall after all of them; a change found then is
     pinned to the first request that makes it."""
-    [fuzz] = [c for c in CHECKS if c.id == "fuzz.forget.invalid"]
+    [fuzz] = select_checks(["fuzz.forget.invalid"])
     async with url_factory(STORE)() as store:
         leaky = _WritesBeforeRefusing(Parsed(store))
         harness = Harness(leaky, fuzz.id, factory=url_factory(STORE), options=QUICK)  # type: ignore[arg-type]

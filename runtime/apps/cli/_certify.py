@@ -70,9 +70,11 @@ def certify_command(
     2 when the command line is wrong (a store URL that cannot be opened, --only selecting no
     check)."""
     from mnemowire.conformance import (
+        CHECKS,
         RunOptions,
         StoreFactory,
         certify,
+        select_checks,
         url_factory,
         write_outputs,
     )
@@ -85,9 +87,9 @@ def certify_command(
         raise click.BadParameter(str(exc), param_hint="--embedder") from None
     for hint, urls in (("STORE_URLS", store_urls), ("--fuzz-store", fuzz_store)):
         asyncio.run(_can_open(urls, options, hint))
-    total = len(_selected(only))
+    total = len(select_checks(only))
     if total == 0:
-        groups = sorted({c.id.split(".", 1)[0] + "." for c in _selected(())})
+        groups = sorted({c.id.split(".", 1)[0] + "." for c in CHECKS})
         raise click.BadParameter(
             f"no check id is or starts with {' or '.join(map(repr, only))}; check ids start with "
             f"{', '.join(groups)} (docs/conformance.md lists them all)",
@@ -138,12 +140,6 @@ async def _can_open(urls: tuple[str, ...], options: dict[str, Any], hint: str) -
         except ConfigError as exc:
             raise click.BadParameter(str(exc), param_hint=hint) from None
         await store.aclose()
-
-
-def _selected(only: tuple[str, ...]) -> list[Any]:
-    from mnemowire.conformance import select_checks
-
-    return select_checks(only)
 
 
 @cli.command("certify-matrix")

@@ -34,7 +34,7 @@ ROUTED = [
 ]
 
 
-@pytest.mark.parametrize("only", shards("cognee", 3), ids=["shard-1", "shard-2", "shard-3"])
+@pytest.mark.parametrize("only", shards("cognee", 3))
 async def test_the_store_is_certified_with_every_skip_explained(only: list[str]) -> None:
     report = await certify(url_factory("cognee://:memory:"), options=QUICK, only=only)
     assert_certified(report, "cognee", only)
@@ -50,7 +50,7 @@ def patient_router(stores: list[MemoryStore]) -> MemoryStore:
 ROUTER_SHARDS = shards("router-sqlite-vec-mem0-cognee", 3, leave_out=["recall.small-tenant"])
 
 
-@pytest.mark.parametrize("only", ROUTER_SHARDS, ids=["shard-1", "shard-2", "shard-3"])
+@pytest.mark.parametrize("only", ROUTER_SHARDS)
 async def test_a_router_over_sqlite_vec_mem0_and_cognee_is_certified(only: list[str]) -> None:
     report = await certify(url_factory(ROUTED, combine=patient_router), options=QUICK, only=only)
     assert_certified(report, "router-sqlite-vec-mem0-cognee", only)

@@ -19,7 +19,7 @@ from tests.adapters._certified import QUICK, assert_certified, shards
 from tests.adapters.letta.conftest import server_url
 
 
-@pytest.mark.parametrize("only", shards("letta", 2), ids=["shard-1", "shard-2"])
+@pytest.mark.parametrize("only", shards("letta", 2))
 async def test_the_store_is_certified_with_every_skip_explained(only: list[str]) -> None:
     report = await certify(url_factory(f"{server_url()}&ids=:memory:"), options=QUICK, only=only)
     assert_certified(report, "letta", only)
@@ -32,7 +32,7 @@ def patient_router(stores: list[MemoryStore]) -> MemoryStore:
     return MemoryRouter(stores, deadline_s=30.0)
 
 
-@pytest.mark.parametrize("only", shards("router-sqlite-vec-letta", 2), ids=["shard-1", "shard-2"])
+@pytest.mark.parametrize("only", shards("router-sqlite-vec-letta", 2))
 async def test_a_router_over_sqlite_vec_and_letta_is_certified(only: list[str]) -> None:
     urls = ["sqlite-vec://:memory:?name=sqlite-vec", f"{server_url()}&ids=:memory:&name=letta"]
     report = await certify(url_factory(urls, combine=patient_router), options=QUICK, only=only)
