@@ -93,6 +93,9 @@ _OWN: list[tuple[str, Level, Bump, str]] = [
      "older clients ignore fields they do not know"),
     ("response.property.added.closed", "ERR", "major",
      "the object is closed: an older client's schema rejects the field it does not know"),
+    ("response.property.added.embedded-request", "ERR", "major",
+     "older clients read the embedded request under its closed schema and reject the field; "
+     "v0.1 lifted seal out the same way ([compat.review])"),
     ("response.property.removed.optional", "WARN", "minor",
      "older clients reading it find it missing (allowed: it was optional)"),
     ("response.property.removed.required", "ERR", "major",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
@@ -83,10 +84,18 @@ def _example(message: str, valid: bool, entry: Traversable) -> Example:
 
 def available_versions(root: Traversable | None = None) -> tuple[str, ...]:
     """Spec versions under ``root`` (a ``spec/`` folder; by default the ones shipped in this
-    package), oldest first: every subfolder with a ``common.json``."""
+    package), oldest first: every subfolder named like a version (``v0``, ``v0.1``) with a
+    ``common.json`` (a draft or a copy beside them, named otherwise, is not a version)."""
     root = root if root is not None else resources.files(SPEC_PACKAGE)
-    found = [e.name for e in root.iterdir() if e.is_dir() and (e / f"{COMMON}.json").is_file()]
+    found = [
+        e.name
+        for e in root.iterdir()
+        if e.is_dir() and _VERSION.fullmatch(e.name) and (e / f"{COMMON}.json").is_file()
+    ]
     return tuple(sorted(found, key=version_key))
+
+
+_VERSION = re.compile(r"v\d+(\.\d+)*")
 
 
 def version_key(version: str) -> tuple[int, ...]:

@@ -16,13 +16,18 @@ safe) and the version bump it requires under docs/spec/v0.md#versioning.policy.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+from urllib.parse import urldefrag, urlsplit
 
+from mnemowire.errors import SpecError
 from mnemowire.spec._diff_rules import BUMPS, LEVELS, RULES, Bump, Direction, Rule
-from mnemowire.spec._loader import SpecFiles, version_key
+from mnemowire.spec._loader import SpecFiles, read_spec_dir, version_key
 from mnemowire.spec._refs import absolute, lookup
 
 __all__ = [
@@ -32,13 +37,19 @@ __all__ = [
     "Change",
     "DiffReport",
     "Rule",
+    "allowed_bump",
     "declared_bump",
     "diff",
     "direction_of",
     "dumps",
+    "read_version",
     "to_json",
 ]
 
+#: [versioning.policy] "Breaking changes are allowed through v0.5": before 1.0 a minor bump may
+#: break (semver's 0.y convention) while it reaches a version up to this one, no further
+BREAKING_MINOR_THROUGH = (0, 5)
+_VERSION = re.compile(r"v[0-9]+(?:\.[0-9]+)*")
 _ANNOTATIONS = ("description", "title", "examples", "$comment")
 _LOWER = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
 _UPPER = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
@@ -91,10 +102,15 @@ class DiffReport:
         return declared_bump(self.old.version, self.new.version)
 
     @property
+    def allowed_bump(self) -> Bump | None:
+        """The most NEW's version number lets the changes require (see ``allowed_bump``)."""
+        return allowed_bump(self.old.version, self.new.version)
+
+    @property
     def bump_ok(self) -> bool:
-        """NEW is newer and its version number declares at least the bump the changes need."""
-        declared = self.declared_bump
-        return declared is not None and BUMPS.index(declared) >= BUMPS.index(self.required_bump)
+        """NEW is newer and its version number allows the bump the changes need."""
+        allowed = self.allowed_bump
+        return allowed is not None and BUMPS.index(allowed) >= BUMPS.index(self.required_bump)
 
     def counts(self) -> dict[str, int]:
         return {level: sum(c.rule.level == level for c in self.changes) for level in LEVELS}
@@ -117,6 +133,49 @@ def declared_bump(old: str, new: str) -> Bump | None:
     if after[0] != before[0]:
         return "major"
     return "minor" if after[1] != before[1] else "none"
+
+
+def allowed_bump(old: str, new: str) -> Bump | None:
+    """The most the changes from ``old`` to ``new`` may require: what the version number
+    declares, except that before 1.0 a minor bump may break (``major``) when it reaches a
+    version up to v0.5 (``v0.2`` -> ``v0.3``, ``v0`` -> ``v0.7``; not ``v0.5`` -> ``v0.6``).
+    None when ``new`` is not newer."""
+    declared = declared_bump(old, new)
+    if declared == "minor" and version_key(old)[:2] < BREAKING_MINOR_THROUGH:
+        return "major"
+    return declared
+
+
+def read_version(folder: Path) -> SpecFiles:
+    """A spec version folder, its version the one its schemas' ``$id``s name
+    (``https://mnemowire.dev/spec/v0.2/common.json``), so a draft diffs from any folder
+    (``old/``, ``new/``); the folder's own name (``v0.2``) when no ``$id`` names one.
+    SpecError when neither does, or the two disagree."""
+    files = read_spec_dir(folder)
+    ids = {_id_version(d) for d in files.documents.values()}
+    named = sorted((v for v in ids if v is not None), key=version_key)
+    called = folder.name if _VERSION.fullmatch(folder.name) else None
+    if len(named) > 1:
+        raise SpecError(f"its schemas' $ids name several versions ({', '.join(named)})")
+    if named and called is not None and named[0] != called:
+        raise SpecError(
+            f"the folder is named {called}, but its schemas' $ids name {named[0]}: make them "
+            f"agree (`mnemowire spec lint --dir {folder}` names each $id to change)"
+        )
+    version = named[0] if named else called
+    if version is None:
+        raise SpecError(
+            f"cannot tell the spec version of {folder}: no $id names one "
+            "(https://mnemowire.dev/spec/v0.2/common.json) and the folder is not named like one "
+            "(v0.2)"
+        )
+    return dataclasses.replace(files, version=version)
+
+
+def _id_version(document: Mapping[str, Any]) -> str | None:
+    """The version an ``$id`` names: the folder its file sits in (``.../v0.2/common.json``)."""
+    parts = urlsplit(str(document.get("$id", ""))).path.split("/")
+    return parts[-2] if len(parts) >= 2 and _VERSION.fullmatch(parts[-2]) else None
 
 
 def direction_of(schema: Mapping[str, Any]) -> Direction:
@@ -160,6 +219,12 @@ class _Walk:
         self.old_doc = old.documents[message]
         self.new_doc = new.documents[message]
         self.direction: Direction = direction_of(self.new_doc)
+        #: the request messages of NEW by $id: a response that embeds one is held to its fields
+        self.requests = {
+            d["$id"]: name
+            for name, d in new.documents.items()
+            if "$id" in d and name != message and direction_of(d) == "request"
+        }
         #: the (old, new) definitions being walked, outermost first: a cycle stops there
         self.open: set[tuple[str, str]] = set()
         #: > 0 inside an anyOf / oneOf / allOf branch or a then / else: a property named there
@@ -173,17 +238,19 @@ class _Walk:
     def _change(self, kind: str, path: str, detail: str) -> Change:
         return Change(RULES[f"{self.direction}.{kind}"], self.message, path, detail)
 
-    def _resolve(self, node: Any, base: str, ids: dict[str, Any]) -> tuple[Any, str, list[str]]:
+    def _resolve(
+        self, node: Any, base: str, ids: dict[str, Any]
+    ) -> tuple[Any, str, list[tuple[str, str]]]:
         """``node`` with its ``$ref`` chain followed (local keywords win), the base URI it
-        now lives in, and the refs followed, as written."""
-        refs: list[str] = []
+        now lives in, and the refs followed: each as written, and the base it was written in."""
+        refs: list[tuple[str, str]] = []
         while isinstance(node, dict) and "$ref" in node and len(refs) < 32:
             ref = str(node["$ref"])
             target_uri = absolute(base, ref)
             target = lookup(ids, target_uri)
             if not isinstance(target, dict):
                 break
-            refs.append(ref)
+            refs.append((ref, base))
             local = {k: v for k, v in node.items() if k != "$ref"}
             merged = {**target, **local}
             if isinstance(target.get("properties"), dict) and isinstance(
@@ -205,8 +272,8 @@ class _Walk:
     ) -> Iterator[Change]:
         old, old_base, old_refs = self._resolve(old, old_base, self.old_ids)
         new, new_base, new_refs = self._resolve(new, new_base, self.new_ids)
-        if old_refs and new_refs and old_refs[-1] != new_refs[-1]:
-            yield self._change("ref.changed", path, f"{old_refs[-1]} -> {new_refs[-1]}")
+        if old_refs and new_refs and old_refs[-1][0] != new_refs[-1][0]:
+            yield self._change("ref.changed", path, f"{old_refs[-1][0]} -> {new_refs[-1][0]}")
         if not isinstance(old, dict) or not isinstance(new, dict):  # boolean schemas
             if old != new:
                 yield self._change("keyword.changed", path, f"schema {old!r} -> {new!r}")
@@ -217,11 +284,26 @@ class _Walk:
             return
         if key is not None:
             self.open.add(key)
+        embeds = self._embedded_request(new_base, new_refs)
         try:
-            yield from self._keywords(old, old_base, new, new_base, path, open_enum=open_enum)
+            yield from self._keywords(
+                old, old_base, new, new_base, path, open_enum=open_enum, embeds=embeds
+            )
         finally:
             if key is not None:
                 self.open.discard(key)
+
+    def _embedded_request(self, base: str, refs: list[tuple[str, str]]) -> str | None:
+        """Where a response embeds a whole request message by ``$ref`` (a review-request's
+        ``request``): ``"<request>, which <file> embeds"``; None anywhere else."""
+        if not refs or self.direction != "response":
+            return None
+        document, pointer = urldefrag(base)
+        request = None if pointer else self.requests.get(document)  # the whole request only
+        if request is None:
+            return None
+        file = urlsplit(refs[-1][1]).path.rsplit("/", 1)[-1]
+        return f"{request}, which {file} embeds"
 
     def _keywords(
         self,
@@ -232,13 +314,14 @@ class _Walk:
         path: str,
         *,
         open_enum: bool,
+        embeds: str | None = None,
     ) -> Iterator[Change]:
         yield from self._annotations(old, new, path)
         yield from self._types(old, new, path)
         yield from self._enum(old, new, path, open_enum)
         yield from self._bounds(old, new, path)
         yield from self._text(old, new, path)
-        yield from self._object(old, old_base, new, new_base, path)
+        yield from self._object(old, old_base, new, new_base, path, embeds=embeds)
         yield from self._items(old, old_base, new, new_base, path)
         yield from self._compositions(old, old_base, new, new_base, path)
         yield from self._conditional(old, old_base, new, new_base, path)
@@ -331,14 +414,25 @@ class _Walk:
             yield self._change(f"{keyword}.{kind}", path, f"{keyword} {before!r} -> {after!r}")
 
     def _object(
-        self, old: dict[str, Any], old_base: str, new: dict[str, Any], new_base: str, path: str
+        self,
+        old: dict[str, Any],
+        old_base: str,
+        new: dict[str, Any],
+        new_base: str,
+        path: str,
+        *,
+        embeds: str | None,
     ) -> Iterator[Change]:
         before, after = _present(old), _present(new)
         old_required, new_required = set(old.get("required", ())), set(new.get("required", ()))
         old_closed = old.get("additionalProperties") is False
         for name in sorted(set(before) | set(after)):
             where = f"{path}/{_escape(name)}"
-            if name not in before and self.direction == "response" and old_closed:
+            if name not in before and embeds is not None and old_closed:
+                lift = f"lift it out ({json.dumps(name)}: false beside that $ref)"
+                detail = f"field {name!r} added to {embeds}: {lift}"
+                yield self._change("property.added.embedded-request", where, detail)
+            elif name not in before and self.direction == "response" and old_closed:
                 yield self._change("property.added.closed", where, f"field {name!r} added")
             elif self.constraining and (name not in after or name not in before):
                 kind = "condition.removed" if name not in after else "condition.added"

@@ -10,7 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from mnemowire.apps.cli import Exit, cli
-from tests.spec._copies import copies_of_v0
+from tests.spec._copies import copies_of, copies_of_v0
 
 ROOT = Path(__file__).parents[2]
 
@@ -58,19 +58,40 @@ def test_a_new_version_gets_a_section_newest_first_and_drift_is_caught(tmp_path:
 
 
 def test_every_pair_of_versions_is_held_to_the_policy(tmp_path: Path) -> None:
-    """v0.1 tightens k and declares only a minor bump; v0.2 keeps the tightening and adds a
-    field, fine against v0.1, but not against v0: every pair is checked, not only neighbours."""
-    root = _tree(tmp_path, "v0", "v0.1", "v0.2")
+    """Past v0.5 a break needs a major bump: v0.6 tightens k and declares only a minor bump;
+    v0.7 keeps the tightening and adds a field, fine against v0.6, but not against v0.5: every
+    pair is checked, not only neighbours."""
+    root = _tree(tmp_path, "v0.5", "v0.6", "v0.7")
     tighter = {"k": {"type": "integer", "minimum": 1, "maximum": 500, "default": 5}}
-    _edit(root, "v0.1", tighter)
-    _edit(root, "v0.2", {**tighter, "mode": {"enum": ["x"]}})
+    _edit(root, "v0.6", tighter)
+    _edit(root, "v0.7", {**tighter, "mode": {"enum": ["x"]}})
     code, _, err = _run("--spec", str(root), "--out", str(tmp_path / "C.md"))
     assert code == Exit.REJECTED
     breaches = [line for line in err.splitlines() if line.startswith("version policy:")]
-    assert [b.split(":")[1].strip() for b in breaches] == ["v0 -> v0.1", "v0 -> v0.2"]
+    assert [b.split(":")[1].strip() for b in breaches] == ["v0.5 -> v0.6", "v0.5 -> v0.7"]
     assert "request.bound.tightened recall.request /k" in breaches[0]
+
+
+def test_a_break_before_v0_5_may_take_a_minor_bump(tmp_path: Path) -> None:
+    """The same tightening in v0.1 (from v0): pre-1.0, a minor bump through v0.5 may break,
+    and the changelog says that is why it passes."""
+    root = _tree(tmp_path, "v0", "v0.1")
+    _edit(root, "v0.1", {"k": {"type": "integer", "minimum": 1, "maximum": 500, "default": 5}})
+    code, _, err = _run("--spec", str(root), "--out", str(tmp_path / "C.md"))
+    assert code == Exit.OK, err
+    assert "(before 1.0 a minor bump may break, through v0.5)" in (tmp_path / "C.md").read_text()
 
 
 def test_a_folder_without_versions_is_a_usage_error(tmp_path: Path) -> None:
     code, _, _ = _run("--spec", str(tmp_path))
     assert code == Exit.USAGE
+
+
+def test_a_draft_folder_beside_the_versions_is_not_a_version(tmp_path: Path) -> None:
+    """A folder not named like a version (a draft, a copy) is skipped, not a traceback."""
+    root = _tree(tmp_path, "v0", "v0.1")
+    copies_of("v0", root, "draft")
+    code, _, err = _run("--spec", str(root), "--out", str(tmp_path / "CHANGELOG.md"))
+    assert code == Exit.OK, err
+    assert "## v0.1" in (tmp_path / "CHANGELOG.md").read_text()
+    assert "draft" not in (tmp_path / "CHANGELOG.md").read_text()

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from mnemowire import spec
 from mnemowire.apps.cli import Exit, cli
 from mnemowire.spec import diff as spec_diff
-from tests.spec._copies import copies_of_v0
+from tests.spec._copies import copies_of, copies_of_v0
 
 ROOT = Path(__file__).parents[2]
 BASE = "https://mnemowire.dev/spec/{version}/"
@@ -347,13 +347,13 @@ def _classify(
 
 
 def test_the_corpus_covers_every_rule_in_its_direction() -> None:
-    """One case per rule and direction (messages added and removed: the test below)."""
+    """One case per rule and direction (messages added and removed, and a field added to an
+    embedded request: tests of their own below)."""
     covered = {rule for case in CASES for rule in case.expected}
-    messages = {
-        f"{d}.message.{how}" for d in ("request", "response") for how in ("added", "removed")
-    }
+    own = {f"{d}.message.{how}" for d in ("request", "response") for how in ("added", "removed")}
+    own.add("response.property.added.embedded-request")
     assert len(CASES) >= 40
-    assert sorted(set(spec_diff.RULES) - covered - messages) == []
+    assert sorted(set(spec_diff.RULES) - covered - own) == []
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
@@ -433,12 +433,13 @@ def test_the_command_prints_json_under_its_schema(v0_to_edited: tuple[Path, Path
 
 
 def test_fail_on_and_check_bump_fail_with_exit_1(v0_to_edited: tuple[Path, Path]) -> None:
+    """(--check-bump on a break: test_check_bump_lets_a_0x_minor_bump_break_through_v0_5.)"""
     old, new = v0_to_edited
     runner = CliRunner()
-    for options in (["--fail-on", "ERR"], ["--fail-on", "WARN"], ["--check-bump"]):
+    for options in (["--fail-on", "ERR"], ["--fail-on", "WARN"]):
         result = runner.invoke(cli, ["spec", "diff", str(old), str(new), *options])
         assert result.exit_code == Exit.REJECTED, (options, result.output)
-    assert "declares minor" in result.stderr
+    assert "changes at WARN or above: failing" in result.stderr
     same = runner.invoke(cli, ["spec", "diff", str(old), str(old), "--check-bump"])
     assert same.exit_code == Exit.REJECTED
     assert "not newer" in same.stderr
@@ -609,5 +610,114 @@ def test_a_field_added_to_a_reviewable_request_breaks_older_reviewers(tmp_path: 
     report = spec_diff.diff(spec.read_spec_dir(old), spec.read_spec_dir(new))
     assert [(c.message, c.path, c.rule.id) for c in report.changes] == [
         ("remember.request", "/seal", "request.property.added.optional"),
-        ("review-request", "/request/seal", "response.property.added.closed"),
+        ("review-request", "/request/seal", "response.property.added.embedded-request"),
     ]
+
+
+def test_folders_not_named_like_versions_diff_by_the_version_their_ids_name(
+    tmp_path: Path,
+) -> None:
+    """old/ and new/ (a draft beside a release, say): each schema's $id names its version."""
+    old, new = copies_of_v0(tmp_path, "v0", "v0.1")
+    old, new = old.rename(tmp_path / "old"), new.rename(tmp_path / "new")
+    result = CliRunner().invoke(cli, ["spec", "diff", str(old), str(new), "--check-bump"])
+    assert result.exit_code == Exit.OK, result.output
+    assert "spec v0 -> v0.1: 0 ERR, 0 WARN, 0 INFO" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("ids", "folder", "says"),
+    [
+        ("https://example.com/{name}", "draft", "no $id names one"),
+        ("https://mnemowire.dev/spec/v0.2/{name}", "v0.3", "named v0.3, but its schemas' $ids"),
+    ],
+    ids=["no version anywhere", "the folder and the ids disagree"],
+)
+def test_a_spec_whose_version_cannot_be_told_is_a_usage_error(
+    tmp_path: Path, ids: str, folder: str, says: str
+) -> None:
+    [old] = copies_of_v0(tmp_path, "v0")
+    new = tmp_path / folder
+    new.mkdir()
+    for path in old.glob("*.json"):
+        document = json.loads(path.read_text())
+        document["$id"] = ids.format(name=path.name)
+        (new / path.name).write_text(json.dumps(document))
+    result = CliRunner().invoke(cli, ["spec", "diff", str(old), str(new)])
+    assert result.exit_code == Exit.USAGE, result.output
+    assert "'NEW'" in result.output
+    assert says in result.output
+
+
+def _grown(tmp_path: Path) -> tuple[Path, Path]:
+    """The real v0.2, and a v0.3 whose remember.request gains the optional field mood."""
+    old, new = copies_of("v0.2", tmp_path, "v0.2", "v0.3")
+    remember = json.loads((new / "remember.request.json").read_text())
+    remember["properties"]["mood"] = {"type": "string"}
+    (new / "remember.request.json").write_text(json.dumps(remember))
+    return old, new
+
+
+def test_a_field_added_to_a_reviewable_request_says_to_lift_it_out(tmp_path: Path) -> None:
+    """The ERR names the fix v0.1 used for seal: forbid the field in the embedded request,
+    beside the $ref of the file that embeds it, and carry it beside; done, the ERRs are gone."""
+    old, new = _grown(tmp_path)
+    result = CliRunner().invoke(cli, ["spec", "diff", str(old), str(new), "--fail-on", "ERR"])
+    assert result.exit_code == Exit.REJECTED, result.output
+    errors = [line for line in result.stdout.splitlines() if line.startswith("ERR")]
+    assert [line.split()[1:3] for line in errors] == [
+        ["response.property.added.embedded-request", "review-request"],
+        ["response.property.added.embedded-request", "reviews.response"],
+    ]
+    for line in errors:
+        assert "field 'mood' added to remember.request, which review-request.json embeds" in line
+        assert "lift it out" in line
+        assert '"mood": false beside that $ref' in line
+    review = json.loads((new / "review-request.json").read_text())
+    review["allOf"][0]["then"]["properties"]["request"]["properties"]["mood"] = False
+    review["properties"]["mood"] = {"type": "string", "description": "A staged remember's mood."}
+    (new / "review-request.json").write_text(json.dumps(review))
+    lifted = CliRunner().invoke(cli, ["spec", "diff", str(old), str(new), "--fail-on", "ERR"])
+    assert lifted.exit_code == Exit.OK, lifted.output
+    assert "require a minor bump" in lifted.stderr
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "allowed"),
+    [
+        ("v0", "v0.1", "major"),  # before 1.0, a minor bump may break ...
+        ("v0.4.2", "v0.5", "major"),  # ... through v0.5
+        ("v0.1", "v0.7", "major"),  # a span that holds such a step
+        ("v0.5", "v0.6", "minor"),  # v0.5 stabilises: past it, a break needs v1
+        ("v0.5", "v1", "major"),
+        ("v1", "v1.1", "minor"),
+        ("v0.2", "v0.2.1", "none"),  # a patch never breaks
+        ("v0.2", "v0.2", None),
+    ],
+)
+def test_the_bump_a_version_number_allows(old: str, new: str, allowed: str | None) -> None:
+    assert spec_diff.allowed_bump(old, new) == allowed
+
+
+@pytest.mark.parametrize(
+    ("versions", "code"),
+    [(("v0.2", "v0.3"), Exit.OK), (("v0.5", "v0.6"), Exit.REJECTED)],
+    ids=["v0.2 to v0.3", "v0.5 to v0.6"],
+)
+def test_check_bump_lets_a_0x_minor_bump_break_through_v0_5(
+    tmp_path: Path, versions: tuple[str, str], code: Exit
+) -> None:
+    """A request bound tightened (ERR): v0.2 -> v0.3 may carry it, v0.5 -> v0.6 may not."""
+    old, new = copies_of_v0(tmp_path, *versions)
+    recall = json.loads((new / "recall.request.json").read_text())
+    recall["properties"]["k"]["maximum"] = 500
+    (new / "recall.request.json").write_text(json.dumps(recall))
+    result = CliRunner().invoke(cli, ["spec", "diff", str(old), str(new), "--check-bump"])
+    assert result.exit_code == code, result.output
+    assert "require a major bump" in result.stderr
+    if code == Exit.OK:
+        assert "before 1.0 a minor bump may break, through v0.5" in result.stderr
+    else:
+        assert "declares minor; a break needs a major bump (a minor one only up to v0.5)" in (
+            result.stderr
+        )

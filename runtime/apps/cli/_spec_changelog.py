@@ -49,8 +49,9 @@ def _section(older: spec.SpecFiles, newer: spec.SpecFiles) -> str:
 
 
 def policy_breaches(root: Path) -> list[str]:
-    """Every pair of versions (not only neighbours) whose numbers declare less than their
-    changes require: v0.2 may not quietly undo what v0.1 promised v0 clients."""
+    """Every pair of versions (not only neighbours) whose numbers allow less than their
+    changes require (``spec_diff.allowed_bump``): v0.7 may not quietly undo what v0.6 promised
+    v0.5 clients."""
     versions = [spec.read_spec_dir(root / v) for v in spec.available_versions(root)]
     breaches = []
     for i, older in enumerate(versions):
@@ -90,7 +91,7 @@ def policy_breaches(root: Path) -> list[str]:
 def changelog_command(spec_root: Path, out: Path, check: bool) -> None:
     """Write the spec changelog, and hold every pair of versions to the version policy.
 
-    Exit 1 when a later version declares a smaller bump than its changes from any earlier
+    Exit 1 when a later version allows a smaller bump than its changes from any earlier
     version require, or (with --check) when the changelog is stale."""
     if not spec.available_versions(spec_root):
         raise click.UsageError(

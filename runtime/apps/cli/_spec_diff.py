@@ -13,6 +13,7 @@ import click
 from mnemowire import spec
 from mnemowire.apps.cli._app import Exit
 from mnemowire.apps.cli._spec import spec_group
+from mnemowire.errors import SpecError
 from mnemowire.spec import diff as spec_diff
 
 __all__ = ["RENDERERS", "change_table", "diff_command", "summary"]
@@ -110,10 +111,13 @@ def summary(report: spec_diff.DiffReport) -> str:
     counts = report.counts()
     declared = report.declared_bump
     says = "is not newer" if declared is None else f"declares {declared}"
+    if report.required_bump == "major" and declared == "minor" and report.bump_ok:
+        says += " (before 1.0 a minor bump may break, through v0.5)"
+    required = "no" if report.required_bump == "none" else f"a {report.required_bump}"
     return (
         f"spec {report.old.version} -> {report.new.version}: {counts['ERR']} ERR, "
-        f"{counts['WARN']} WARN, {counts['INFO']} INFO; the changes require a "
-        f"{report.required_bump} bump, the version number {says}"
+        f"{counts['WARN']} WARN, {counts['INFO']} INFO; the changes require {required} "
+        f"bump, the version number {says}"
     )
 
 
@@ -148,22 +152,19 @@ FOLDER = click.Path(exists=True, file_okay=False, path_type=Path)
 @click.option(
     "--check-bump",
     is_flag=True,
-    help="Exit 1 unless NEW's version number declares at least the bump the changes require.",
+    help="Exit 1 unless NEW's version number allows the bump the changes require (a break: "
+    "a major bump, or before 1.0 a minor one through v0.5).",
 )
 def diff_command(old: Path, new: Path, output: str, fail_on: str | None, check_bump: bool) -> None:
     """Compare the spec version folder OLD with NEW (e.g. spec/v0 spec/v0.1).
 
-    Each change gets a rule id, a level (ERR breaks existing peers, WARN needs care, INFO is
-    safe) and the bump it requires, by direction: requests (closed: what clients send) and
-    responses (open: what stores send). The rules: docs/spec/diff.md.
+    Each folder's version is the one its schemas' $ids name (.../spec/v0.1/common.json), so
+    the folders may have any name. Each change gets a rule id, a level (ERR breaks existing
+    peers, WARN needs care, INFO is safe) and the bump it requires, by direction: requests
+    (closed: what clients send) and responses (open: what stores send). The rules:
+    docs/spec/diff.md.
     """
-    for folder in (old, new):
-        if not (folder / "common.json").is_file():
-            raise click.UsageError(
-                f"{folder} is not a spec version folder (it has no common.json); "
-                "give two folders like spec/v0 spec/v0.1"
-            )
-    report = spec_diff.diff(spec.read_spec_dir(old), spec.read_spec_dir(new))
+    report = spec_diff.diff(_read(old, "OLD"), _read(new, "NEW"))
     if output == "junit":
         text = _junit(report, fail_on or "ERR")
     else:
@@ -181,6 +182,18 @@ def diff_command(old: Path, new: Path, output: str, fail_on: str | None, check_b
         sys.exit(Exit.REJECTED)
 
 
+def _read(folder: Path, argument: str) -> spec.SpecFiles:
+    if not (folder / "common.json").is_file():
+        raise click.UsageError(
+            f"{argument}: {folder} is not a spec version folder (it has no common.json); "
+            "give two folders like spec/v0 spec/v0.1"
+        )
+    try:
+        return spec_diff.read_version(folder)
+    except SpecError as exc:
+        raise click.BadParameter(str(exc), param_hint=repr(argument)) from exc
+
+
 def _bump_ok(report: spec_diff.DiffReport) -> bool:
     if report.bump_ok:
         return True
@@ -188,9 +201,11 @@ def _bump_ok(report: spec_diff.DiffReport) -> bool:
     if report.declared_bump is None:
         click.echo(f"--check-bump: {new} is not newer than {old}", err=True)
     else:
+        broken = report.declared_bump == "minor" and report.required_bump == "major"
+        why = "; a break needs a major bump (a minor one only up to v0.5)" if broken else ""
         click.echo(
             f"--check-bump: the changes require a {report.required_bump} bump, but {old} -> "
-            f"{new} declares {report.declared_bump}",
+            f"{new} declares {report.declared_bump}{why}",
             err=True,
         )
     return False
