@@ -1,7 +1,8 @@
 """mnemowire-codegen: the spec's bindings for Python, TypeScript and Go, generated from one IR.
 
 Three stages, each its own module: ``load`` (spec files -> ``ir.Spec``), then one emitter per
-language under ``emit/`` (IR -> files), then ``write`` / ``check`` here (files -> ``generated/``).
+language under ``emit/`` (IR -> files), then ``write`` / ``diff`` here (files -> ``generated/``);
+``dist`` compiles the npm package from the TypeScript written, and says when it was not.
 Build-time only: nothing in the runtime imports this package.
 """
 

@@ -9,11 +9,14 @@ timestamps, no set or dict iteration whose order could vary, so two runs (under 
 ``PYTHONHASHSEED``) give the same bytes.
 
 The package's ``package-lock.json`` is not emitted: ``npm install`` wrote it once, and codegen
-neither writes nor checks it.
+neither writes nor checks it. Nor is ``dist/``, which ``tsc`` compiles from ``src/``: the module
+``src/sources.ts`` records the digest of what it is compiled from, so a ``dist/`` that was not
+rebuilt is found by reading ``dist/sources.js`` (``compiled_from``), without Node.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import textwrap
 from collections.abc import Callable, Sequence
@@ -35,7 +38,7 @@ from mnemowire.codegen.ir import (
 from mnemowire.codegen.load import CodegenError
 from mnemowire.spec._wellformed import MAX_DEPTH
 
-__all__ = ["DEV_DEPENDENCIES", "PACKAGE_NAME", "emit"]
+__all__ = ["DEV_DEPENDENCIES", "PACKAGE_NAME", "SOURCES_MODULE", "compiled_from", "emit"]
 
 PACKAGE_NAME = "@mnemowire/memorywire"
 #: Exact pins: the package has no runtime dependencies at all.
@@ -44,6 +47,10 @@ DEV_DEPENDENCIES = {"@types/node": "20.19.43", "typescript": "5.9.3"}
 TEST_MODULES = ("guards", "runtime", "vectors")
 #: Where the spec examples are, seen from ``generated/ts``.
 EXAMPLES_DIR = "../../spec/{version}/examples"
+#: The module recording what ``dist/`` is compiled from (``dist/sources.js`` once compiled).
+SOURCES_MODULE = "ts/src/sources.ts"
+#: Its one statement, the same in the TypeScript source and in the JavaScript tsc makes of it.
+SOURCES_RECORD = r'^export const SOURCES = "(sha256:[0-9a-f]{64})";$'
 
 _MAX_SAFE_INTEGER = 2**53 - 1
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
@@ -63,7 +70,8 @@ _SEMANTIC_CHECKS = {
 
 
 def emit(spec: Spec) -> list[GeneratedFile]:
-    """Every file of ``generated/ts`` (paths relative to ``generated/``) except the lockfile."""
+    """Every file of ``generated/ts`` (paths relative to ``generated/``) but the lockfile and
+    ``dist/`` (see ``codegen.dist``)."""
     package = _Package(spec)
     render = _renderer()
     common = {"header": header_lines(spec), "package": package}
@@ -80,12 +88,31 @@ def emit(spec: Spec) -> list[GeneratedFile]:
         "src/index.ts": "index.ts.j2",
         "src/examples.ts": "examples.ts.j2",
         "src/vectors.ts": "vectors.ts.j2",
+        "check-dist.mjs": "check-dist.mjs.j2",
         "test/tsconfig.json": "test-tsconfig.json.j2",
         **{f"test/{name}.test.ts": f"{name}.test.ts.j2" for name in TEST_MODULES},
     }
-    return [
+    files = [
         GeneratedFile(f"ts/{path}", render(template, common)) for path, template in outputs.items()
     ]
+    sources = render("sources.ts.j2", {**common, "sources": _compiled_digest(files)})
+    return [*files, GeneratedFile(SOURCES_MODULE, sources)]
+
+
+def compiled_from(text: str) -> str | None:
+    """The digest a ``src/sources.ts`` or ``dist/sources.js`` records; None if it has none."""
+    found = re.search(SOURCES_RECORD, text, flags=re.MULTILINE)
+    return found[1] if found else None
+
+
+def _compiled_digest(files: Sequence[GeneratedFile]) -> str:
+    """sha256 over what tsc compiles ``dist/`` from: tsconfig.json, the modules of ``src/``
+    and the compiler's pinned version (another compiler may emit other JavaScript)."""
+    digest = hashlib.sha256(f"typescript@{DEV_DEPENDENCIES['typescript']}\0".encode())
+    for file in sorted(files, key=lambda f: f.path):
+        if file.path == "ts/tsconfig.json" or file.path.startswith("ts/src/"):
+            digest.update(file.path.encode() + b"\0" + file.content.encode() + b"\0")
+    return f"sha256:{digest.hexdigest()}"
 
 
 def _renderer() -> Callable[[str, dict[str, Any]], str]:
@@ -203,6 +230,7 @@ class _Package:
         self.examples_dir = EXAMPLES_DIR.format(version=spec.version)
         self.dev_dependencies = sorted(DEV_DEPENDENCIES.items())
         self.test_modules = list(TEST_MODULES)
+        self.sources_record = SOURCES_RECORD
         self.description = (
             f"memorywire {spec.version} for TypeScript: types, validators, a client interface "
             "and its HTTP client. " + header_lines(spec)[0]

@@ -45,7 +45,8 @@ def run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
 
 @pytest.fixture(scope="module")
 def tarball(npm: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`npm pack` of generated/ts (its prepack compiles src/ into dist/ first)."""
+    """`npm pack` of generated/ts (the committed dist/; its prepack checks it was compiled
+    from src/)."""
     out = tmp_path_factory.mktemp("pack")
     _run([npm, "pack", "--pack-destination", str(out)])
     [packed] = out.glob("*.tgz")

@@ -1,5 +1,6 @@
-"""The TypeScript bindings (generated/ts): current, deterministic, strict-clean, and in agreement
-with the reference validator on every spec example and on thousands of mutated payloads.
+"""The TypeScript bindings (generated/ts): current, deterministic, strict-clean, in agreement
+with the reference validator on every spec example and on thousands of mutated payloads, and
+with a dist/ that codegen compiles, --check holds to its sources and `npm pack` packs as it is.
 
 These tests need Node.js 20+ and npm; without them they fail rather than skip, so a CI image that
 lost Node cannot pass silently. ``npm ci`` runs once when node_modules/ is missing.
@@ -12,6 +13,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -21,7 +23,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from mnemowire import spec
+from mnemowire import codegen, spec
 from mnemowire.apps.cli import Exit, cli
 from mnemowire.codegen import GeneratedFile, header_lines, load
 from mnemowire.codegen.emit import typescript
@@ -277,3 +279,80 @@ def test_the_lockfile_is_committed_and_not_generated() -> None:
     assert "dependencies" not in root
     for name, version in typescript.DEV_DEPENDENCIES.items():
         assert lock["packages"][f"node_modules/{name}"]["version"] == version
+
+
+# --- dist/: what npm users install, compiled from the sources codegen writes ------------------
+
+
+def _fork(root: Path) -> Path:
+    """A checkout's spec/ and generated/ts (no node_modules, no build output) under ``root``,
+    the latest spec's recall.request described anew: its generated/ is stale."""
+    shutil.copytree(ROOT / "spec", root / "spec")
+    shutil.copytree(PACKAGE, root / "generated" / "ts", ignore=shutil.ignore_patterns(
+        "node_modules", "build", "*.tgz"
+    ))  # fmt: skip
+    schema = root / "spec" / spec.LATEST / "recall.request.json"
+    document = json.loads(schema.read_text(encoding="utf-8"))
+    document["properties"]["query"]["description"] = "What to look for, said anew."
+    schema.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    return root / "generated"
+
+
+def test_check_catches_a_dist_not_rebuilt_after_regenerating(tmp_path: Path) -> None:
+    """The sources regenerated but dist/ left as it was: npm users would install the old
+    contract under the new version number. --check says so, without Node."""
+    out = _fork(tmp_path)
+    codegen.write(codegen.generate(["ts"], codegen.spec_versions(tmp_path / "spec")), out)
+    result = CliRunner().invoke(cli, ["codegen", "--check", "--lang", "ts", "--out", str(out)])
+    assert result.exit_code == Exit.REJECTED, result.output
+    assert "generated/ts/dist/ was not compiled from these sources" in result.stderr
+    assert "mnemowire codegen --lang ts" in result.stderr
+
+
+def test_codegen_rebuilds_dist(npm: str, tmp_path: Path) -> None:
+    """Regenerating writes the sources and compiles dist/ from them, so --check then holds."""
+    out = _fork(tmp_path)
+    (out / "ts" / "node_modules").symlink_to(PACKAGE / "node_modules")
+    result = CliRunner().invoke(cli, ["codegen", "--lang", "ts", "--out", str(out)])
+    assert result.exit_code == Exit.OK, result.output
+    assert "built generated/ts/dist/" in result.output
+    assert "What to look for, said anew." in (out / "ts" / "dist" / "types.d.ts").read_text()
+    check = CliRunner().invoke(cli, ["codegen", "--check", "--lang", "ts", "--out", str(out)])
+    assert check.exit_code == Exit.OK, check.output
+
+
+def test_codegen_without_npm_fails_saying_how_to_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a machine without npm the sources are written, and the command fails (not "wrote",
+    exit 0) naming the commands that compile dist/."""
+    out = _fork(tmp_path)
+    (tmp_path / "bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    result = CliRunner().invoke(cli, ["codegen", "--lang", "ts", "--out", str(out)])
+    assert result.exit_code == Exit.REJECTED, result.output
+    assert "wrote generated/ts/src/types.ts" in result.stdout
+    assert "npm is not on PATH" in result.stderr
+    assert "run `npm ci && npm run build` in generated/ts" in result.stderr
+
+
+def test_npm_pack_needs_no_install_and_refuses_a_stale_dist(tmp_path: Path) -> None:
+    """`npm pack` as the package README gives it, in a fresh checkout (no node_modules): it
+    packs the committed dist/, and refuses one not compiled from the sources beside it."""
+    out = _fork(tmp_path)
+    npm = _tool("npm")
+
+    def pack() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [npm, "pack", "--pack-destination", str(tmp_path)],
+            cwd=out / "ts", capture_output=True, text=True, check=False, timeout=TIMEOUT,
+        )  # fmt: skip
+
+    packed = pack()
+    assert packed.returncode == 0, packed.stderr
+    assert list(tmp_path.glob("*.tgz"))
+    codegen.write(codegen.generate(["ts"], codegen.spec_versions(tmp_path / "spec")), out)
+    stale = pack()
+    assert stale.returncode != 0
+    assert "dist/ was not compiled from src/" in stale.stderr
+    assert "npm ci && npm run build" in stale.stderr

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from mnemowire.apps.cli._app import Exit, cli
 
+if TYPE_CHECKING:
+    from mnemowire.codegen import GeneratedFile
+
 
 @cli.command("codegen")
 @click.option(
-    "--check", is_flag=True, help="Change nothing; exit 1 with a diff when generated/ is stale."
+    "--check",
+    is_flag=True,
+    help="Change nothing; exit 1 with a diff when generated/ is stale (the npm package's "
+    "compiled dist/ included).",
 )
 @click.option(
     "--lang",
@@ -39,8 +46,11 @@ from mnemowire.apps.cli._app import Exit, cli
 def codegen_command(check: bool, languages: str, out: Path, spec_root: Path | None) -> None:
     """Generate the Python, TypeScript and Go bindings and the OpenAPI document from the spec.
 
-    In a checkout, the checkout's own spec/ is read, so --check in a fork checks the fork."""
+    In a checkout, the checkout's own spec/ is read, so --check in a fork checks the fork. The
+    npm package's dist/ is compiled from the TypeScript written (with npm: `npm ci` once, then
+    `npm run build` in generated/ts)."""
     from mnemowire import codegen
+    from mnemowire.codegen import dist
     from mnemowire.spec import available_versions
 
     chosen = [lang.strip() for lang in languages.split(",") if lang.strip()]
@@ -62,11 +72,32 @@ def codegen_command(check: bool, languages: str, out: Path, spec_root: Path | No
     files = codegen.generate(chosen, used)
     if check:
         stale = codegen.diff(files, out)
-        if stale:
+        uncompiled = dist.stale(files, out)
+        if stale or uncompiled:
             click.echo(stale, nl=False)
+            if uncompiled:
+                click.echo(uncompiled, err=True)
             click.echo(f"generated/ is stale: run `mnemowire codegen --lang {languages}`", err=True)
             sys.exit(Exit.REJECTED)
         click.echo(f"generated/ is current ({len(files)} files)", err=True)
         return
     for path in codegen.write(files, out):
         click.echo(f"wrote generated/{path}")
+    _compile(files, out)
+
+
+def _compile(files: list[GeneratedFile], out: Path) -> None:
+    """Compile the npm package's dist/ when it was not compiled from the sources just written:
+    npm users install dist/, so sources without it would be a package at odds with itself."""
+    from mnemowire.codegen import CodegenError, dist
+
+    if dist.stale(files, out) is None:
+        return
+    try:
+        dist.build(out / "ts", lambda line: click.echo(line, err=True))
+    except CodegenError as exc:
+        raise click.ClickException(f"generated/ts/src/ is written, not compiled: {exc}") from exc
+    uncompiled = dist.stale(files, out)
+    if uncompiled:  # the build ran, yet dist/ records other sources
+        raise click.ClickException(f"{uncompiled}: {dist.HOW}")
+    click.echo("built generated/ts/dist/ (npm run build)")
