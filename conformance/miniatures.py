@@ -17,9 +17,11 @@ from mnemowire.conformance._harness import StoreFactory
 from mnemowire.kit import to_wire
 from mnemowire.models import (
     Capabilities,
+    DecideResponse,
     ExpireResponse,
     FieldFidelity,
     ForgetResponse,
+    GetRequest,
     MemoryType,
     RecallHit,
     RecallResponse,
@@ -289,6 +291,20 @@ class LosesAChild(_Broken):
         return response.model_copy(update={"stores": [*(response.stores or []), failed]})
 
 
+class DecidesAnyVersion(_Broken):
+    """decide approves a staged record at whatever version it is now: an agent that swaps its
+    staged text after the reviewer's listing gets the swapped text approved."""
+
+    async def decide(self, request: Any) -> DecideResponse:
+        body = _wire(request)
+        get = GetRequest(agent_id=body["agent_id"], ids=[body["review_id"]], states=["pending"])
+        found = await self.inner.get(get)  # type: ignore[attr-defined]
+        if found.records:
+            body["expected_version"] = found.records[0].version
+        answer: DecideResponse = await self.inner.decide(_as(request, body))  # type: ignore[attr-defined]
+        return answer
+
+
 async def _audit(store: MemoryStore) -> list[dict[str, Any]]:
     if not isinstance(store, AuditedStore):
         raise AttributeError("audit_entries")  # the store under the defect keeps no log
@@ -347,6 +363,7 @@ DEFECTS: dict[str, type[_Broken]] = {
     "rounds-numbers": RoundsNumbers,
     "keeps-unsupported": KeepsUnsupported,
     "loses-a-child": LosesAChild,
+    "decides-any-version": DecidesAnyVersion,
     "audit-skips-forget": AuditSkipsForget,
     "audit-keeps-content": AuditKeepsContent,
 }

@@ -134,6 +134,30 @@ async def merge_into(h: Harness) -> None:
     expect("lemon" in hits[0].content, "the staged content did not reach the record")
 
 
+@check("review.version", section="review.decide", needs=(*QUEUE, "update"), spec="v0.2")
+async def decided_as_reviewed(h: Harness) -> None:
+    """A decision applies the staged write at the version its reviewer saw: a staged record
+    updated after the listing is a conflict for a decision naming the version listed, or none
+    (version 1); the version now applies it, as updated."""
+    agent = h.agent()
+    staged = await h.remember(agent, "Hana parks on level 2", approval_required=True)
+    [listed] = await _queue(h, agent, ids=[staged])
+    expect(listed.diff.added[0].version == 1, "a staged record's diff shows no version 1")
+    changed = {"agent_id": agent, "id": staged, "expected_version": 1}
+    await h.call("update", {**changed, "content": "Hana parks on level 7"})
+    for stale in ({"expected_version": 1}, {}):
+        error = await h.rejected(
+            "decide",
+            {"agent_id": agent, "review_id": staged, "reviewer": "r", "approved": True, **stale},
+        )
+        expect(error.code == "conflict", f"a decision on what nobody saw failed {error.code}")
+    expect(await _queue(h, agent, ids=[staged]) != [], "a refused decision ended the review")
+    await _decide(h, agent, staged, approved=True, expected_version=2)
+    hits = await h.recall(agent, "Hana parks level")
+    expect([(hit.id, hit.content) for hit in hits][:1] == [(staged, "Hana parks on level 7")],
+           "the approved record is not the version approved")  # fmt: skip
+
+
 @check("review.once", section="review.once", needs=QUEUE, spec="v0.2")
 async def decided_once(h: Harness) -> None:
     """Of two decisions racing on one review exactly one lands; a later one is a conflict."""

@@ -56,7 +56,9 @@ async def forget(conn: Any, req: ForgetRequest, payload: dict[str, Any], now: in
     cursor = await conn.execute(statement, args)
     rows = sorted(await cursor.fetchall())
     ids = [record_id for _, record_id, named in rows if named]
-    await _reviews.withdraw(conn, ids, now, erase=hard)
+    await _reviews.withdraw(conn, ids, now)
+    if hard:  # whatever state their reviews ended in
+        await _reviews.erase_requests(conn, [record_id for _, record_id, _ in rows])
     detail: dict[str, Any] = {"hard_delete": hard}
     absorbed = [record_id for _, record_id, named in rows if not named]
     if absorbed:

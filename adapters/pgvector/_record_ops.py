@@ -25,7 +25,7 @@ from mnemowire.kit import (
     searchable_text,
     to_wire,
 )
-from mnemowire.kit.audit import ENTRY_FIELDS
+from mnemowire.kit.audit import stored_entry
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     GetRequest,
@@ -63,14 +63,15 @@ class RecordOperations:
         every entry since the chain began (schema version 5; older entries have no place in
         it), numbered by its place (``seq``)."""
         async with self._db.connection("audit") as conn:
+            # ids and detail as JSON text, parsed by the kit: a value nested past the JSON
+            # loader's depth (jsonb holds one) is then an entry verify names, not a traceback
             cursor = await conn.execute(
-                "SELECT position, at, operation, agent_id, ids, request_sha256, detail, digest "
-                "FROM audit_log WHERE position IS NOT NULL ORDER BY position"
+                "SELECT position, at, operation, agent_id, ids::text, request_sha256, "
+                "detail::text, digest FROM audit_log WHERE position IS NOT NULL "
+                "ORDER BY position"
             )
             rows = await cursor.fetchall()
-        return [
-            {**dict(zip(ENTRY_FIELDS, row[:-1], strict=True)), "digest": row[-1]} for row in rows
-        ]
+        return [stored_entry(row) for row in rows]
 
     async def get(self, request: GetRequest) -> GetResponse:
         started = time.perf_counter()
@@ -106,7 +107,7 @@ class RecordOperations:
         await self._setup()
         started = time.perf_counter()
         async with self._db.connection("update") as conn:
-            plan = UpdatePlan.of(request, await _browse.update_target(conn, request))
+            plan = UpdatePlan.of(request, await _browse.update_target(conn, request), self._policy)
         if plan.new_text is not None:
             plan.vector = (await self._embed([plan.new_text]))[0]
         now = self._clock()

@@ -24,6 +24,7 @@ from mnemowire.kit.reviews import (
     kept_request,
     outcome_of,
     refuse_merge_into,
+    refuse_unreviewed_version,
     review_id_for,
     reviews_answer,
     staged_detail,
@@ -182,6 +183,7 @@ class ReviewOperations:
         changed: builtins.list[str]
         async with self._db.transaction("decide") as conn:
             await _reviews.end(conn, req, outcome.value, to_wire(decision))
+            refuse_unreviewed_version(req, await _reviews.staged_version(conn, req, operation))
             if outcome is ReviewOutcome.REJECTED:
                 changed = await _changes.reject(conn, req, operation, now)
             elif operation == "remember":

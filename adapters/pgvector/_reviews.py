@@ -33,6 +33,7 @@ __all__ = [
     "pending",
     "stage",
     "staged_records",
+    "staged_version",
     "withdraw",
 ]
 
@@ -71,27 +72,27 @@ async def forget_targets(conn: Any, req: ForgetRequest, payload: dict[str, Any])
     return [row[0] for row in await cursor.fetchall()]
 
 
-async def withdraw(conn: Any, ids: list[str], now: int, *, erase: bool) -> None:
+async def withdraw(conn: Any, ids: list[str], now: int) -> None:
     """Staged remembers whose records a forget removed can no longer be decided (a pending
-    remember review means its record is still pending); a hard forget also erases the copy
-    of their request the review kept."""
+    remember review means its record is still pending)."""
     if ids:
-        request = "'{}'::jsonb" if erase else "request"
         await conn.execute(
-            f"UPDATE reviews SET state = 'withdrawn', decision = jsonb_build_object('at', %s), "
-            f"request = {request} WHERE operation = 'remember' AND state = 'pending' "
-            "AND review_id = ANY(%s)",
+            "UPDATE reviews SET state = 'withdrawn', decision = jsonb_build_object('at', %s) "
+            "WHERE operation = 'remember' AND state = 'pending' AND review_id = ANY(%s)",
             (now, ids),
         )
 
 
 async def erase_requests(conn: Any, ids: list[str]) -> None:
-    """What a hard delete leaves of staged remembers' reviews: no content."""
-    await conn.execute(
-        "UPDATE reviews SET request = '{}'::jsonb WHERE operation = 'remember' "
-        "AND review_id = ANY(%s)",
-        (ids,),
-    )
+    """What an erasure leaves of the reviews of remembers staged as ``ids``: no content,
+    whatever state the review is in (an approved, merged or rejected review keeps the words
+    it was staged with as long as a pending one: [forget.soft])."""
+    if ids:
+        await conn.execute(
+            "UPDATE reviews SET request = '{}'::jsonb WHERE operation = 'remember' "
+            "AND review_id = ANY(%s) AND request <> '{}'::jsonb",
+            (ids,),
+        )
 
 
 async def page(conn: Any, req: ReviewsRequest, now: int) -> list[ReviewRequest]:
@@ -128,15 +129,16 @@ async def pending(conn: Any, req: DecideRequest) -> tuple[str, dict[str, Any]] |
     """The review a decision names, as (operation, request sent) if it is the agent's and
     pending; None if it is not the agent's; a conflict if it already ended."""
     cursor = await conn.execute(
-        "SELECT operation, request, state FROM reviews WHERE review_id = %s AND agent_id = %s",
+        "SELECT operation, request, state, decision FROM reviews "
+        "WHERE review_id = %s AND agent_id = %s",
         (req.review_id, req.agent_id),
     )
     row = await cursor.fetchone()
     if row is None:
         return None
-    operation, sent, state = row
+    operation, sent, state, decision = row
     if state != "pending":
-        raise ended_conflict(req.review_id, state)
+        raise ended_conflict(req.review_id, state, decision)
     return operation, sent
 
 
@@ -149,10 +151,26 @@ async def end(conn: Any, req: DecideRequest, outcome: str, decision: dict[str, A
     )
     if await cursor.fetchone() is None:
         cursor = await conn.execute(
-            "SELECT state FROM reviews WHERE review_id = %s", (req.review_id,)
+            "SELECT state, decision FROM reviews WHERE review_id = %s", (req.review_id,)
         )
         row = await cursor.fetchone()
-        raise ended_conflict(req.review_id, row[0] if row else "withdrawn")
+        if row is None:
+            raise ended_conflict(req.review_id, "withdrawn")
+        raise ended_conflict(req.review_id, row[0], row[1])
+
+
+async def staged_version(conn: Any, req: DecideRequest, operation: str) -> int:
+    """The version of the staged write a decision names, as it is now: a staged remember's
+    record's, locked to the decision's end (an update racing it waits, then finds the record
+    decided), 1 for a forget or merge."""
+    if operation != "remember":
+        return 1
+    cursor = await conn.execute(
+        "SELECT version FROM memories WHERE id = %s AND agent_id = %s FOR NO KEY UPDATE",
+        (req.review_id, req.agent_id),
+    )
+    row = await cursor.fetchone()
+    return 1 if row is None else int(row[0])
 
 
 async def staged_records(conn: Any, agent_id: str, ids: list[str]) -> dict[str, dict[str, Any]]:

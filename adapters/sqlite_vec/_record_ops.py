@@ -25,6 +25,7 @@ from mnemowire.kit import (
     searchable_text,
     to_wire,
 )
+from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     GetRequest,
     GetResponse,
@@ -54,6 +55,7 @@ class RecordOperations:
     _index: IndexWriter
     _cursors: Cursors | None
     _setup: EmbedderSetup
+    _policy: StagingRules | None
     _call: Callable[..., Awaitable[Any]]
     _inline: Callable[..., Any]
     _embed: Callable[[builtins.list[str]], Awaitable[Vectors]]
@@ -127,7 +129,7 @@ class RecordOperations:
 
     def _plan_update(self, req: UpdateRequest) -> UpdatePlan:
         with self._db.transaction(write=False) as tx:
-            return UpdatePlan.of(req, _browse.update_target(tx, req))
+            return UpdatePlan.of(req, _browse.update_target(tx, req), self._policy)
 
     def _update(self, req: UpdateRequest, payload: dict[str, Any], plan: UpdatePlan) -> int:
         now = self._clock()

@@ -23,6 +23,7 @@ from mnemowire.kit.reviews import (
     kept_request,
     outcome_of,
     refuse_merge_into,
+    refuse_unreviewed_version,
     review_id_for,
     reviews_answer,
     staged_detail,
@@ -199,6 +200,7 @@ class ReviewOperations:
         changed: builtins.list[str]
         with self._db.transaction() as tx:
             _reviews.end(tx, req, outcome.value, to_wire(decision))
+            refuse_unreviewed_version(req, _reviews.staged_version(tx, req, operation))
             if outcome is ReviewOutcome.REJECTED:
                 changed = _writes.reject(tx, req, operation, now)
             elif operation == "remember":

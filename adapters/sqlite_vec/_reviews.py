@@ -33,6 +33,7 @@ __all__ = [
     "pending",
     "stage",
     "staged_records",
+    "staged_version",
     "withdraw",
 ]
 
@@ -73,9 +74,8 @@ def forget_targets(tx: Any, req: ForgetRequest, payload: dict[str, Any]) -> list
     )
 
 
-def withdraw(tx: Any, ids: list[str], now: int, *, erase: bool) -> None:
-    """Staged remembers whose records a forget removed can no longer be decided; a hard
-    forget erases the copy of their request the review kept, too."""
+def withdraw(tx: Any, ids: list[str], now: int) -> None:
+    """Staged remembers whose records a forget removed can no longer be decided."""
     if ids:
         marks = ",".join("?" * len(ids))
         tx.execute(
@@ -83,18 +83,20 @@ def withdraw(tx: Any, ids: list[str], now: int, *, erase: bool) -> None:
             f"WHERE state = 'pending' AND review_id IN ({marks})",
             [now, *ids],
         )
-        if erase:
-            erase_requests(tx, ids)
 
 
 def erase_requests(tx: Any, ids: list[str]) -> None:
-    """What a hard delete leaves of staged remembers' reviews: the id, the decision, no
-    content (the request becomes ``{}``)."""
-    tx.execute(
-        f"UPDATE reviews SET request = '{{}}' WHERE operation = 'remember' "
-        f"AND review_id IN ({','.join('?' * len(ids))})",
-        ids,
-    )
+    """What an erasure leaves of the reviews of remembers staged as ``ids``: the id, the
+    decision, no content (the request becomes ``{}``), whatever state the review is in: an
+    approved, merged or rejected review keeps the words it was staged with as long as a
+    pending one ([forget.soft], docs/threat-model.md#8)."""
+    for chunk in range(0, len(ids), 500):  # SQLite's limit on one statement's parameters
+        part = ids[chunk : chunk + 500]
+        tx.execute(
+            f"UPDATE reviews SET request = '{{}}' WHERE operation = 'remember' "
+            f"AND review_id IN ({','.join('?' * len(part))}) AND request != '{{}}'",
+            part,
+        )
 
 
 def page(
@@ -131,15 +133,28 @@ def pending(tx: Any, req: DecideRequest) -> tuple[str, dict[str, Any]] | None:
     """The review a decision names, as (operation, request sent) if it is the agent's and
     pending; None if it is not the agent's; a conflict if it already ended."""
     row = tx.execute(
-        "SELECT operation, request, state FROM reviews WHERE review_id = ? AND agent_id = ?",
+        "SELECT operation, request, state, decision FROM reviews "
+        "WHERE review_id = ? AND agent_id = ?",
         (req.review_id, req.agent_id),
     ).fetchone()
     if row is None:
         return None
-    operation, request, state = row
+    operation, request, state, decision = row
     if state != "pending":
-        raise ended_conflict(req.review_id, state)
+        raise ended_conflict(req.review_id, state, decision and json.loads(decision))
     return operation, json.loads(request)
+
+
+def staged_version(tx: Any, req: DecideRequest, operation: str) -> int:
+    """The version of the staged write a decision names, as it is now: a staged remember's
+    record's (updates may change it while it waits), 1 for a forget or merge."""
+    if operation != "remember":
+        return 1
+    row = tx.execute(
+        "SELECT version FROM memories WHERE id = ? AND agent_id = ?",
+        (req.review_id, req.agent_id),
+    ).fetchone()
+    return 1 if row is None else int(row[0])
 
 
 def staged_records(tx: Any, agent_id: str, ids: list[str]) -> dict[str, dict[str, Any]]:
@@ -163,9 +178,11 @@ def end(tx: Any, req: DecideRequest, outcome: str, decision: dict[str, Any]) -> 
     ).rowcount
     if changed != 1:
         row = tx.execute(
-            "SELECT state FROM reviews WHERE review_id = ?", (req.review_id,)
+            "SELECT state, decision FROM reviews WHERE review_id = ?", (req.review_id,)
         ).fetchone()
-        raise ended_conflict(req.review_id, row[0] if row else "withdrawn")
+        if row is None:
+            raise ended_conflict(req.review_id, "withdrawn")
+        raise ended_conflict(req.review_id, row[0], row[1] and json.loads(row[1]))
 
 
 # -- diffs -----------------------------------------------------------------------------------

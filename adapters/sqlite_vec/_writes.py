@@ -217,7 +217,7 @@ def forget(
     hard = req.hard_delete
     targets = _reviews.forget_targets(tx, req, payload)
     ids = [record_id for _, record_id, _ in targets]
-    _reviews.withdraw(tx, [i for _, i, state in targets if state == "pending"], now, erase=hard)
+    _reviews.withdraw(tx, [i for _, i, state in targets if state == "pending"], now)
     absorbed = _merged_into(tx, req.agent_id, ids) if hard else []
     for rowid, _, state in [*targets, *absorbed]:
         if state == "active":
@@ -233,6 +233,7 @@ def forget(
     if hard:
         erased = [*ids, *(record_id for _, record_id, _ in absorbed)]
         tx.executemany("INSERT OR IGNORE INTO erased(id) VALUES (?)", [(i,) for i in erased])
+        _reviews.erase_requests(tx, erased)  # whatever state their reviews ended in
         if absorbed:
             detail["erased_with"] = [record_id for _, record_id, _ in absorbed]
     if req.reason is not None:

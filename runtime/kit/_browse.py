@@ -11,7 +11,7 @@ import hmac
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemowire import spec
 from mnemowire.errors import ConflictError, NotFoundError, RequestError
@@ -31,6 +31,9 @@ from mnemowire.models import (
     UpdateRequest,
     UpdateResponse,
 )
+
+if TYPE_CHECKING:
+    from mnemowire.kit.staging import StagingRules
 
 __all__ = [
     "UPDATABLE_FIELDS",
@@ -227,9 +230,15 @@ class UpdatePlan:
     vector: Any = None
 
     @classmethod
-    def of(cls, req: UpdateRequest, current: Mapping[str, Any] | None) -> UpdatePlan:
+    def of(
+        cls,
+        req: UpdateRequest,
+        current: Mapping[str, Any] | None,
+        policy: StagingRules | None = None,
+    ) -> UpdatePlan:
         """Check ``req`` against ``current`` (the record as stored, or None when the request
-        may not see it: another agent's or user's, forgotten, merged, archived) and plan it."""
+        may not see it: another agent's or user's, forgotten, merged, archived) and the
+        store's staging ``policy`` (an update into what it stages is refused), and plan it."""
         if current is None:
             raise NotFoundError(
                 f"no active or pending record {req.id!r} of agent {req.agent_id!r}"
@@ -259,6 +268,8 @@ class UpdatePlan:
         }
         if "seal" in wire and wire["seal"] != current.get("seal"):
             changes["seal"] = wire["seal"]
+        if policy is not None:
+            policy.refuse_update(current, changes)
         new_text = None
         if "content" in changes:
             new_text = searchable_text(current["type"], changes["content"])
@@ -299,9 +310,16 @@ class UpdatePlan:
 
     def check_unchanged(self, current: Mapping[str, Any] | None) -> None:
         """Inside the write transaction: the record is still at the planned version (another
-        update won the race otherwise: exactly one does)."""
-        if current is None or current["version"] != self.version:
+        update won the race otherwise: exactly one does) and in the planned state (a staged
+        record approved in between is no longer one a staging policy lets change)."""
+        if (
+            current is None
+            or current["version"] != self.version
+            or current["state"] != self.record["state"]
+        ):
             now = "gone" if current is None else f"at version {current['version']}"
+            if current is not None and current["state"] != self.record["state"]:
+                now = f"{current['state']} now, {self.record['state']} when read"
             raise ConflictError(
                 f"the record changed while the update was prepared (now {now}); read it again",
                 details=[{"path": "/expected_version", "rule": "conflict", "message": now}],

@@ -37,6 +37,7 @@ from mnemowire.kit.reviews import (
     merge_diff,
     outcome_of,
     refuse_merge_into,
+    refuse_unreviewed_version,
     review_id_for,
     review_of_row,
     reviews_answer,
@@ -114,13 +115,14 @@ class ReviewRows:
         """(operation, request sent) of the agent's review if pending; None if the agent has
         no such review; ``conflict`` if it ended."""
         row = self._db.execute(
-            "SELECT operation, request, state FROM reviews WHERE review_id = ? AND agent_id = ?",
+            "SELECT operation, request, state, decision FROM reviews "
+            "WHERE review_id = ? AND agent_id = ?",
             (req.review_id, req.agent_id),
         ).fetchone()
         if row is None:
             return None
         if row[2] != "pending":
-            raise ended_conflict(req.review_id, row[2])
+            raise ended_conflict(req.review_id, row[2], row[3] and json.loads(row[3]))
         return row[0], json.loads(row[1])
 
     def end(self, req: DecideRequest, intent: dict[str, Any]) -> None:
@@ -133,9 +135,11 @@ class ReviewRows:
         ).rowcount
         if changed != 1:
             row = self._db.execute(
-                "SELECT state FROM reviews WHERE review_id = ?", (req.review_id,)
+                "SELECT state, decision FROM reviews WHERE review_id = ?", (req.review_id,)
             ).fetchone()
-            raise ended_conflict(req.review_id, row[0] if row else "withdrawn")
+            if row is None:
+                raise ended_conflict(req.review_id, "withdrawn")
+            raise ended_conflict(req.review_id, row[0], row[1] and json.loads(row[1]))
 
     def finish(self, review_id: str, outcome: str, decision: dict[str, Any]) -> None:
         self._db.execute(
@@ -157,20 +161,19 @@ class ReviewRows:
             (review_id,),
         )
 
-    def withdraw(self, ids: Sequence[str], now: int, *, erase: bool) -> None:
-        """Staged remembers whose records a forget removed can no longer be decided; a hard
-        forget erases the copy of their request the review kept."""
+    def withdraw(self, ids: Sequence[str], now: int) -> None:
+        """Staged remembers whose records a forget removed can no longer be decided."""
         for review_id in ids:
             self._db.execute(
                 "UPDATE reviews SET state = 'withdrawn', decision = ? WHERE review_id = ? "
                 "AND state = 'pending'",
                 (json.dumps({"at": now}), review_id),
             )
-            if erase:
-                self.erase_request(review_id)
 
     def erase_request(self, review_id: str) -> None:
-        """What an erased staged remember leaves of its review: the id and the decision."""
+        """What an erased staged remember leaves of its review: the id and the decision,
+        whatever state the review is in (approved, merged or rejected, it kept the words it
+        was staged with as long as a pending one)."""
         self._db.execute(
             "UPDATE reviews SET request = '{}' WHERE review_id = ? AND operation = 'remember'",
             (review_id,),
@@ -359,6 +362,7 @@ class DocumentReviews:
         operation, sent = found
         if req.merge_into is not None:
             refuse_merge_into(operation)
+        refuse_unreviewed_version(req, self._staged_version(req.review_id, operation))
         merge = decided_merge(req, operation, sent)
         plan = None
         if merge is not None:  # one that could not apply fails before anything changes
@@ -379,6 +383,15 @@ class DocumentReviews:
             raise
         self._finish(req, outcome, recorded, changed)
         return decision, changed
+
+    def _staged_version(self, review_id: str, operation: str) -> int:
+        """A staged remember's record's version now (updates may change it while it waits;
+        the store's one worker runs no update between this read and the decision); 1 for a
+        forget or merge."""
+        if operation != "remember":
+            return 1
+        record = self._named([review_id]).get(review_id)
+        return 1 if record is None else int(record.get("version", 1))
 
     def _finish(
         self,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
+import contextvars
 import secrets
 import sqlite3
 import time
@@ -119,6 +120,9 @@ class IdMap:
         self._path = Path(path)
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
+        # an erased record's words must not linger in freed pages: the review queue's copy
+        # of a staged request is rewritten to ``{}`` on erasure (docs/threat-model.md#8)
+        self._db.execute("PRAGMA secure_delete=ON")
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS ids (id TEXT PRIMARY KEY, backend_id TEXT, "
             "agent_id TEXT NOT NULL)"
@@ -329,8 +333,11 @@ class DocumentStore(DocumentReviews, abc.ABC):
                     f"{self._name}: {self.backend} failed: {type(exc).__name__}: {exc}"
                 ) from exc
 
-        # a caller that stops waiting cancels the wait, not the thread: the work ends whole
-        return await asyncio.get_running_loop().run_in_executor(self._worker, guarded)
+        # a caller that stops waiting cancels the wait, not the thread: the work ends whole;
+        # it runs in a copy of the caller's context, as asyncio.to_thread's does (an audit
+        # entry names the caller a transport set there: kit.audit.as_caller)
+        context = contextvars.copy_context()
+        return await asyncio.get_running_loop().run_in_executor(self._worker, context.run, guarded)
 
     def _visible(self, record: Record, agent_id: str, now: int) -> bool:
         expires = record.get("expires_at")
@@ -469,7 +476,7 @@ class DocumentStore(DocumentReviews, abc.ABC):
     def _forget(self, req: ForgetRequest, payload: dict[str, Any]) -> list[str]:
         targets = self._forget_targets(req, payload)
         staged = [r["id"] for r in targets if r["state"] == "pending"]
-        self._ids.reviews.withdraw(staged, self._clock(), erase=req.hard_delete)
+        self._ids.reviews.withdraw(staged, self._clock())
         ids = [r["id"] for r in targets]
         detail: dict[str, Any] = {"hard_delete": req.hard_delete}
         if req.hard_delete:  # erase them, and whatever was merged into them
@@ -483,6 +490,7 @@ class DocumentStore(DocumentReviews, abc.ABC):
             for record in gone.values():
                 self._ids.erase(record["id"])  # first: from now on the row is not a record
                 self._erase(record)
+                self._ids.reviews.erase_request(record["id"])  # whatever state it ended in
             if len(gone) > len(ids):
                 detail["erased_with"] = [i for i in gone if i not in set(ids)]
         else:
@@ -654,7 +662,7 @@ class DocumentStore(DocumentReviews, abc.ABC):
             and current["state"] in ("active", "pending")
         ):
             current = None
-        plan = UpdatePlan.of(req, current)
+        plan = UpdatePlan.of(req, current, self._policy)
         now = self._clock()
         if plan.changes:
             assert current is not None  # UpdatePlan.of refused a missing record

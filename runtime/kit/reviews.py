@@ -35,10 +35,12 @@ __all__ = [
     "merge_diff",
     "outcome_of",
     "refuse_merge_into",
+    "refuse_unreviewed_version",
     "review_answer",
     "review_id_for",
     "review_of_row",
     "reviews_answer",
+    "same_decision",
     "staged_detail",
     "staging",
     "unknown_review",
@@ -172,13 +174,68 @@ def unknown_review(req: DecideRequest) -> NotFoundError:
     )
 
 
-def ended_conflict(review_id: str, state: str) -> ConflictError:
-    """A decision on a review that already ended ([review.once])."""
+#: the states of a review a decision ended, as its recorded decision's outcome says
+_DECIDED = frozenset(outcome.value for outcome in ReviewOutcome)
+
+
+def ended_conflict(review_id: str, state: str, decision: Any = None) -> ConflictError:
+    """A decision on a review that already ended ([review.once]). When a decision ended it,
+    the envelope carries that decision as recorded (``decision``, an extension field), so a
+    router can tell a retry of the same decision, which completes the copies a failed child
+    left pending, from an opposite one, which must land nowhere."""
     why = {
         "withdrawn": "its staged record was forgotten",
         "deciding": "another decision of it is being written",
     }.get(state, f"it was {state}")
-    return ConflictError(f"review {review_id!r} is no longer pending: {why}")
+    conflict = ConflictError(f"review {review_id!r} is no longer pending: {why}")
+    if state in _DECIDED and isinstance(decision, Mapping) and "approved" in decision:
+        conflict.envelope["decision"] = dict(decision)
+    return conflict
+
+
+def same_decision(req: DecideRequest, recorded: Any) -> bool:
+    """Whether ``recorded`` (a conflict's ``decision``) decided what ``req`` asks: the same
+    verdict, into the same record."""
+    return (
+        isinstance(recorded, Mapping)
+        and recorded.get("approved") == req.approved
+        and recorded.get("merge_into") == req.merge_into
+    )
+
+
+def refuse_unreviewed_version(req: DecideRequest, version: int) -> None:
+    """A decision applies what its reviewer saw ([review.decide]): the staged write at the
+    decision's ``expected_version``, or, when it names none, as it was staged (version 1).
+    ``version``: the staged write's version now (a staged remember's record's; a forget or
+    merge never changes while pending). ConflictError otherwise, so an agent that changes its
+    staged record between a reviewer's listing and the click on Approve gets nothing
+    approved that nobody saw."""
+    expected = 1 if req.expected_version is None else req.expected_version
+    if version == expected:
+        return
+    show = f"`mnemowire review show --agent {req.agent_id} {req.review_id}`"
+    if req.expected_version is None:
+        message = (
+            f"review {req.review_id!r}: its staged record was updated after it was staged "
+            f"(it is at version {version}); read it again ({show}) and decide with "
+            f"--expected-version {version} (expected_version) if it is still what you approve"
+        )
+    else:
+        message = (
+            f"review {req.review_id!r}: the staged write is at version {version}, not "
+            f"{req.expected_version}: it changed after it was reviewed; read it again ({show}) "
+            f"and decide with --expected-version {version} (expected_version)"
+        )
+    raise ConflictError(
+        message,
+        details=[
+            {
+                "path": "/expected_version",
+                "rule": "conflict",
+                "message": f"the staged write is at version {version}",
+            }
+        ],
+    )
 
 
 def refuse_merge_into(operation: str) -> None:

@@ -13,15 +13,15 @@ the spec's ``StagingPolicy`` (in ``capabilities.json``, where a store reports it
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import re2
+
 from mnemowire import spec
-from mnemowire.errors import ConfigError
+from mnemowire.errors import ConfigError, ForbiddenError
 from mnemowire.filters import matches
 
 __all__ = ["StagingRules"]
@@ -39,7 +39,7 @@ class _Rule:
     sources: frozenset[str] | None
     user_ids: frozenset[str] | None
     filter: Mapping[str, Any] | None
-    pattern: re.Pattern[str] | None
+    pattern: Any  # a compiled re2 pattern: linear in the content, whatever the pattern
     about_records: bool
 
     def holds(self, operation: str, payload: Mapping[str, Any]) -> bool:
@@ -85,12 +85,8 @@ class StagingRules:
         for number, rule in enumerate(document["rules"]):
             pattern = None
             if "content_pattern" in rule:
-                try:
-                    pattern = re.compile(rule["content_pattern"], re.IGNORECASE)
-                except re.error as exc:
-                    raise ConfigError(
-                        f"{source}: /rules/{number}/content_pattern does not compile: {exc}"
-                    ) from None
+                where = f"{source}: /rules/{number}/content_pattern"
+                pattern = _linear_pattern(rule["content_pattern"], where)
             rules.append(
                 _Rule(
                     name=rule["name"],
@@ -109,8 +105,8 @@ class StagingRules:
     def load(cls, path: str | Path) -> StagingRules:
         """A policy from a JSON file (a store URL's ``policy=PATH``)."""
         try:
-            document = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            document = spec.loads_strict(Path(path).read_bytes())
+        except (OSError, ValueError) as exc:  # nested past the parser's depth included
             raise ConfigError(f"cannot read the staging policy {str(path)!r}: {exc}") from None
         return cls.of(document, source=f"staging policy {str(path)!r}")
 
@@ -127,6 +123,48 @@ class StagingRules:
             if rule.holds(operation, payload):
                 return f"policy:{rule.name}"
         return None
+
+    def refuse_update(self, record: Mapping[str, Any], changes: Mapping[str, Any]) -> None:
+        """An update writes the record it leaves ([review.policy]): asked as that record's
+        remember, it is refused (``forbidden``) when a rule would stage it, since spec v0.2
+        cannot stage an update; otherwise an agent could write what no rule matches and then
+        update it into what one stages. A pending record's update is the exception: it still
+        waits for its review, which shows it (and a decision names the version it saw)."""
+        if not changes or record.get("state") == "pending":
+            return
+        after = {**record, **changes}
+        written = {
+            key: after.get(key)
+            for key in ("agent_id", "user_id", "type", "content", "metadata", "source")
+        }
+        rule = self.staged_by("remember", written)
+        if rule is None:
+            return
+        raise ForbiddenError(
+            f"the staging policy's rule {rule.removeprefix('policy:')!r} stages writes like "
+            "the record this update would leave, and an update cannot wait for review: forget "
+            "the record and remember the new content instead (the policy stages it for a "
+            "reviewer)",
+            details=[{"path": "", "rule": "policy", "message": f"matched by {rule}"}],
+        )
+
+
+def _linear_pattern(pattern: str, where: str) -> Any:
+    """``pattern`` compiled for RE2, whose matching time grows linearly with the content
+    whatever the pattern: a backtracking engine (Python's ``re``) spent seconds on the event
+    loop for ``(a+)+$`` and 27 characters an agent chose, stalling every other caller. RE2
+    refuses what it cannot run so (backreferences, lookaround), and so does the policy."""
+    options = re2.Options()
+    options.case_sensitive = False
+    options.log_errors = False
+    try:
+        return re2.compile(pattern, options)
+    except re2.error as exc:
+        why = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise ConfigError(
+            f"{where} is refused: {why}. Patterns run on a linear-time engine (RE2), which "
+            "has no backreferences or lookaround: rewrite the pattern without them"
+        ) from None
 
 
 def _set(values: Any) -> frozenset[str] | None:

@@ -11,10 +11,11 @@ when the router returns exactly what its one child returned; ``relevance`` only 
 child that holds memories reports relevance (otherwise some hits would carry none, and those
 children's hits pass ``min_relevance`` unfloored, as docs/spec/v0.md#recall.relevance allows a
 router); and what acts on a record's copies (``EVERY_COPY``) only when every child that holds
-memories does it, or the copies part ways; and ``remember_batch`` only with ``hard_delete``,
-since the router undoes a failed batch by erasing what it wrote. Nothing the router's spec
-version (the oldest its children speak) does not have: a v0 child beside a v0.1 one makes a v0
-router, without v0.1's operations.
+memories does it, or the copies part ways; and ``remember_batch`` only when every such child
+takes a batch (each stores it in one transaction, so a crash leaves none half-written) and
+with ``hard_delete``, since the router undoes a failed batch by erasing what it wrote.
+Nothing the router's spec version (the oldest its children speak) does not have: a v0 child
+beside a v0.1 one makes a v0 router, without v0.1's operations.
 """
 
 from __future__ import annotations
@@ -60,7 +61,9 @@ def promised(
     for name in ("relevance", *EVERY_COPY):
         if not all(name in c for c in holders):
             union.pop(name, None)
-    if "hard_delete" not in union:  # a failed batch is undone by erasing what it wrote
+    # a batch goes to every child as one message, stored in one transaction there, and a
+    # failed one is undone by erasing what it wrote
+    if "hard_delete" not in union or not all("remember_batch" in c for c in holders):
         union.pop("remember_batch", None)
     return union
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import contextlib
 import json
 import time
 from collections import Counter
@@ -13,12 +12,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mnemowire.errors import MnemowireError, UnsupportedError, error_for
-from mnemowire.kit import elapsed_ms, in_batch, needs, to_wire
+from mnemowire.kit import UPDATABLE_FIELDS, elapsed_ms, in_batch, needs, to_wire
+from mnemowire.kit.staging import StagingRules
 from mnemowire.layers._recall import COPY_FIELDS
 from mnemowire.layers._routing import (
     InvalidResponse,
     Outcome,
     call_child,
+    check_list,
     failure,
     results,
     validated,
@@ -55,13 +56,18 @@ class RecordRouting:
     _name: str
     _children: tuple[MemoryStore, ...]
     _seal_keys: SealKeys | None
+    _policy: StagingRules | None
     _deadline_s: float
     _plan: Callable[..., _Plan]
+    _outgoing: Callable[[RememberRequest], dict[str, Any]]
     _run: Callable[..., Awaitable[builtins.list[Outcome[Any]]]]
     _extra: Callable[..., Awaitable[builtins.list[str]]]
     _promised: dict[str, None]
 
     if TYPE_CHECKING:  # MemoryRouter's own
+
+        @property
+        def _primary_only(self) -> bool: ...
 
         async def remember(self, request: RememberRequest) -> RememberResponse: ...
 
@@ -112,6 +118,12 @@ class RecordRouting:
         payload = to_wire(request)
         plan = self._plan(needs("list", payload), primary_only=False)
         tried: list[Outcome[Any]] = []
+
+        def page_of(raw: Any) -> ListResponse:
+            page = validated("list.response", ListResponse, raw)
+            check_list(page, payload)  # [router.verify]: only what the request asks for
+            return page
+
         for child, reason in plan:
             if reason is not None:
                 tried.append(Outcome(child.name, "skipped", error=reason))
@@ -120,7 +132,7 @@ class RecordRouting:
                 child.name,
                 lambda c=child: c.list(request.model_copy(deep=True)),  # type: ignore[misc]
                 self._deadline_s,
-                lambda raw: validated("list.response", ListResponse, raw),
+                page_of,
             )
             tried.append(outcome)
             if outcome.response is None:
@@ -150,8 +162,18 @@ class RecordRouting:
         itself (it reads the record first, with get)."""
         started = time.perf_counter()
         payload = to_wire(request)
+        current = None
+        if self._policy is not None or self._seal_keys is not None:
+            current = await self._current(request)
+        if self._policy is not None and current is not None:  # [review.policy]
+            changes = {
+                k: payload[k]
+                for k in UPDATABLE_FIELDS
+                if k in payload and payload[k] != current.get(k)
+            }
+            self._policy.refuse_update(current, changes)
         if self._seal_keys is not None and ({"content", "metadata"} & set(payload)):
-            payload = {**payload, "seal": await self._reseal(request, payload)}
+            payload = {**payload, "seal": self._reseal(current, payload)}
         plan = self._plan(needs("update", payload), primary_only=False)
         capable = [child for child, reason in plan if reason is None]
         if not capable:
@@ -213,66 +235,124 @@ class RecordRouting:
         return RestoreResponse(restored=restored, latency_ms=elapsed_ms(started))
 
     async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
-        """Each remember through the router in order (one id, every child); when one fails,
-        the records this batch created are erased again from every child (hard delete), so
-        the batch is all or nothing ([batch.atomic]); records that were already there
-        (replayed) stay. Without hard_delete in every child it cannot be undone: refused."""
+        """The batch as one message to every child (each item with its one id, sealed and
+        staged as a remember would be), so each child stores it in one transaction: a router
+        killed mid-batch leaves every child with the whole batch or none of it
+        ([batch.atomic]); sent as single remembers, a kill -9 left 60-160 of 300 items. When
+        a child refuses the batch as ``conflict``, what the others created is erased again
+        (hard delete) and the batch fails whole; records already there (replayed) stay."""
         if "remember_batch" not in self._promised:
             raise UnsupportedError(
-                f"{self._name} does not serve remember_batch: it makes a batch all or nothing "
-                "by erasing what a failed one wrote, and not every store holding the records "
-                "can erase (hard_delete); send the remembers one by one"
+                f"{self._name} does not serve remember_batch: not every store holding the "
+                "records stores a batch in one transaction (remember_batch) and can erase what "
+                "a failed one wrote (hard_delete); send the remembers one by one"
             )
         started = time.perf_counter()
-        done: list[RememberResponse] = []
-        try:
-            for number, item in enumerate(request.requests):
-                with in_batch(number):
-                    done.append(await self.remember(item))
-        except MnemowireError:
-            await self._undo_batch(request, done)
-            raise
-        counted: Counter[str] = Counter()
-        status: dict[str, str] = {}
-        for result in (r for response in done for r in response.stores):
-            counted[result.store] += result.count
-            if status.get(result.store, "ok") == "ok":
-                status[result.store] = str(result.status)
-        return RememberBatchResponse.model_validate(
-            {
-                "results": [to_wire(r) for r in done],
-                "latency_ms": elapsed_ms(started),
-                "stores": [
-                    {"store": name, "status": status[name], "count": count}
-                    for name, count in counted.items()
-                ],
-            }
+        items = []
+        for number, item in enumerate(request.requests):
+            with in_batch(number):
+                items.append(self._outgoing(item))
+        batch = RememberBatchRequest.model_validate({"requests": items})
+        ids = [str(item["id"]) for item in items]
+        plan = self._plan(needs("remember_batch", to_wire(batch)), primary_only=self._primary_only)
+
+        def answer(child: MemoryStore, raw: Any) -> RememberBatchResponse:
+            response = validated("remember_batch.response", RememberBatchResponse, raw)
+            if [str(r.id) for r in response.results] != ids:
+                raise InvalidResponse("answered for other ids than the batch's, or out of order")
+            return response
+
+        outcomes = await self._run(
+            "remember_batch",
+            plan,
+            lambda c: c.remember_batch(batch.model_copy(deep=True)),
+            answer,
         )
+        if any((o.envelope or {}).get("code") == "conflict" for o in outcomes):
+            raise await self._undo_batch(request, ids, outcomes)
+        return _batch_answer(ids, outcomes, elapsed_ms(started))
 
     async def _undo_batch(
-        self, request: RememberBatchRequest, done: Sequence[RememberResponse]
-    ) -> None:
-        created: dict[str, list[str]] = {}
-        for item, response in zip(request.requests, done, strict=False):
-            if not response.replayed:
-                created.setdefault(item.agent_id, []).append(response.id)
-        for agent_id, ids in created.items():
-            undo = ForgetRequest(agent_id=agent_id, ids=ids, hard_delete=True)
-            with contextlib.suppress(MnemowireError):  # the batch's own error is what is raised
-                await self.forget(undo)
+        self,
+        request: RememberBatchRequest,
+        ids: Sequence[str],
+        outcomes: Sequence[Outcome[RememberBatchResponse]],
+    ) -> MnemowireError:
+        """The batch's conflict, once every child that stored it has erased what it created
+        (the ids it did not replay), so no id has one content here and another there."""
+        children = {child.name: child for child in self._children}
+        undos: list[tuple[MemoryStore, ForgetRequest]] = []
+        for outcome in outcomes:
+            if outcome.response is None:
+                continue
+            created: dict[str, list[str]] = {}
+            for item, record_id, done in zip(
+                request.requests, ids, outcome.response.results, strict=True
+            ):
+                if not done.replayed:
+                    created.setdefault(item.agent_id, []).append(record_id)
+            undos += [
+                (children[outcome.store], ForgetRequest(agent_id=a, ids=i, hard_delete=True))
+                for a, i in created.items()
+            ]
 
-    async def _reseal(self, request: UpdateRequest, payload: dict[str, Any]) -> Any:
-        """A seal over the record as the update leaves it: the router reads it (get) for the
-        sealed fields the update does not send."""
+        def erase(child: MemoryStore, undo: ForgetRequest) -> Awaitable[Outcome[Any]]:
+            return call_child(child.name, lambda: child.forget(undo), self._deadline_s, _as_is)
+
+        await asyncio.gather(*(erase(child, undo) for child, undo in undos))
+        refused = [o for o in outcomes if (o.envelope or {}).get("code") == "conflict"]
+        return failure("remember_batch", refused, [o.result() for o in outcomes])
+
+    async def _current(self, request: UpdateRequest) -> dict[str, Any] | None:
+        """The record an update names, as the router reads it (get), None when it reads none
+        (the update itself then answers not_found)."""
         read = {"agent_id": request.agent_id, "user_id": request.user_id, "ids": [request.id]}
         read["states"] = ["active", "pending", "expired"]
         current = await self.get(
             GetRequest.model_validate({k: v for k, v in read.items() if v is not None})
         )
-        if not current.records:
+        return to_wire(current.records[0]) if current.records else None
+
+    def _reseal(self, current: dict[str, Any] | None, payload: dict[str, Any]) -> Any:
+        """A seal over the record as the update leaves it: the sealed fields the update does
+        not send are the record's as read."""
+        if current is None:
             return None  # the update itself answers not_found
-        record = {**to_wire(current.records[0]), **payload}
+        record = {**current, **payload}
         return sealed(self._seal_keys, {k: record.get(k) for k in SEALED_FIELDS})["seal"]
+
+
+def _as_is(raw: Any) -> Any:
+    return raw
+
+
+def _batch_answer(
+    ids: Sequence[str], outcomes: Sequence[Outcome[RememberBatchResponse]], latency_ms: float
+) -> RememberBatchResponse:
+    """Each item's answer over the children that stored the batch (its earliest
+    ``stored_at``; pending or replayed as they say), and each child's count of new records."""
+    done = [o for o in outcomes if o.response is not None]
+    per_item = []
+    for number, record_id in enumerate(ids):
+        answers = [o.response.results[number] for o in done if o.response is not None]
+        fields: dict[str, Any] = {
+            "id": record_id,
+            "stored_at": min(a.stored_at for a in answers),
+            "stores": [
+                o.result(0 if a.replayed else 1) for o, a in zip(done, answers, strict=True)
+            ],
+            "pending_approval": any(a.pending_approval for a in answers),
+        }
+        if all(a.replayed for a in answers):
+            fields["replayed"] = True
+        per_item.append(fields)
+    return RememberBatchResponse.model_validate(
+        {
+            "results": per_item,
+            "latency_ms": latency_ms,
+            "stores": results(outcomes, lambda r: sum(0 if a.replayed else 1 for a in r.results)),
+        }
+    )
 
 
 def _most_held(copies: list[MemoryRecord]) -> MemoryRecord:

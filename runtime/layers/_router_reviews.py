@@ -12,7 +12,7 @@ from typing import Any
 
 from mnemowire.errors import ConfigError, UnsupportedError
 from mnemowire.kit import elapsed_ms, new_id, to_wire
-from mnemowire.kit.reviews import CALLER, staging
+from mnemowire.kit.reviews import CALLER, same_decision, staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.layers._routing import Outcome, call_child, failure, results, validated
 from mnemowire.models import (
@@ -130,45 +130,52 @@ class ReviewRouting:
         return review if rule is None else review.model_copy(update={"staged_by": rule})
 
     async def decide(self, request: DecideRequest) -> DecideResponse:
-        """The decision on every child serving ``decide``: it lands where a child holds the
-        review pending. The answer is the first child's that applied it; with none, a
-        ``conflict`` when a child had already ended the review, ``not_found`` when no child
-        holds it ([review.router])."""
+        """One child decides, the others follow ([review.router], [review.once]): the first
+        child (in configuration order) that holds the review is asked alone; only once it
+        applied the decision is it sent to every other child that holds the review. When the
+        first fails, or finds the review ended (``conflict``), that is the answer and no other
+        copy changes. Sent to every child at once, a decision one child failed left that copy
+        pending, and a second, opposite decision landed on it: the copies diverged."""
         started = time.perf_counter()
         able = self._queues("decide")
 
-        def ask(child: Any) -> Callable[[], Awaitable[Any]]:
-            return lambda: child.decide(request.model_copy(deep=True))
-
-        def answer_of(raw: Any) -> DecideResponse:
-            return validated("decide.response", DecideResponse, raw)
-
-        outcomes = list(
-            await asyncio.gather(
-                *(call_child(child.name, ask(child), self._deadline_s, answer_of) for child in able)
+        def send(child: Any) -> Awaitable[Outcome[DecideResponse]]:
+            return call_child(
+                child.name,
+                lambda: child.decide(request.model_copy(deep=True)),
+                self._deadline_s,
+                lambda raw: validated("decide.response", DecideResponse, raw),
             )
+
+        asked: list[Outcome[DecideResponse]] = []
+        for number, child in enumerate(able):
+            outcome = await send(child)
+            asked.append(outcome)
+            if _code(outcome) == ErrorCode.NOT_FOUND.value:
+                continue  # no copy of the review there: the next child may hold it
+            if outcome.response is None:  # the first holder failed, or had ended it
+                if _code(outcome) == ErrorCode.CONFLICT.value and same_decision(
+                    request, (outcome.envelope or {}).get("decision")
+                ):  # a retry of what landed: the copies a failed child left pending follow
+                    asked += await asyncio.gather(*(send(o) for o in able[number + 1 :]))
+                raise failure("decide", [outcome], [o.result() for o in asked])
+            asked += await asyncio.gather(*(send(other) for other in able[number + 1 :]))
+            break
+        else:
+            raise failure("decide", asked, [o.result() for o in asked])
+        applied = [o.response for o in asked if o.response is not None]
+        first = applied[0]
+        changed = dict.fromkeys(i for r in applied for i in r.changed_ids)
+        # a child that does not hold the review has nothing to decide: not a failure
+        reported = [_not_held_ok(o) for o in asked]
+        return DecideResponse(
+            review_id=first.review_id,
+            outcome=first.outcome,
+            decision=first.decision,
+            changed_ids=list(changed),
+            latency_ms=elapsed_ms(started),
+            stores=results(reported, lambda r: len(r.changed_ids)),
         )
-        applied = [o.response for o in outcomes if o.response is not None]
-        if applied:
-            first = applied[0]
-            changed = dict.fromkeys(i for r in applied for i in r.changed_ids)
-            # a child that does not hold the review has nothing to decide: not a failure
-            reported = [_not_held_ok(o) for o in outcomes]
-            return DecideResponse(
-                review_id=first.review_id,
-                outcome=first.outcome,
-                decision=first.decision,
-                changed_ids=list(changed),
-                latency_ms=elapsed_ms(started),
-                stores=results(reported, lambda r: len(r.changed_ids)),
-            )
-        # the children holding the review (not_found: no copy there); when every one of them
-        # had already ended it, that is the answer: conflict. Otherwise the children's failure.
-        held = [o for o in outcomes if _code(o) != ErrorCode.NOT_FOUND.value]
-        shown = [o.result() for o in outcomes]
-        if held and all(_code(o) == ErrorCode.CONFLICT.value for o in held):
-            raise failure("decide", held, shown)
-        raise failure("decide", outcomes, shown)
 
 
 def _code(outcome: Outcome[Any]) -> Any:

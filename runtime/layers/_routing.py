@@ -32,6 +32,7 @@ from mnemowire.filters import matches
 from mnemowire.kit import to_wire
 from mnemowire.models import (
     EXPIRE_REQUEST_DEFAULTS,
+    LIST_REQUEST_DEFAULTS,
     RECALL_REQUEST_DEFAULTS,
     Capabilities,
     ErrorCode,
@@ -39,6 +40,7 @@ from mnemowire.models import (
     ForgetRequest,
     ForgetResponse,
     Health,
+    ListResponse,
     MemoryType,
     MergeResponse,
     RecallHit,
@@ -250,6 +252,41 @@ def check_recall(
         if problem is not None:
             raise InvalidResponse(f"hit {position} ({hit.id}) {problem}")
         previous = hit.score
+
+
+def check_list(response: ListResponse, sent: Mapping[str, Any]) -> None:
+    """A list page may only hold what the request asks for ([router.verify]): at most
+    ``limit`` records, each of the request's agent, user, types, states and filter, in the
+    request's order. A child answering a listing for one user with another user's records
+    (or another agent's) is not believed, sealed or not: a seal says who wrote a record, not
+    that it is in the request's scope."""
+    records = response.records
+    limit = int(sent.get("limit", LIST_REQUEST_DEFAULTS["limit"]))
+    if len(records) > limit:
+        raise InvalidResponse(f"returned {len(records)} records, asked for at most {limit}")
+    agent, user = sent["agent_id"], sent.get("user_id")
+    types, spec_filter = sent.get("types") or None, sent.get("filter") or None
+    states = sent.get("states") or LIST_REQUEST_DEFAULTS["states"]
+    newest = sent.get("order", LIST_REQUEST_DEFAULTS["order"]) == "newest"
+    previous: tuple[Any, ...] | None = None
+    for position, record in enumerate(records):
+        problem = None
+        key = (record.created_at, record.id) if newest else (record.id,)
+        if record.agent_id != agent:
+            problem = "belongs to another agent"
+        elif user is not None and record.user_id != user:
+            problem = "belongs to another user"
+        elif types is not None and record.type not in types:
+            problem = f"is {record.type}, asked for {', '.join(types)}"
+        elif record.state not in states:
+            problem = f"is {record.state}, asked for {', '.join(states)}"
+        elif spec_filter is not None and not matches(record.metadata or {}, spec_filter):
+            problem = "does not match the filter"
+        elif previous is not None and (key >= previous if newest else key <= previous):
+            problem = "is out of the request's order"
+        if problem is not None:
+            raise InvalidResponse(f"record {position} ({record.id}) {problem}")
+        previous = key
 
 
 def check_forget(response: ForgetResponse, sent: Mapping[str, Any]) -> None:

@@ -256,13 +256,22 @@ class MemoryRouter(RecordRouting, ReviewRouting, GraphRouting):
 
     # -- the five operations ---------------------------------------------------------------
 
-    async def remember(self, request: RememberRequest) -> RememberResponse:
-        req, payload = request, to_wire(request)
-        refuse_unkept(self.capabilities(), "remember", payload)  # before any copy is written
-        record_id = req.id or new_id()
-        sent = sealed(self._seal_keys, {**payload, "id": record_id})
-        if staging(self._policy, "remember", req, payload) is not None:  # [review.policy]
+    def _outgoing(self, req: RememberRequest) -> dict[str, Any]:
+        """A remember as every child gets it: refused before any copy is written if a field
+        would not be kept, with its one id (the caller's, or one the router mints:
+        [router.identity]), sealed when the router holds keys, staged when its policy says
+        so ([review.policy])."""
+        payload = to_wire(req)
+        refuse_unkept(self.capabilities(), "remember", payload)
+        sent = sealed(self._seal_keys, {**payload, "id": req.id or new_id()})
+        if staging(self._policy, "remember", req, payload) is not None:
             sent["approval_required"] = True
+        return sent
+
+    async def remember(self, request: RememberRequest) -> RememberResponse:
+        req = request
+        sent = self._outgoing(req)
+        record_id = str(sent["id"])
         plan = self._plan(needs("remember", sent), primary_only=self._primary_only)
 
         answer = answering(

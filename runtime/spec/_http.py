@@ -50,13 +50,19 @@ ERROR_STATUS: dict[str, int] = {
 STATUS_REASON: dict[int, str] = {
     400: "The request is not valid: `details` name every broken rule (code `invalid_request`).",
     401: "No bearer token, or one the server does not know (code `unauthorized`).",
-    403: "The token may not act as the request's agent (code `forbidden`).",
+    403: "The token may not act as the request's agent, or the staging policy stages what "
+    "the write would leave (code `forbidden`); or a browser's Origin is not the server's "
+    "(code `invalid_request`, rule `origin`).",
     404: "A named record is not this agent's (code `not_found`), or no such route.",
     405: "The route exists for another method (code `invalid_request`).",
     408: "The request body did not arrive in time (code `invalid_request`).",
     409: "The request contradicts stored state (code `conflict`).",
     413: "The request body is larger than the server accepts (code `invalid_request`).",
     415: "The request body is not declared `application/json` (code `invalid_request`).",
+    421: "The Host header names no host this server answers (code `invalid_request`, rule "
+    "`host`): a DNS-rebinding guard; the server's operator allows names with --allowed-host.",
+    431: "The request line and headers are larger than the server accepts (code "
+    "`invalid_request`, rule `maxBytes`).",
     422: "Valid, but the store cannot serve it (code `unsupported`): an operation or capability "
     "it does not declare.",
     500: "The store failed (code `store_error`, or `internal` for a bug).",
@@ -186,7 +192,7 @@ def _operation(route: Route, files: SpecFiles) -> dict[str, Any]:
 
 def _statuses(route: Route) -> set[int]:
     """The error statuses a route can answer with."""
-    common = {400, 401, 403, 404, 405, 500, 503, 504}
+    common = {400, 401, 403, 404, 405, 421, 431, 500, 503, 504}
     if route.request is None:
         return common - {400}
     return common | {408, 409, 413, 415, 422}

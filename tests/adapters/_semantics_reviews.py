@@ -13,7 +13,13 @@ from typing import Any
 
 import pytest
 
-from mnemowire.errors import ConfigError, ConflictError, NotFoundError, RequestError
+from mnemowire.errors import (
+    ConfigError,
+    ConflictError,
+    ForbiddenError,
+    NotFoundError,
+    RequestError,
+)
 from mnemowire.kit.audit import verify
 from mnemowire.kit.staging import StagingRules
 from mnemowire.protocol import AuditedStore
@@ -137,6 +143,65 @@ async def test_a_hard_forget_of_a_staged_remember_erases_its_review_copy(
     assert not holds("zq-forgot-9154")
 
 
+async def test_an_erasure_reaches_every_review_copy_whatever_its_review_became(
+    make_store: StoreFactory, holds: Callable[[str], bool]
+) -> None:
+    """A hard forget erases the words the queue kept of a staged remember whether its review
+    is still pending or was approved, approved as a merge into another record, or rejected
+    softly ([forget.soft])."""
+    store = make_store()
+    body = {"agent_id": "a", "reviewer": "r"}
+    canonical = await remember(store, "the canonical zq-canonical-3301")
+    approved = await staged(store, "approved zq-approved-5510")
+    merged = await staged(store, "merged zq-merged-6620")
+    soft = await staged(store, "softly rejected zq-soft-7730")
+    await store.decide({**body, "review_id": approved, "approved": True})
+    await store.decide({**body, "review_id": merged, "approved": True, "merge_into": canonical})
+    await store.decide({**body, "review_id": soft, "approved": False, "hard": False})
+    words = ["zq-canonical-3301", "zq-approved-5510", "zq-merged-6620", "zq-soft-7730"]
+    assert all(holds(word) for word in words)
+    erased = [canonical, approved, soft]  # the merged one is erased with its canonical
+    await store.forget({"agent_id": "a", "ids": erased, "hard_delete": True})
+    assert [word for word in words if holds(word)] == []
+    assert await chain_holds(store)
+
+
+async def test_a_decision_applies_the_version_reviewed_or_none(
+    make_store: StoreFactory, holds: Callable[[str], bool]
+) -> None:
+    """An agent that changes its staged record between a reviewer's listing and the click on
+    Approve gets a conflict, not an approval of text nobody saw ([review.decide]); the
+    version shown is what a decision names. Erased later, neither text is left."""
+    store = make_store()
+    body = {"agent_id": "a", "reviewer": "r", "approved": True}
+    review_id = await staged(store, "as first staged zq-original-8840")
+    [shown] = (await store.reviews({"agent_id": "a"})).reviews
+    assert shown.diff.added[0].version == 1
+    await store.update(
+        {"agent_id": "a", "id": review_id, "expected_version": 1, "content": "zq-swapped-8841"}
+    )
+    for stale in ({"expected_version": 1}, {}):  # the version shown, or none (version 1)
+        with pytest.raises(ConflictError, match="--expected-version 2") as refused:
+            await store.decide({**body, "review_id": review_id, **stale})
+        assert refused.value.details[0]["path"] == "/expected_version"
+    [again] = (await store.reviews({"agent_id": "a"})).reviews  # still pending, unchanged
+    assert (again.diff.added[0].version, again.diff.added[0].content) == (2, "zq-swapped-8841")
+    assert await recalled(store, "swapped") == []
+    done = await store.decide({**body, "review_id": review_id, "expected_version": 2})
+    assert done.outcome == "approved"
+    assert await recalled(store, "zq-swapped-8841") == [review_id]
+    kept = await remember(store, "kept")
+    forget = await store.forget({"agent_id": "a", "ids": [kept], "approval_required": True})
+    with pytest.raises(ConflictError):  # a staged forget or merge is at version 1 for good
+        await store.decide({**body, "review_id": forget.review_id, "expected_version": 2})
+    await store.decide({**body, "review_id": forget.review_id, "expected_version": 1})
+    assert (await store.get({"agent_id": "a", "ids": [kept]})).missing == [kept]
+    await store.forget({"agent_id": "a", "ids": [review_id], "hard_delete": True})
+    assert not holds("zq-original-8840")  # the queue's copy of what was first staged
+    assert not holds("zq-swapped-8841")
+    assert await chain_holds(store)
+
+
 async def test_a_staging_policy_stages_what_it_matches_and_says_which_rule(
     make_store: StoreFactory,
 ) -> None:
@@ -167,6 +232,45 @@ async def test_a_staging_policy_stages_what_it_matches_and_says_which_rule(
     asked = await store.forget({"agent_id": "a", "ids": [plain], "approval_required": True})
     [mine] = (await store.reviews({"agent_id": "a", "ids": [asked.review_id]})).reviews
     assert mine.staged_by == "caller"
+
+
+async def test_an_update_cannot_carry_a_write_past_the_staging_policy(
+    make_store: StoreFactory,
+) -> None:
+    """Written as something no rule matches, then updated into what a rule stages: refused
+    (``forbidden``), nothing changed; an update of a record a rule matches is refused too,
+    and a staged record's update waits with it for its review ([review.policy])."""
+    policy = StagingRules.of(
+        {"rules": [{"name": "health", "operations": ["remember"], "filter": {"topic": "health"}}]}
+    )
+    store = make_store(policy=policy)
+    plain = await remember(store, "Alice likes tea", metadata={"topic": "food"})
+    sneaky = {"agent_id": "a", "id": plain, "expected_version": 1}
+    into_health: list[dict[str, Any]] = [
+        {"metadata": {"topic": "health"}},
+        {"metadata": {"topic": "health"}, "content": "Alice takes insulin", "confidence": 0.2},
+    ]
+    for change in into_health:
+        with pytest.raises(ForbiddenError, match="rule 'health'") as refused:
+            await store.update({**sneaky, **change})
+        assert refused.value.details[0]["rule"] == "policy"
+    [kept] = (await store.get({"agent_id": "a", "ids": [plain]})).records
+    assert (kept.version, kept.metadata) == (1, {"topic": "food"})
+    done = await store.update({**sneaky, "content": "Alice likes green tea"})
+    assert done.version == 2  # what no rule matches still updates
+    staged_id = await remember(store, "Alice takes insulin", metadata={"topic": "health"})
+    moved = await store.update(
+        {"agent_id": "a", "id": staged_id, "expected_version": 1, "content": "insulin, 2x"}
+    )
+    assert moved.version == 2  # pending: its review shows it
+    body = {"agent_id": "a", "review_id": staged_id, "reviewer": "r", "approved": True}
+    await store.decide({**body, "expected_version": 2})
+    with pytest.raises(ForbiddenError):  # approved, it is a record the rule matches
+        await store.update(
+            {"agent_id": "a", "id": staged_id, "expected_version": 2, "content": "none"}
+        )
+    [approved] = (await store.get({"agent_id": "a", "ids": [staged_id]})).records
+    assert (approved.version, approved.content, approved.state) == (2, "insulin, 2x", "active")
 
 
 async def a_policy_file_on_the_url_stages_writes(

@@ -53,3 +53,17 @@ def test_a_bad_policy_is_a_usage_error_naming_the_field(tmp_path: Path) -> None:
     code, out = run("--store", f"{store}&policy={tmp_path / 'missing.json'}")
     assert code == Exit.USAGE
     assert "missing.json" in out
+
+
+def test_a_policy_nested_too_deeply_is_a_usage_error_not_a_traceback(tmp_path: Path) -> None:
+    policy = tmp_path / "deep.json"
+    policy.write_text("[" * 100_000 + "]" * 100_000)
+    store = f"sqlite-vec://{tmp_path / 'a.db'}?embedder=hash:32"
+    for args in (
+        ["--store", store, "--policy", str(policy)],
+        ["--store", f"{store}&policy={policy}"],
+    ):
+        code, out = run(*args)
+        assert code == Exit.USAGE
+        assert "deep.json" in out
+        assert "nested too deeply" in out

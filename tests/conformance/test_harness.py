@@ -57,6 +57,7 @@ CAUGHT_BY = {
     "rounds-numbers": "store.fidelity",
     "keeps-unsupported": "store.fidelity",
     "loses-a-child": "recall.sorted",
+    "decides-any-version": "review.version",
     "audit-skips-forget": "audit.chain",
     "audit-keeps-content": "audit.no-content",
 }

@@ -1280,11 +1280,13 @@ async def test_a_foreign_query_vector_is_refused_beside_a_child_that_embeds_itse
 async def test_a_batch_needs_a_router_that_can_erase_what_it_wrote(
     make_store: StoreFactory, make_router: RouterFactory
 ) -> None:
-    """The router makes a batch all or nothing by erasing what a failed one wrote: without
+    """The router makes a batch all or nothing by sending it to every child as one message
+    (one transaction there) and erasing what a failed one wrote: without remember_batch and
     hard_delete in every child it cannot, so it does not promise remember_batch."""
-    lacking = type("Lacking", (LimitedStore,), {"without": frozenset({"hard_delete"})})
-    router = make_router([make_store("full"), make_store("lacking", cls=lacking)])
-    assert "remember_batch" not in router.capabilities().capabilities
-    batch = {"requests": [{"agent_id": AGENT, "type": "semantic", "content": "tea"}]}
-    with pytest.raises(UnsupportedError, match="remember_batch"):
-        await router.remember_batch(batch)
+    for without in ("hard_delete", "remember_batch"):
+        lacking = type("Lacking", (LimitedStore,), {"without": frozenset({without})})
+        router = make_router([make_store("full"), make_store(f"no {without}", cls=lacking)])
+        assert "remember_batch" not in router.capabilities().capabilities
+        batch = {"requests": [{"agent_id": AGENT, "type": "semantic", "content": "tea"}]}
+        with pytest.raises(UnsupportedError, match="remember_batch"):
+            await router.remember_batch(batch)

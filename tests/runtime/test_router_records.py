@@ -11,7 +11,7 @@ import pytest
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import ConflictError
-from mnemowire.models import RecallRequest, RecallResponse
+from mnemowire.models import ListRequest, ListResponse, RecallRequest, RecallResponse
 from mnemowire.seals import SealKeys
 from tests.runtime.conftest import RouterFactory, StoreFactory
 
@@ -153,3 +153,55 @@ async def test_of_updates_racing_through_two_routers_exactly_one_wins(
     assert sorted(won) == [False, True]
     copies = [(await c.get({"agent_id": AGENT, "ids": [record]})).records[0] for c in (a, b)]
     assert {(r.content, r.version) for r in copies} == {(["monday", "tuesday"][won.index(True)], 2)}
+
+
+class ListsAnotherUser(SqliteVecStore):
+    """Answers a listing for one user (or agent) with the records of another, in proper
+    order: what a lying or buggy child does."""
+
+    async def list(self, request: ListRequest) -> ListResponse:
+        return await super().list(request.model_copy(update={"user_id": "u2"}))
+
+
+class ListsAnotherAgent(SqliteVecStore):
+    async def list(self, request: ListRequest) -> ListResponse:
+        return await super().list(request.model_copy(update={"agent_id": "agent-2"}))
+
+
+class ListsOutOfOrder(SqliteVecStore):
+    async def list(self, request: ListRequest) -> ListResponse:
+        page = await super().list(request)
+        return page.model_copy(update={"records": page.records[::-1]})
+
+
+@pytest.mark.parametrize(
+    ("liar", "why"),
+    [
+        (ListsAnotherUser, "belongs to another user"),
+        (ListsAnotherAgent, "belongs to another agent"),
+        (ListsOutOfOrder, "out of the request's order"),
+    ],
+)
+@pytest.mark.parametrize("keys", [KEYS, None])
+async def test_a_listing_outside_the_requests_scope_is_not_believed(
+    make_store: StoreFactory,
+    make_router: RouterFactory,
+    liar: type[SqliteVecStore],
+    why: str,
+    keys: SealKeys | None,
+) -> None:
+    """[router.verify]: a list page is checked against the request as get and recall are;
+    a seal proves who wrote a record, not that it is the user's the request names."""
+    lying, honest = make_store("lying", cls=liar), make_store("honest")
+    router = make_router([lying, honest], seal_keys=keys)
+    mine = [await _remember(router, f"u1 note {i}", user_id="u1") for i in range(3)]
+    await _remember(router, "u2 note", user_id="u2")
+    other = make_router([lying, honest], seal_keys=keys)
+    await other.remember(
+        {"agent_id": "agent-2", "type": "semantic", "content": "x", "user_id": "u1"}
+    )
+    listed = await router.list({"agent_id": AGENT, "user_id": "u1"})
+    assert [r.id for r in listed.records] == mine[::-1]  # the honest child's page
+    [refused] = [s for s in listed.stores if s.store == "lying"]
+    assert refused.status == "invalid_response"
+    assert why in (refused.error or "")

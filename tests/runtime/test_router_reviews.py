@@ -9,9 +9,21 @@ from typing import Any
 import pytest
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.errors import ConfigError, ConflictError, NotFoundError
+from mnemowire.errors import (
+    ConfigError,
+    ConflictError,
+    ForbiddenError,
+    NotFoundError,
+    StoreError,
+)
 from mnemowire.kit.staging import StagingRules
-from mnemowire.models import Capabilities, ForgetRequest, ForgetResponse
+from mnemowire.models import (
+    Capabilities,
+    DecideRequest,
+    DecideResponse,
+    ForgetRequest,
+    ForgetResponse,
+)
 from tests.runtime.conftest import RouterFactory, StoreFactory
 
 AGENT = "agent-1"
@@ -142,3 +154,91 @@ class NoQueue(SqliteVecStore):
         declared = super().capabilities()
         kept = [c for c in declared.capabilities if c not in ("reviews", "decide")]
         return declared.model_copy(update={"capabilities": kept})
+
+
+class FailsDecisions(SqliteVecStore):
+    """Fails every decision while ``failing`` is set, changing nothing: a child that is down."""
+
+    failing = True
+
+    async def decide(self, request: DecideRequest) -> DecideResponse:
+        if self.failing:
+            raise StoreError("the disk is full")
+        return await super().decide(request)
+
+
+async def _state(child: Any, review_id: str) -> str:
+    """pending, or the state the child's record is in now (active once approved)."""
+    if [r.review_id for r in (await child.reviews({"agent_id": AGENT})).reviews] == [review_id]:
+        return "pending"
+    got = await child.get({"agent_id": AGENT, "ids": [review_id], "states": ["active", "pending"]})
+    return "active" if got.records else "gone"
+
+
+async def test_a_decision_a_child_failed_is_never_overturned_there(
+    make_store: StoreFactory, make_router: RouterFactory
+) -> None:
+    """[review.once] across children: the first child holding the review decides and the
+    others follow; a follower that failed keeps its copy pending, an opposite decision lands
+    nowhere (the first says conflict), and the same decision sent again completes it."""
+    first, lagging = make_store("first"), make_store("lagging", cls=FailsDecisions)
+    router = make_router([first, lagging])
+    review_id = await _remember(router, "the gate code is 1234", approval_required=True)
+    body = {"agent_id": AGENT, "review_id": review_id, "reviewer": "r"}
+    approved = await router.decide({**body, "approved": True})
+    assert {r.store: r.status for r in approved.stores} == {"first": "ok", "lagging": "error"}
+    assert (await _state(first, review_id), await _state(lagging, review_id)) == (
+        "active",
+        "pending",
+    )
+    lagging.failing = False
+    with pytest.raises(ConflictError) as opposite:
+        await router.decide({**body, "approved": False})
+    assert opposite.value.envelope["decision"]["approved"] is True  # what had landed
+    assert await _state(lagging, review_id) == "pending"  # not erased: no divergence
+    with pytest.raises(ConflictError) as retried:
+        await router.decide({**body, "approved": True, "reason": "again"})
+    assert {s["store"]: s["status"] for s in retried.value.envelope["stores"]} == {
+        "first": "error",
+        "lagging": "ok",
+    }
+    assert await _state(lagging, review_id) == "active"  # the copies agree
+
+
+async def test_a_decision_the_first_holder_fails_changes_no_copy(
+    make_store: StoreFactory, make_router: RouterFactory
+) -> None:
+    down, other = make_store("down", cls=FailsDecisions), make_store("other")
+    router = make_router([down, other])
+    review_id = await _remember(router, "the safe is behind the painting", approval_required=True)
+    with pytest.raises(StoreError):
+        await router.decide(
+            {"agent_id": AGENT, "review_id": review_id, "reviewer": "r", "approved": True}
+        )
+    assert [await _state(c, review_id) for c in (down, other)] == ["pending", "pending"]
+    down.failing = False
+    only_other = await _remember(other, "staged on one child only", approval_required=True)
+    decided = await router.decide(  # a child without the review is passed over
+        {"agent_id": AGENT, "review_id": only_other, "reviewer": "r", "approved": True}
+    )
+    assert {r.store: (r.status, r.count) for r in decided.stores} == {
+        "down": ("ok", 0),
+        "other": ("ok", 1),
+    }
+
+
+async def test_the_routers_policy_refuses_an_update_into_what_it_stages(
+    make_store: StoreFactory, make_router: RouterFactory
+) -> None:
+    """[review.policy-update] through a router: its children hold no policy, so the router
+    asks its own about the record it reads before any copy changes."""
+    a, b = make_store("a"), make_store("b")
+    router = make_router([a, b], policy=POLICY)
+    plain = await _remember(router, "Ann likes tea", metadata={"topic": "food"})
+    change = {"agent_id": AGENT, "id": plain, "expected_version": 1}
+    with pytest.raises(ForbiddenError, match="rule 'health'"):
+        await router.update({**change, "metadata": {"topic": "health"}})
+    for child in (a, b):
+        [copy] = (await child.get({"agent_id": AGENT, "ids": [plain]})).records
+        assert (copy.version, copy.metadata) == (1, {"topic": "food"})
+    assert (await router.update({**change, "content": "Ann likes green tea"})).version == 2

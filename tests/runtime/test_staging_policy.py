@@ -5,11 +5,13 @@ merge, the first matching rule named."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from mnemowire.errors import ConfigError
+from mnemowire.errors import ConfigError, ForbiddenError
 from mnemowire.kit.staging import StagingRules
 
 POLICY = {
@@ -58,6 +60,9 @@ def test_a_write_is_staged_by_the_first_rule_whose_every_predicate_holds(
         ({"rules": [{"name": "x", "operations": ["recall"]}]}, "/rules/0/operations/0"),
         ({"rules": [{"name": "x", "colour": "red"}]}, "/rules/0/colour"),
         ({"rules": [{"name": "x", "content_pattern": "(unclosed"}]}, "/rules/0/content_pattern"),
+        # what a linear-time engine cannot run is refused when the policy is read
+        ({"rules": [{"name": "x", "content_pattern": r"(ab)\1"}]}, "/rules/0/content_pattern"),
+        ({"rules": [{"name": "x", "content_pattern": "pass(?=word)"}]}, "lookaround"),
     ],
 )
 def test_a_bad_policy_is_refused_naming_the_field(document: object, message: str) -> None:
@@ -72,3 +77,61 @@ def test_a_policy_file_is_read_and_a_missing_one_named(tmp_path: Path) -> None:
     assert StagingRules.load(path).document == POLICY
     with pytest.raises(ConfigError, match=r"nowhere\.json"):
         StagingRules.load(tmp_path / "nowhere.json")
+
+
+def test_a_pattern_takes_time_linear_in_the_content_whatever_the_pattern() -> None:
+    """Nested quantifiers and content an agent chose to make a backtracking engine try every
+    split (2^60 ways here): matched at once, so one agent's write cannot stall a server's
+    event loop for others. In a process of its own, bounded by a generous timeout, not a
+    clock: a backtracking engine holds the GIL, so no thread of this process could stop it."""
+    probe = (
+        "from mnemowire.kit.staging import StagingRules\n"
+        "policy = StagingRules.of({'rules': [{'name': 'n', 'content_pattern': '(a+)+$'}]})\n"
+        "print(policy.staged_by('remember', {'content': 'a' * 60 + '!'}),"
+        " policy.staged_by('remember', {'content': 'AAAA'}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.split() == ["None", "policy:n"]  # any case, as before
+
+
+def test_a_policy_nested_past_any_parser_is_refused_as_a_config_error(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"rules": [{"name": "x", "filter": ' + "[" * 100_000 + "]" * 100_000 + "}]}")
+    with pytest.raises(ConfigError, match=r"deep\.json.*nested too deeply"):
+        StagingRules.load(deep)
+    within = tmp_path / "within.json"  # parsed, then refused by the schema, naming the field
+    within.write_text('{"rules": [{"name": "x", "filter": {"k": ' + "[" * 500 + "]" * 500 + "}}]}")
+    with pytest.raises(ConfigError, match="/rules/0/filter"):
+        StagingRules.load(within)
+
+
+RECORD = {"agent_id": "a", "type": "semantic", "content": "tea", "metadata": {}, "state": "active"}
+
+
+@pytest.mark.parametrize(
+    ("record", "changes", "refused_by"),
+    [
+        (RECORD, {"metadata": {"topic": "health"}}, "health"),  # into what a rule stages
+        (RECORD, {"content": "my password is 42"}, "secrets"),
+        ({**RECORD, "metadata": {"topic": "health"}}, {"confidence": 0.5}, "health"),
+        (RECORD, {"content": "green tea"}, None),  # still matches no rule
+        ({**RECORD, "state": "pending"}, {"content": "my password"}, None),  # its review shows it
+        ({**RECORD, "metadata": {"topic": "health"}}, {}, None),  # changes nothing
+    ],
+)
+def test_an_update_into_what_a_rule_stages_is_refused(
+    record: dict[str, object], changes: dict[str, object], refused_by: str | None
+) -> None:
+    """An update writes the record it leaves: asked as that record's remember ([review.policy]),
+    so writing something plain and updating it into what a rule stages cannot bypass review."""
+    policy = StagingRules.of(POLICY)
+    if refused_by is None:
+        policy.refuse_update(record, changes)
+        return
+    with pytest.raises(ForbiddenError, match=f"rule '{refused_by}'") as refused:
+        policy.refuse_update(record, changes)
+    assert refused.value.details == [
+        {"path": "", "rule": "policy", "message": f"matched by policy:{refused_by}"}
+    ]

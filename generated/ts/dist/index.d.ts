@@ -15,4 +15,4 @@ export * from "./validators.js";
 /** The spec version these bindings were generated from. */
 export declare const SPEC_VERSION = "v0.2";
 /** sha256 over the spec's schema files: changes whenever the contract does. */
-export declare const SPEC_DIGEST = "sha256:8244f2202ae8dd6c67259a976b5433e9acc82a9f846c60e8ae2d279f8e5887ec";
+export declare const SPEC_DIGEST = "sha256:acacf9ed427d3e5784d6a92c0d56f1667fb32f5ce8a118ba1b67e6d73ae42e98";

@@ -104,6 +104,14 @@ export interface DecideRequest {
     /** Approve a staged remember as a merge into this existing record (see review-decision). */
     merge_into?: MemoryId;
     /**
+     * The version of the staged write the reviewer saw: a staged remember's record version (the
+     * diff's added record); a staged forget or merge never changes while pending, so its version is
+     * 1. A decision on a staged write at another version fails with conflict and changes nothing.
+     * Without it, a decision applies a staged write only at version 1: once a staged record was
+     * updated, a decision must name the version it was reviewed at.
+     */
+    expected_version?: RecordVersion;
+    /**
      * Identity of the reviewer, recorded with the decision and in the audit log.
      *
      * Constraints: at least 1 character, at most 256 characters.
@@ -190,7 +198,8 @@ export type EpochMillis = number;
  * operation. store_error: every capable store failed. timeout: no store answered in time.
  * unavailable: the store cannot be reached. internal: a bug; please report it. unauthorized: a
  * transport that authenticates its callers got no credentials it knows. forbidden: the credentials
- * may not act as the request's agent.
+ * may not act as the request's agent, or the operator's staging policy stages what the write would
+ * leave and the write cannot wait for review (an update).
  */
 export type ErrorCode = "invalid_request" | "not_found" | "conflict" | "unsupported" | "store_error" | "timeout" | "unavailable" | "internal" | "unauthorized" | "forbidden";
 /** One broken rule. */
@@ -1665,8 +1674,10 @@ export interface StagingRule {
     filter?: Filter;
     /**
      * A remember whose content contains a match of this regular expression, matched
-     * case-insensitively. Keep to the syntax ECMA-262 and Python's re share; a store refuses a
-     * pattern it cannot compile when the policy is configured.
+     * case-insensitively, in time linear in the content (RE2 semantics: no backreferences or
+     * lookaround), so no content an agent writes can make the match run long. Keep to the syntax
+     * ECMA-262, Python's re and RE2 share; a store refuses a pattern it cannot run so when the policy
+     * is configured.
      *
      * Constraints: at least 1 character, at most 1024 characters.
      */

@@ -19,10 +19,14 @@ from mnemowire.models import DecideRequest
 from tests.adapters._semantics_reviews import (
     a_policy_file_on_the_url_stages_writes,
     test_a_staging_policy_stages_what_it_matches_and_says_which_rule,
+    test_an_update_cannot_carry_a_write_past_the_staging_policy,
 )
 from tests.adapters.mem0.conftest import CheckedStore, Clock
 
-__all__ = ["test_a_staging_policy_stages_what_it_matches_and_says_which_rule"]
+__all__ = [
+    "test_a_staging_policy_stages_what_it_matches_and_says_which_rule",
+    "test_an_update_cannot_carry_a_write_past_the_staging_policy",
+]
 
 SECRET = "Dana's door code is 4417"
 
@@ -180,3 +184,42 @@ async def test_a_policy_file_on_the_url_stages_writes_and_is_declared(tmp_path: 
     await a_policy_file_on_the_url_stages_writes(
         lambda policy: Mem0Store.from_url(f"mem0://{tmp_path / 'mem0'}?policy={policy}"), tmp_path
     )
+
+
+def queue_holds(folder: Path, text: str) -> bool:
+    """Whether the id map's SQLite files (the queue's rows), checkpointed, hold ``text``."""
+    with sqlite3.connect(ids_db(folder)) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    stored = b"".join(p.read_bytes() for p in folder.glob("mnemowire-ids.db*") if p.is_file())
+    return text.encode() in stored
+
+
+async def test_an_erasure_reaches_the_queues_copy_whatever_its_review_became(
+    store: CheckedStore, tmp_path: Path
+) -> None:
+    """[review.erasure]: approved, merged into another record, softly rejected, or updated
+    while pending and then approved: erasing the record erases the words the queue kept."""
+    body = {"agent_id": "a", "reviewer": "r"}
+
+    async def staged(content: str) -> str:
+        note = {"agent_id": "a", "type": "semantic", "content": content}
+        return str((await store.remember({**note, "approval_required": True})).id)
+
+    canonical = (await store.remember({"agent_id": "a", "type": "semantic", "content": "c"})).id
+    approved, merged = await staged("zq-approved-5510"), await staged("zq-merged-6620")
+    soft, updated = await staged("zq-soft-7730"), await staged("zq-original-8840")
+    await store.decide({**body, "review_id": approved, "approved": True})
+    await store.decide({**body, "review_id": merged, "approved": True, "merge_into": canonical})
+    await store.decide({**body, "review_id": soft, "approved": False, "hard": False})
+    await store.update(
+        {"agent_id": "a", "id": updated, "expected_version": 1, "content": "zq-later-8841"}
+    )
+    with pytest.raises(ConflictError, match="--expected-version 2"):  # not what was shown
+        await store.decide({**body, "review_id": updated, "approved": True})
+    await store.decide({**body, "review_id": updated, "approved": True, "expected_version": 2})
+    words = ["zq-approved-5510", "zq-merged-6620", "zq-soft-7730", "zq-original-8840"]
+    folder = tmp_path / "mem0"
+    assert all(queue_holds(folder, word) for word in words)
+    erased = [canonical, approved, soft, updated]  # the merged one goes with its canonical
+    await store.forget({"agent_id": "a", "ids": erased, "hard_delete": True})
+    assert [word for word in words if queue_holds(folder, word)] == []

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from mnemowire.adapters.pgvector import _migrations
 from mnemowire.apps.cli import Exit, cli
 from mnemowire.embedders import HashEmbedder
-from mnemowire.kit.audit import verify
+from mnemowire.kit.audit import as_caller, verify
 from tests.adapters.pgvector.conftest import Database, StoreFactory
 
 
@@ -55,6 +55,28 @@ async def test_an_entry_changed_behind_the_trigger_is_named(
     assert (found["ok"], found["first_bad"], found["entries"]) == (False, 3, 2)
 
 
+@pytest.mark.parametrize(
+    "rewrite",
+    [
+        "detail = ('{\"k\": ' || repeat('[', 3000) || repeat(']', 3000) || '}')::jsonb",
+        "detail = '{\"n\": 1e400}'::jsonb",
+        "at = 9223372036854775807",
+    ],
+    ids=["nested-past-the-loader", "number-past-json", "time-past-2^53"],
+)
+async def test_a_row_rewritten_into_what_json_cannot_carry_gets_a_verdict(
+    make_store: StoreFactory, db: Database, rewrite: str
+) -> None:
+    """jsonb holds what a JSON parser or RFC 8785 cannot: the entry is named, not raised."""
+    store = make_store()
+    for i in range(3):
+        await store.remember({"agent_id": "a", "type": "semantic", "content": f"note {i}"})
+    db.execute("ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only")
+    db.execute(f"UPDATE audit_log SET {rewrite} WHERE position = 2")
+    verdict = verify(await store.audit_entries())
+    assert (verdict.ok, verdict.first_bad, verdict.entries) == (False, 2, 1)
+
+
 async def test_the_chain_starts_with_the_first_entry_after_the_migration(
     make_store: StoreFactory, db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -76,3 +98,23 @@ async def test_the_chain_starts_with_the_first_entry_after_the_migration(
     assert [(e["seq"], e["operation"]) for e in entries] == [(1, "remember")]
     assert verify(entries).ok
     assert db.rows("SELECT count(*) FROM audit_log WHERE position IS NULL") == [(1,)]
+
+
+async def test_an_entry_names_the_caller_a_transport_let_the_write_through_by(
+    make_store: StoreFactory,
+) -> None:
+    """``as_caller`` (what `mnemowire serve` wraps each authenticated operation in): every
+    entry the operation writes carries ``detail.caller``, in the chain."""
+    store = make_store()
+    note = {"agent_id": "a", "type": "semantic", "content": "note"}
+    kept = (await as_caller("alice-laptop", store.remember(note))).id
+    await as_caller("ops", store.forget({"agent_id": "a", "ids": [kept], "reason": "asked"}))
+    await store.remember(note)  # no transport: no caller
+    entries = await store.audit_entries()
+    assert [(e["operation"], (e["detail"] or {}).get("caller")) for e in entries] == [
+        ("remember", "alice-laptop"),
+        ("forget", "ops"),
+        ("remember", None),
+    ]
+    assert entries[1]["detail"]["reason"] == "asked"
+    assert verify(entries).ok
