@@ -10,6 +10,10 @@ over several servers pays that once per server per operation. The one blocking c
 server for its capabilities when the store is opened (``capabilities()`` is synchronous in the
 protocol), uses the standard library.
 
+An answer is read as it arrives and refused past ``max_answer`` bytes (16 MiB by default), so a
+server that answers too much, by mistake or on purpose, costs a router no more than that (the
+router reports it as that child's error); decompressed bytes are what count.
+
 Requests and answers are validated where they cross a boundary: by the caller's ``Memory`` on
 this side and by the server on the other, so this module only moves JSON. It is written
 against the store kit and the protocol alone, as a third party's adapter would be.
@@ -34,7 +38,7 @@ from pydantic import BaseModel, ValidationError
 
 from mnemowire.embedders import Embedder
 from mnemowire.errors import ConfigError, MnemowireError, StoreError, UnavailableError, error_for
-from mnemowire.kit import elapsed_ms, json_bytes, number, text, to_wire, url_options
+from mnemowire.kit import elapsed_ms, integer, json_bytes, number, text, to_wire, url_options
 from mnemowire.models import (
     Capabilities,
     DecideRequest,
@@ -73,7 +77,17 @@ __all__ = ["TOKEN_VARIABLE", "HttpStore"]
 
 #: where the client finds its bearer token by default (never in the URL: URLs end up in logs)
 TOKEN_VARIABLE = "MNEMOWIRE_TOKEN"
-URL_OPTIONS = {"timeout": number(minimum=0.001), "token_env": text, "embedder": text, "name": text}
+#: the most an answer may take, in bytes. The largest legitimate answers hold 1,000 records
+#: (recall's k, list's limit, get's ids): a recall of 1,000 hits whose records just fit a full
+#: batch in a server's default --max-body (4 MiB) measured 4.39 MB; the cap allows 3.8 times that
+MAX_ANSWER_BYTES = 16 * 2**20
+URL_OPTIONS = {
+    "timeout": number(minimum=0.001),
+    "token_env": text,
+    "embedder": text,
+    "name": text,
+    "max_answer": integer(minimum=1024, maximum=2**40),
+}
 #: the spec versions this client speaks, newest first: the first one the server serves is used
 SPEC_VERSIONS = (v0_2.SPEC_VERSION, v0_1.SPEC_VERSION, v0.SPEC_VERSION)
 R = TypeVar("R", bound=BaseModel)
@@ -102,11 +116,13 @@ class HttpStore:
         timeout_s: float = 30.0,
         embedder: Embedder | None = None,
         name: str | None = None,
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
     ) -> None:
         self._base = base_url.rstrip("/")
         self._name = name or self._base  # until the server says its store's name
         self._headers = {"authorization": f"Bearer {token}"} if token else {}
         self._timeout = timeout_s
+        self._max_answer = max_answer_bytes
         self.embedder = embedder
         self._version, served = self._discover()
         self._name = name or served.store
@@ -122,7 +138,8 @@ class HttpStore:
         """Open ``http://host:port[/prefix]`` (or ``https://``); query options: ``timeout``
         (seconds, default 30), ``token_env`` (the variable holding the bearer token, default
         ``MNEMOWIRE_TOKEN``), ``embedder`` (the server's, to embed queries here once),
-        ``name`` (default: the name the server gives its store)."""
+        ``name`` (default: the name the server gives its store), ``max_answer`` (the most bytes
+        an answer may take, default 16 MiB)."""
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ConfigError(f"not an HTTP store URL: {url!r}; write http://host:port")
@@ -144,6 +161,7 @@ class HttpStore:
             timeout_s=options.get("timeout", 30.0),
             embedder=embedder,
             name=options.get("name"),
+            max_answer_bytes=options.get("max_answer", MAX_ANSWER_BYTES),
         )
 
     @property
@@ -167,13 +185,15 @@ class HttpStore:
             request = urllib.request.Request(url, headers=self._headers)
             try:
                 with direct.open(request, timeout=self._timeout) as answer:
-                    status, content = answer.status, answer.read()
+                    status, content = answer.status, answer.read(self._max_answer + 1)
             except urllib.error.HTTPError as exc:
-                status, content = exc.code, exc.read()
+                status, content = exc.code, exc.read(self._max_answer + 1)
             except (urllib.error.URLError, OSError) as exc:
                 raise self._unreachable(exc) from None
             if status == 404:
                 continue
+            if len(content) > self._max_answer:
+                raise self._too_large()
             return version, self._parse(Capabilities, status, content)
         raise ConfigError(
             f"{self._base} serves none of the spec versions this mnemowire speaks "
@@ -276,12 +296,31 @@ class HttpStore:
         headers = {"content-type": "application/json"} if body is not None else None
         try:
             async with self._session().request(method, url, data=body, headers=headers) as answer:
-                status, content = answer.status, await answer.read()
+                status, content = answer.status, await self._read(answer)
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             raise self._unreachable(exc) from None
         return self._parse(model, status, content)
 
-    def _parse(self, model: type[R], status: int, content: bytes) -> R:
+    async def _read(self, answer: aiohttp.ClientResponse) -> bytearray:
+        """The answer's body, counted as it arrives: StoreError past ``max_answer`` bytes, before
+        reading any of it when its Content-Length says so."""
+        declared = answer.content_length
+        if declared is not None and declared > self._max_answer:
+            raise self._too_large()
+        content = bytearray()
+        async for chunk in answer.content.iter_any():
+            content += chunk
+            if len(content) > self._max_answer:
+                raise self._too_large()
+        return content
+
+    def _too_large(self) -> StoreError:
+        return StoreError(
+            f"{self._name} answered more than {self._max_answer} bytes, the most this client "
+            "reads (the URL's max_answer option); raise it if the server's memories are that large"
+        )
+
+    def _parse(self, model: type[R], status: int, content: bytes | bytearray) -> R:
         """The answer as ``model``; an error envelope raised as its MnemowireError."""
         if status == 200:
             try:
@@ -300,7 +339,7 @@ class HttpStore:
             if not isinstance(payload.get("message"), str) or not payload["message"]:
                 payload["message"] = f"HTTP {status}"
             raise error_for(payload)
-        raise StoreError(f"{self._name} answered HTTP {status}: {content[:200]!r}")
+        raise StoreError(f"{self._name} answered HTTP {status}: {bytes(content[:200])!r}")
 
     def _unreachable(self, exc: BaseException) -> MnemowireError:
         if isinstance(exc, TimeoutError):

@@ -10,21 +10,25 @@ from collections.abc import Iterator
 
 import uvicorn
 
-from mnemowire.apps.server import Binding, MemoryServer, bind, create_app, uvicorn_config
+from mnemowire.apps.server import Binding, Hosts, MemoryServer, bind, create_app, uvicorn_config
 
 __all__ = ["serving"]
 
 
 @contextlib.contextmanager
-def serving(server: MemoryServer, *, grace_s: int = 5, ui: bool = False) -> Iterator[str]:
+def serving(
+    server: MemoryServer, *, grace_s: int = 5, ui: bool = False, hosts: Hosts | None = None
+) -> Iterator[str]:
     """Serve ``server`` on a free loopback port; yields its base URL. On exit the server
     stops as on SIGTERM (in-flight requests finish, the store is closed). ``ui``: the
-    reviewer UI too."""
+    reviewer UI too; ``hosts``: the names it answers to (default: loopback's)."""
     binding = Binding(port=0, grace_s=grace_s)
     sock = bind(binding)
     port = sock.getsockname()[1]
+    app = create_app(server, ui=ui, hosts=hosts)
+    header_timeout_s = server.limits.header_timeout_s
     running = uvicorn.Server(
-        uvicorn_config(create_app(server, ui=ui), binding, log_level="warning")
+        uvicorn_config(app, binding, header_timeout_s=header_timeout_s, log_level="warning")
     )
     thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

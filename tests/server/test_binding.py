@@ -155,11 +155,31 @@ def test_unknown_routes_and_methods_are_json_errors(url: str) -> None:
     assert envelope(httpx.delete(url + "/v0.1/capabilities"), 405)
 
 
-def test_answers_are_not_cached_and_not_sniffed(url: str) -> None:
-    for answer in (post(url, "/v0.1/remember", REMEMBER), httpx.get(url + "/nowhere")):
-        assert answer.headers["cache-control"] == "no-store"
-        assert answer.headers["x-content-type-options"] == "nosniff"
-        assert "server" not in answer.headers
+def test_every_kind_of_answer_is_not_cached_and_not_sniffed(tmp_path: Path) -> None:
+    store = SqliteVecStore(str(tmp_path / "memory.db"), embedder=HashEmbedder(64))
+    with serving(MemoryServer(store), ui=True) as url:
+        answers = {
+            "operation": post(url, "/v0.1/remember", REMEMBER),
+            "refused operation": post(url, "/v0.1/remember", {}),
+            "capabilities": httpx.get(url + "/v0.1/capabilities"),
+            "index": httpx.get(url + "/"),
+            "openapi": httpx.get(url + "/openapi.json"),
+            "404": httpx.get(url + "/nowhere"),
+            "405": httpx.get(url + "/v0.1/recall"),
+            "trailing-slash redirect": httpx.get(url + "/v0.1/capabilities/"),
+            "static file": httpx.get(url + "/ui/static/htmx.min.js"),
+            "static 404": httpx.get(url + "/ui/static/nowhere.js"),
+            "ui redirect": httpx.get(url + "/ui"),
+            "ui sign-in redirect": httpx.get(url + "/ui/"),
+            "ui page": httpx.get(url + "/ui/login"),
+            "foreign host": httpx.get(url + "/", headers={"host": "attacker.example"}),
+        }
+    assert answers["trailing-slash redirect"].status_code == 307
+    assert answers["static file"].status_code == 200
+    for kind, answer in answers.items():
+        assert answer.headers.get_list("cache-control") == ["no-store"], kind
+        assert answer.headers.get_list("x-content-type-options") == ["nosniff"], kind
+        assert "server" not in answer.headers, kind
 
 
 def test_a_store_error_code_maps_to_its_status(url: str) -> None:
@@ -212,8 +232,8 @@ def test_the_slow_body_is_408_and_the_server_keeps_serving(url: str) -> None:
     host, port = url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port))) as slow:
         slow.sendall(
-            b"POST /v0.1/remember HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-            b'Content-Length: 100\r\n\r\n{"agent_id"'
+            f"POST /v0.1/remember HTTP/1.1\r\nHost: {host}:{port}\r\n".encode()
+            + b'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"agent_id"'
         )
         started = time.monotonic()
         slow.settimeout(5)

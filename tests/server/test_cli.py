@@ -145,6 +145,26 @@ def test_a_bad_tokens_file_is_a_usage_error(tmp_path: Path, store_url: str) -> N
     assert "at least 16" in result.output
 
 
+def test_serve_answers_its_allowed_hosts_and_refuses_others(store_url: str) -> None:
+    process, url = start("--store", store_url, "--allowed-host", "memory.example.com")
+    try:
+        assert httpx.get(url + "/", headers={"host": "memory.example.com"}).status_code == 200
+        assert httpx.get(url + "/").status_code == 200
+        refused = httpx.get(url + "/", headers={"host": "attacker.example"})
+        assert refused.status_code == 421
+        assert refused.json()["details"][0]["rule"] == "host"
+    finally:
+        process.terminate()
+        process.communicate(timeout=20)
+
+
+def test_a_malformed_allowed_host_is_a_usage_error(store_url: str) -> None:
+    args = ["serve", "--store", store_url, "--allowed-host", "http://memory.example.com"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == Exit.USAGE
+    assert "--allowed-host 'http://memory.example.com' is not a host name" in result.output
+
+
 def test_a_taken_port_is_a_usage_error(store_url: str) -> None:
     process, url = start("--store", store_url)
     try:

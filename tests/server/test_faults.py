@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
 import socket
 import threading
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.apps.server import Limits, MemoryServer, Tokens
@@ -84,8 +86,8 @@ def send_and_vanish(url: str, body: bytes, sent: int, *, linger: float = 0.0) ->
     bytes, wait ``linger`` seconds and close the connection without reading an answer."""
     host, port = url.removeprefix("http://").split(":")
     head = (
-        "POST /v0.1/remember_batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
+        f"POST /v0.1/remember_batch HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
     )
     with socket.create_connection((host, int(port))) as gone:
         gone.sendall(head.encode() + body[:sent])
@@ -102,6 +104,31 @@ def test_a_caller_gone_mid_body_stores_nothing(tmp_path: Path) -> None:
         other = {"agent_id": "b", "type": "semantic", "content": "x"}
         assert post(url, "/v0.1/remember", other).status_code == 200  # still serving
     assert stored(path) == 0
+
+
+def test_a_caller_gone_mid_body_is_one_debug_line_in_the_log(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Any caller can hang up mid-body at will: an ordinary event, not a bug with tracebacks."""
+    caplog.set_level(logging.DEBUG, logger="mnemowire.server")
+    store = SqliteVecStore(str(tmp_path / "memory.db"), embedder=HashEmbedder(64))
+    body = json.dumps(batch(50)).encode()
+    uvicorn_log = logging.getLogger("uvicorn.error")  # uvicorn's own: not propagated
+    try:
+        with serving(MemoryServer(store)) as url:
+            uvicorn_log.addHandler(caplog.handler)
+            send_and_vanish(url, body, len(body) // 2)
+            deadline = time.monotonic() + 10
+            while not caplog.records and time.monotonic() < deadline:
+                time.sleep(0.05)
+    finally:  # stopped first: every line the disconnect caused is in
+        uvicorn_log.removeHandler(caplog.handler)
+    logged = [r for r in caplog.records if not r.getMessage().startswith("store closed")]
+    assert [r.getMessage() for r in logged if r.levelno >= logging.WARNING] == []
+    assert [r.exc_info for r in logged] == [None]
+    (gone,) = logged
+    assert gone.levelno == logging.DEBUG
+    assert gone.getMessage() == "POST /v0.1/remember_batch: the caller went away mid-request"
 
 
 def test_a_caller_gone_mid_operation_leaves_the_write_whole(tmp_path: Path) -> None:

@@ -75,6 +75,14 @@ def served_options(default_port: int) -> Callable[[F], F]:
     help="Seconds a request body may take to arrive.",
 )
 @click.option(
+    "--header-timeout",
+    type=click.FloatRange(min=0.001),
+    default=10.0,
+    show_default=True,
+    help="Seconds a request line and headers may take to arrive (a connection that is slower "
+    "is closed).",
+)
+@click.option(
     "--request-timeout",
     type=click.FloatRange(min=0.001),
     default=30.0,
@@ -83,6 +91,15 @@ def served_options(default_port: int) -> Callable[[F], F]:
 )
 @click.option("--tls-cert", type=click.Path(exists=True, dir_okay=False), help="TLS certificate.")
 @click.option("--tls-key", type=click.Path(exists=True, dir_okay=False), help="TLS private key.")
+@click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME[:PORT]",
+    help="Also answer requests naming this Host (repeat for more; any port unless one is "
+    "given): the names callers or a proxy use. Default: the --host address and localhost at "
+    "the server's port; on 0.0.0.0 or ::, any Host (docs/transports.md#http.hosts).",
+)
 @click.option(
     "--ui",
     is_flag=True,
@@ -97,15 +114,18 @@ def serve_command(
     tokens_file: Path | None,
     max_body: int,
     body_timeout: float,
+    header_timeout: float,
     request_timeout: float,
     tls_cert: str | None,
     tls_key: str | None,
+    allowed_hosts: tuple[str, ...],
     ui: bool,
 ) -> None:
     """Serve the memorywire operations over HTTP until Ctrl-C (or SIGTERM), which lets
     requests in flight finish and closes the store."""
     from mnemowire.apps.server import (
         Binding,
+        Hosts,
         Limits,
         MemoryServer,
         Tokens,
@@ -118,16 +138,20 @@ def serve_command(
     try:
         tokens = Tokens.load(tokens_file)
         check_binding(binding, tokens is not None)
+        hosts = Hosts.of(host, allowed_hosts)
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from None
     if tokens_file is not None and readable_by_others(tokens_file):
         click.echo(f"warning: {tokens_file} can be read by other users; chmod 600 it", err=True)
     limits = Limits(
-        max_body_bytes=max_body, body_timeout_s=body_timeout, request_timeout_s=request_timeout
+        max_body_bytes=max_body,
+        body_timeout_s=body_timeout,
+        header_timeout_s=header_timeout,
+        request_timeout_s=request_timeout,
     )
     store = open_store(list(stores), embedder)
     try:
-        run(MemoryServer(store, tokens=tokens, limits=limits), binding, ui=ui)
+        run(MemoryServer(store, tokens=tokens, limits=limits), binding, ui=ui, hosts=hosts)
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from None
     sys.exit(Exit.OK)

@@ -4,7 +4,8 @@ Starlette on uvicorn; one route per operation and spec version, bodies validated
 boundary, bearer tokens mapped to the agents each may act as, OpenAPI at ``/openapi.json``.
 
 >>> server = MemoryServer(store, tokens=Tokens.load(Path("tokens.json")))   # doctest: +SKIP
->>> run(server, Binding(host="0.0.0.0", port=8765))                       # doctest: +SKIP
+>>> run(server, Binding(host="0.0.0.0", port=8765),
+...     hosts=Hosts.of("0.0.0.0", ["memory.example.com"]))                 # doctest: +SKIP
 """
 
 from mnemowire.apps.server._app import MemoryServer, create_app, error_response
@@ -18,6 +19,7 @@ from mnemowire.apps.server._auth import (
     caller_of,
 )
 from mnemowire.apps.server._body import Limits
+from mnemowire.apps.server._hosts import Hosts
 from mnemowire.apps.server._inflight import InFlight
 from mnemowire.apps.server._run import (
     Binding,
@@ -34,6 +36,7 @@ __all__ = [
     "ENV_TOKENS",
     "Binding",
     "Caller",
+    "Hosts",
     "InFlight",
     "Limits",
     "MemoryServer",

@@ -1,11 +1,13 @@
 """The memorywire HTTP server as a Starlette application (docs/transports.md).
 
 One route per operation and spec version (``mnemowire.spec.routes``). A request goes, in
-order: its caller known by bearer token (401) → its body read within the limits (413, 415,
-408) and parsed (400) → validated against the route's version once, at the boundary (400) →
-the caller admitted for every agent it names (403) → the store, in a task of its own → its
-answer held to the response schema → JSON. Every failure is the spec's error envelope with the
-status its code maps to (``mnemowire.spec.ERROR_STATUS``).
+order: its Host and Origin held to the names the server answers to (421, 403:
+apps.server._hosts) → its caller known by bearer token (401) → its body read within the limits
+(413, 415, 408) and parsed (400) → validated against the route's version once, at the boundary
+(400) → the caller admitted for every agent it names (403) → the store, in a task of its own →
+its answer held to the response schema → JSON. Every failure is the spec's error envelope with the
+status its code maps to (``mnemowire.spec.ERROR_STATUS``), and every answer, whatever made it
+(a route, a refusal, a redirect, a static file, a crash), carries ``no-store`` and ``nosniff``.
 
 Writes are never cut in half: the store's work runs in a task the request only waits on, so a
 caller that disconnects, a request that runs out of time and a server that shuts down all leave
@@ -18,18 +20,20 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mnemowire import spec
 from mnemowire.apps.server._auth import ANYONE, Caller, Tokens, admitted, caller_of
 from mnemowire.apps.server._body import HttpError, Limits, read_json
+from mnemowire.apps.server._hosts import Hosts
 from mnemowire.apps.server._inflight import InFlight
 from mnemowire.errors import MnemowireError
 from mnemowire.kit import json_bytes
@@ -40,8 +44,9 @@ __all__ = ["MemoryServer", "create_app"]
 
 T = TypeVar("T")
 log = logging.getLogger("mnemowire.server")
-#: on every answer: memories are private, and the body is JSON whatever the client guesses
-HEADERS = {"cache-control": "no-store", "x-content-type-options": "nosniff"}
+#: on every answer: memories are private, and the body is what it says, whatever a client guesses
+HEADERS = ((b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff"))
+_MARKS = frozenset(name for name, _ in HEADERS)
 
 
 class MemoryServer:
@@ -108,7 +113,7 @@ class MemoryServer:
     # -- answers -------------------------------------------------------------------------------
 
     def openapi(self) -> Response:
-        return Response(self._openapi, media_type="application/json", headers=HEADERS)
+        return Response(self._openapi, media_type="application/json")
 
     def no_route(self, path: str) -> str:
         """Why ``path`` is not routed, and where the caller may have meant to go."""
@@ -135,12 +140,7 @@ class MemoryServer:
 
 
 def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return Response(
-        json_bytes(payload),
-        status,
-        headers={**HEADERS, **(headers or {})},
-        media_type="application/json",
-    )
+    return Response(json_bytes(payload), status, headers=headers, media_type="application/json")
 
 
 def error_response(exc: MnemowireError, operation: str | None = None) -> Response:
@@ -183,9 +183,48 @@ def _routes(server: MemoryServer) -> list[BaseRoute]:
     return routes
 
 
-def create_app(server: MemoryServer, *, ui: bool = False) -> Starlette:
+def _marked(headers: Sequence[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """``headers`` with HEADERS, those already there (the UI's pages set them) not twice."""
+    for name, _ in headers:
+        if name in _MARKS:  # Starlette's header names are lower case
+            present = {name for name, _ in headers}
+            return [*headers, *(header for header in HEADERS if header[0] not in present)]
+    return [*headers, *HEADERS]
+
+
+class _Gated(Starlette):
+    """A Starlette application behind the gate every request passes first: outside Starlette's
+    own error handling, so nothing it answers (a crash's 500 included) goes around it."""
+
+    def __init__(self, hosts: Hosts, **settings: Any) -> None:
+        self.hosts = hosts
+        super().__init__(**settings)
+
+    def build_middleware_stack(self) -> ASGIApp:
+        inner = super().build_middleware_stack()
+        hosts = self.hosts
+
+        async def gate(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] != "http":  # the lifespan
+                await inner(scope, receive, send)
+                return
+
+            async def marked(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    message = {**message, "headers": _marked(message.get("headers", ()))}
+                await send(message)
+
+            refusal = hosts.refusal(scope)
+            answer = inner if refusal is None else error_response(refusal)
+            await answer(scope, receive, marked)
+
+        return gate
+
+
+def create_app(server: MemoryServer, *, ui: bool = False, hosts: Hosts | None = None) -> Starlette:
     """The ASGI application of ``server``; it closes the store when it shuts down. ``ui``:
-    the reviewer UI under ``/ui/`` too (docs/governance.md#ui)."""
+    the reviewer UI under ``/ui/`` too (docs/governance.md#ui); ``hosts``: the names it answers
+    to (default: loopback's, apps.server._hosts)."""
     routes = _routes(server)
     if ui:
         from mnemowire.apps.server.ui import ReviewerUI
@@ -212,6 +251,12 @@ def create_app(server: MemoryServer, *, ui: bool = False) -> Starlette:
             return _json(refusal.envelope, 405, {"allow": allowed})
         return _json(HttpError(status, server.no_route(request.url.path), "route").envelope, status)
 
+    async def gone(request: Request, _exc: Exception) -> Response:
+        # ordinary (a client's timeout, a killed process) and anyone's to cause at will: one
+        # line, at DEBUG as the server logs no request at INFO (it keeps no access log)
+        log.debug("%s %s: the caller went away mid-request", request.method, request.url.path)
+        return Response(status_code=400)  # never sent: nobody is listening
+
     async def crashed(_request: Request, exc: Exception) -> Response:
         log.exception("unexpected error while serving a request", exc_info=exc)
         return _json(
@@ -220,8 +265,9 @@ def create_app(server: MemoryServer, *, ui: bool = False) -> Starlette:
             500,
         )  # fmt: skip
 
-    return Starlette(
+    return _Gated(
+        hosts or Hosts(),
         routes=routes,
         lifespan=lifespan,
-        exception_handlers={HTTPException: not_routed, Exception: crashed},
+        exception_handlers={HTTPException: not_routed, ClientDisconnect: gone, Exception: crashed},
     )

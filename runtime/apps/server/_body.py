@@ -32,6 +32,9 @@ class Limits:
     max_body_bytes: int = 4 * MIB
     #: how long a body may take to arrive, from the first byte read
     body_timeout_s: float = 10.0
+    #: how long a request line and headers may take to arrive, from the connection's start
+    #: (or the request's first byte, on a kept-alive one): apps.server._protocol
+    header_timeout_s: float = 10.0
     #: how long an operation may take before the caller gets ``timeout`` (the operation
     #: itself still runs to its end: a write is never cut in half)
     request_timeout_s: float = 30.0
@@ -39,7 +42,7 @@ class Limits:
     def __post_init__(self) -> None:
         if self.max_body_bytes < 1024:
             raise ValueError("max_body_bytes must be at least 1024")
-        if self.body_timeout_s <= 0 or self.request_timeout_s <= 0:
+        if min(self.body_timeout_s, self.header_timeout_s, self.request_timeout_s) <= 0:
             raise ValueError("timeouts must be positive")
 
 

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from mnemowire.apps.server._app import MemoryServer, create_app
+from mnemowire.apps.server._body import Limits
+from mnemowire.apps.server._hosts import Hosts
 from mnemowire.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -100,12 +102,22 @@ def bind(binding: Binding) -> socket.socket:
     return sock
 
 
-def uvicorn_config(app: Any, binding: Binding, **overrides: Any) -> uvicorn.Config:
+def uvicorn_config(
+    app: Any,
+    binding: Binding,
+    *,
+    header_timeout_s: float = Limits.header_timeout_s,
+    **overrides: Any,
+) -> uvicorn.Config:
     """How uvicorn runs a server's ASGI ``app`` (the MCP server's too; tests run the same
-    configuration in a thread)."""
+    configuration in a thread): its connections must send each request line and headers
+    within ``header_timeout_s`` (apps.server._protocol)."""
     import uvicorn
 
+    from mnemowire.apps.server._protocol import bounded_protocol
+
     settings: dict[str, Any] = {
+        "http": bounded_protocol(header_timeout_s),
         "log_level": "info",
         "access_log": False,
         "timeout_graceful_shutdown": binding.grace_s,
@@ -119,17 +131,24 @@ def uvicorn_config(app: Any, binding: Binding, **overrides: Any) -> uvicorn.Conf
 
 
 def run(
-    server: MemoryServer, binding: Binding, *, ui: bool = False, announce: TextIO = sys.stdout
+    server: MemoryServer,
+    binding: Binding,
+    *,
+    ui: bool = False,
+    hosts: Hosts | None = None,
+    announce: TextIO = sys.stdout,
 ) -> None:
     """Serve until SIGINT or SIGTERM; the store is closed on the way out. ``ui``: the
-    reviewer UI too, at ``/ui/``."""
+    reviewer UI too, at ``/ui/``; ``hosts``: the names it answers to (default: those of
+    ``binding``'s host, apps.server._hosts)."""
     for warning in check_binding(binding, server.tokens is not None):
         log.warning(warning)
     sock = bind(binding)
     host, port = sock.getsockname()[:2]
     scheme = "https" if binding.certfile else "http"
     shown = f"[{host}]" if ":" in host else host
-    config = uvicorn_config(create_app(server, ui=ui), binding)
+    app = create_app(server, ui=ui, hosts=hosts or Hosts.of(binding.host, ()))
+    config = uvicorn_config(app, binding, header_timeout_s=server.limits.header_timeout_s)
     reviewing = f"; reviewer UI at {scheme}://{shown}:{port}/ui/" if ui else ""
     line = (
         f"serving {server.store.name} at {scheme}://{shown}:{port} (spec "

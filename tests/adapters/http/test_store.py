@@ -9,7 +9,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -18,7 +18,14 @@ from mnemowire.adapters.http import HttpStore
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.apps.server import MemoryServer, Tokens
 from mnemowire.embedders import HashEmbedder, Vectors
-from mnemowire.errors import ConfigError, MnemowireError, UnauthorizedError, UnavailableError
+from mnemowire.errors import (
+    ConfigError,
+    MnemowireError,
+    StoreError,
+    UnauthorizedError,
+    UnavailableError,
+)
+from mnemowire.kit import json_bytes, to_wire
 from mnemowire.layers.memory import Memory
 from mnemowire.models import RecallRequest, RememberRequest
 from mnemowire.protocol import QueryEmbedding
@@ -179,3 +186,96 @@ def test_the_served_name_is_the_stores(tmp_path: Path) -> None:
         assert renamed.name == "pantry"
         assert renamed.capabilities().store == "pantry"
         assert json.loads(json.dumps(renamed.capabilities().spec_version)) == "v0.2"
+
+
+@contextlib.contextmanager
+def _answering_too_much(
+    tmp_path: Path, size: int, *, declared: bool = False, on: str = "recall"
+) -> Iterator[str]:
+    """A server named ``hostile`` whose answer to ``on`` (a POST, or ``capabilities``) is
+    ``size`` bytes, sent at once, and then never ends: a client that reads an answer whole
+    before it counts waits for ever. ``declared``: with a Content-Length of its full size."""
+    capabilities = json_bytes(to_wire(_store(tmp_path, "hostile").capabilities()))
+    done = threading.Event()
+
+    class Handler(BaseHTTPRequestHandler):
+        def answer(self, body: bytes, endless: bool) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            if declared or not endless:
+                self.send_header("content-length", str(size + 1 if endless else len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            self.wfile.flush()
+            if endless:
+                done.wait(60)
+
+        def do_GET(self) -> None:
+            endless = on == "capabilities"
+            self.answer(b" " * size if endless else capabilities, endless)
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["content-length"]))
+            self.answer(b'{"results": [' + b" " * size, endless=True)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        done.set()
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("declared", [False, True], ids=["streamed", "declared"])
+async def test_an_answer_over_max_answer_fails_as_it_streams(
+    tmp_path: Path, declared: bool
+) -> None:
+    with _answering_too_much(tmp_path, 2**20, declared=declared) as url:
+        store = HttpStore.from_url(f"{url}?max_answer=65536&timeout=30")
+        with pytest.raises(StoreError) as caught:
+            await store.recall(RecallRequest(agent_id="a", query="tea"))
+        await store.aclose()
+    assert "hostile answered more than 65536 bytes" in str(caught.value)
+    assert "max_answer" in str(caught.value)
+
+
+def test_capabilities_over_max_answer_fail_the_opening(tmp_path: Path) -> None:
+    with (
+        _answering_too_much(tmp_path, 2**20, on="capabilities") as url,
+        pytest.raises(StoreError, match="max_answer"),
+    ):
+        HttpStore.from_url(f"{url}?max_answer=65536&timeout=30")
+
+
+async def test_a_router_reports_a_child_answering_too_much_and_serves_the_others(
+    tmp_path: Path,
+) -> None:
+    """The default cap: a child sending 20 MB (more than any answer of 1,000 records at the
+    sizes a server accepts) is that child's error, not 40 MB more in the router."""
+    with (
+        serving(MemoryServer(_store(tmp_path, "good"))) as good,
+        _answering_too_much(tmp_path, 20 * 2**20) as hostile,
+    ):
+        async with Memory.open([good, hostile]) as memory:
+            await memory.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
+            found = await memory.recall({"agent_id": "a", "query": "tea"})
+    assert [hit.content for hit in found.results] == ["tea"]
+    report = {s.store: s for s in found.stores or []}
+    assert report["good"].status == "ok"
+    assert report["hostile"].status == "error"
+    assert "more than 16777216 bytes" in str(report["hostile"].error)
+    assert "max_answer" in str(report["hostile"].error)
+
+
+def test_max_answer_must_be_a_byte_count() -> None:
+    with pytest.raises(ConfigError, match="max_answer='lots' must be a whole number"):
+        HttpStore.from_url("http://127.0.0.1:1?max_answer=lots")
+    with pytest.raises(ConfigError, match="max_answer='10' must be between 1024"):
+        HttpStore.from_url("http://127.0.0.1:1?max_answer=10")
