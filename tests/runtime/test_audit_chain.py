@@ -5,11 +5,20 @@ someone kept."""
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
 
-from mnemowire.kit.audit import GENESIS, chain_digest, export_lines, verify
+from mnemowire.kit.audit import (
+    GENESIS,
+    append_sqlite,
+    chain_digest,
+    create_sqlite,
+    export_lines,
+    read_sqlite,
+    verify,
+)
 
 
 def _chain(n: int) -> list[dict[str, Any]]:
@@ -85,10 +94,81 @@ def test_a_history_cut_short_or_rewritten_misses_the_head_kept_earlier() -> None
 
 
 def test_an_export_is_every_entry_then_the_head() -> None:
-    import json
-
     rows = _chain(3)
     lines = [json.loads(line) for line in export_lines(rows)]
     assert lines[:-1] == rows
     assert lines[-1] == {"head": rows[-1]["digest"], "entries": 3}
     assert verify(lines[:-1]).ok
+
+
+@pytest.mark.parametrize(
+    ("tamper", "words"),
+    [
+        # what PostgreSQL's bigint and jsonb hold and RFC 8785 cannot: past 2**53, infinity
+        (lambda row: row.update(at=2**62), "cannot be digested"),
+        (lambda row: row.update(detail={"n": 10**30}), "cannot be digested"),
+        (lambda row: row.update(ids=[float("inf")]), "cannot be digested"),
+        (lambda row: row.update(operation=b"\x00\xff"), "cannot be digested"),  # a SQLite BLOB
+        # what an edited export holds
+        (lambda row: row.update(seq="4"), "has no whole-number seq"),
+        (lambda row: row.pop("seq"), "has no whole-number seq"),
+        (lambda row: row.update(unreadable="its detail is not JSON"), "its detail is not JSON"),
+    ],
+)
+def test_an_entry_that_cannot_be_digested_is_named_not_raised(tamper: Any, words: str) -> None:
+    rows = copy.deepcopy(_chain(6))
+    tamper(rows[3])
+    verdict = verify(rows)
+    assert (verdict.ok, verdict.first_bad, verdict.entries) == (False, 4, 3)
+    assert words in str(verdict.problem)
+
+
+@pytest.mark.parametrize("line", [None, 4, "entry", ["seq", 4]])
+def test_an_export_line_that_is_not_an_entry_is_named(line: Any) -> None:
+    rows: list[Any] = copy.deepcopy(_chain(6))
+    rows[3] = line
+    verdict = verify(rows)
+    assert (verdict.ok, verdict.first_bad) == (False, 4)
+    assert "is not an entry" in str(verdict.problem)
+
+
+@pytest.mark.parametrize(
+    ("column", "stored", "words"),
+    [
+        ("detail", "{not json", "its detail is not JSON"),
+        ("ids", "[1, 2", "its ids are not JSON"),
+        ("ids", b"\x00\xff", "its ids are not JSON"),
+        ("detail", "[" * 100_000 + "]" * 100_000, "its detail is not JSON"),  # too deep
+        ("agent_id", b"a\xff", "its agent_id is not UTF-8 text"),  # CAST(X'61ff' AS TEXT)
+    ],
+)
+def test_a_sqlite_row_that_is_not_json_is_read_and_named(
+    column: str, stored: Any, words: str
+) -> None:
+    """``read_sqlite`` (sqlite-vec, and the document stores' id maps) reads a row rewritten
+    behind the triggers' back as it is, for ``verify`` to name; it never raises on one."""
+    import sqlite3
+
+    connection = sqlite3.connect(":memory:")
+    create_sqlite(connection)
+    for n in range(3):
+        append_sqlite(connection, 1_780_000_000_000 + n, "remember", "a", [f"r{n}"], {}, None)
+    assert verify(read_sqlite(connection)).ok
+    connection.execute("DROP TRIGGER audit_log_append_only_update")
+    rewrite = "CAST(? AS TEXT)" if column == "agent_id" else "?"
+    connection.execute(f"UPDATE audit_log SET {column} = {rewrite} WHERE seq = 2", (stored,))
+    entries = read_sqlite(connection)
+    verdict = verify(entries)
+    assert (verdict.ok, verdict.first_bad, verdict.entries) == (False, 2, 1)
+    assert f"entry 2 cannot be read: {words}" in str(verdict.problem)
+    assert [json.loads(line)["seq"] for line in list(export_lines(entries))[:-1]] == [1, 2, 3]
+
+
+def test_a_chain_checks_on_from_an_entry_verified_before() -> None:
+    rows = _chain(10)
+    verdict = verify(rows[6:], since=(6, rows[5]["digest"]))
+    assert (verdict.ok, verdict.entries, verdict.head) == (True, 10, rows[-1]["digest"])
+    assert verify(rows[6:], since=(6, rows[5]["digest"]), head=rows[3]["digest"]).ok is False
+    assert verify(rows[6:], since=(6, rows[5]["digest"]), head=rows[5]["digest"]).ok
+    assert verify(rows[6:], since=(6, rows[8]["digest"])).first_bad == 7
+    assert verify(rows[7:], since=(6, rows[5]["digest"])).first_bad == 8

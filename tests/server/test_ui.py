@@ -17,6 +17,7 @@ import pytest
 from starlette.requests import Request
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
+from mnemowire.adapters.sqlite_vec._driver import connect, find_driver
 from mnemowire.apps.server import MemoryServer, Tokens
 from mnemowire.apps.server.ui import HTMX
 from mnemowire.apps.server.ui._sessions import LIFETIME_S, Sessions
@@ -285,13 +286,7 @@ def test_the_queue_pages_by_twenty(served: Served) -> None:
 def test_the_audit_view_names_a_broken_chain(served: Served) -> None:
     served.stage("x")
     served.stage("y")
-    import sqlite3
-
-    connection = sqlite3.connect(served.path)
-    connection.execute("DROP TRIGGER IF EXISTS audit_log_append_only_update")
-    connection.execute("UPDATE audit_log SET agent_id = 'b' WHERE seq = 1")
-    connection.commit()
-    connection.close()
+    _tamper(served.path, "UPDATE audit_log SET agent_id = 'b' WHERE seq = 1")
     page = served.client(DANA).get("/ui/audit")
     assert "The hash chain is broken at entry 1" in page.text
 
@@ -371,3 +366,244 @@ def test_a_session_ends_after_its_lifetime() -> None:
     assert sessions.of(request) is not None
     now[0] += LIFETIME_S
     assert sessions.of(request) is None
+
+
+# -- what a hostile writer or a hostile owner of the file can put in front of a reviewer -------
+
+LAST_MS = 2**53 - 1  # EpochMillis' maximum: year 287396, past what datetime can show
+
+
+def test_a_record_timed_at_the_schemas_maximum_renders_in_the_queue(served: Served) -> None:
+    """A spec-valid ``event_time`` or ``expires_at`` past year 9999 is shown as it is: it
+    neither fails the queue that lists it nor every later one it is a neighbour on."""
+    timed = {"event_time": LAST_MS, "expires_at": LAST_MS}
+    kept = served.call(
+        "remember",
+        {"agent_id": "a", "type": "episodic", "content": "Alice drinks tea", **timed},
+    )["id"]
+    answer = httpx.post(
+        f"{served.url}/v0.2/remember",
+        json={"agent_id": "a", "type": "episodic", "content": "Alice drinks green tea",
+              "approval_required": True, **timed},
+        headers={"authorization": f"Bearer {DANA}"},
+    )  # fmt: skip
+    assert answer.status_code == 200, answer.text
+    staged = answer.json()["id"]
+    client = served.client(DANA)
+    queue = client.get("/ui/reviews", params={"agent": "a"})
+    assert queue.status_code == 200, queue.text
+    assert f"{LAST_MS} ms after the epoch" in queue.text
+    assert kept in queue.text  # the neighbour, with its times
+    one = client.get(f"/ui/reviews/{staged}", params={"agent": "a"})
+    assert one.status_code == 200
+    assert f"{LAST_MS} ms after the epoch" in one.text
+
+
+def _tamper(path: Path, statement: str, *args: Any) -> None:
+    """What someone with the file can do: the append-only triggers dropped, a row rewritten
+    (through the store's own SQLite: two copies of SQLite in one process break each other's
+    locks)."""
+    connection = connect(find_driver(), str(path))
+    try:
+        connection.execute("DROP TRIGGER IF EXISTS audit_log_append_only_update")
+        connection.execute("DROP TRIGGER IF EXISTS audit_log_append_only_delete")
+        connection.execute(statement, args)
+        connection.commit()
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize(
+    ("statement", "value", "said"),
+    [
+        ("UPDATE audit_log SET detail = ? WHERE seq = 2", "{not json", "its detail is not JSON"),
+        ("UPDATE audit_log SET ids = ? WHERE seq = 2", "5", "does not match its digest"),
+        ("UPDATE audit_log SET ids = ? WHERE seq = 2", b"\x00\xff", "its ids are not JSON"),
+        ("UPDATE audit_log SET at = ? WHERE seq = 2", 2**63 - 1, "cannot be digested"),
+        ("UPDATE audit_log SET operation = ? WHERE seq = 2", b"<b>", "cannot be digested"),
+        (
+            "UPDATE audit_log SET agent_id = CAST(? AS TEXT) WHERE seq = 2",
+            b"a\xff",
+            "its agent_id is not UTF-8 text",
+        ),
+    ],
+)
+def test_the_audit_view_names_a_row_rewritten_into_what_is_not_json(
+    served: Served, statement: str, value: Any, said: str
+) -> None:
+    for content in ("x", "y", "z"):
+        served.stage(content)
+    _tamper(served.path, statement, value)
+    page = served.client(DANA).get("/ui/audit")
+    assert page.status_code == 200, page.text
+    assert "The hash chain is broken at entry 2" in page.text
+    assert said in page.text
+    assert "<b>" not in page.text
+
+
+def test_the_audit_view_finds_a_change_before_the_entries_it_checked_last(
+    served: Served,
+) -> None:
+    """A visit checks only the entries new since the last one, but an entry rewritten among
+    the ones checked before is still found, and so is a log cut short since."""
+    for content in ("x", "y", "z"):
+        served.stage(content)
+    client = served.client(DANA)
+    assert "The hash chain holds: 3 entries" in client.get("/ui/audit").text
+    served.stage("w")
+    assert "The hash chain holds: 4 entries" in client.get("/ui/audit").text
+    _tamper(served.path, "UPDATE audit_log SET agent_id = 'b' WHERE seq = 1")
+    served.stage("v")
+    assert "The hash chain is broken at entry 1" in client.get("/ui/audit").text
+    _tamper(served.path, "UPDATE audit_log SET agent_id = 'a' WHERE seq = 1")  # put back
+    assert "The hash chain holds: 5 entries" in client.get("/ui/audit").text
+    _tamper(served.path, "DELETE FROM audit_log WHERE seq > 3")  # consistent, but cut short
+    page = client.get("/ui/audit").text
+    assert "The hash chain is broken" in page
+    assert "does not pass through the head" in page
+
+
+class _Gate(dict[str, Any]):
+    """An audit entry whose fields wait for ``opened`` once read: a check of the chain that
+    reads it holds there until the test lets it go."""
+
+    def __init__(self, entry: dict[str, Any], reached: Any, opened: Any) -> None:
+        super().__init__(entry)
+        self.reached, self.opened = reached, opened
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.reached.set()
+        assert self.opened.wait(60), "the test never opened the gate"
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.get(key)
+
+
+class _GatedStore(SqliteVecStore):
+    """A real sqlite-vec store whose newest audit entry makes its reader wait (``_Gate``)."""
+
+    def __init__(self, path: str) -> None:
+        import threading
+
+        super().__init__(path, embedder=HashEmbedder(64))
+        self.reached, self.opened = threading.Event(), threading.Event()
+
+    async def audit_entries(self) -> list[dict[str, Any]]:
+        entries = await super().audit_entries()
+        return [*entries[:-1], _Gate(entries[-1], self.reached, self.opened)]
+
+
+def test_other_requests_are_served_while_the_audit_view_checks_the_chain(
+    tmp_path: Path,
+) -> None:
+    """The chain is checked off the event loop: held at its newest entry until the test lets
+    it go, the server still answers the queue and ``health`` meanwhile."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = _GatedStore(str(tmp_path / "memory.db"))
+    tokens = Tokens.parse(json.dumps(TOKENS), "test")
+    with (
+        serving(MemoryServer(store, tokens=tokens), ui=True) as url,
+        ThreadPoolExecutor(1) as pool,
+    ):
+        served = Served(url, tmp_path / "memory.db")
+        served.stage("x")
+        visitor, other = served.client(DANA), served.client(DANA)
+        visit = pool.submit(visitor.get, "/ui/audit", timeout=120)
+        try:
+            assert store.reached.wait(60), "the audit view never read the chain"
+            queue = other.get("/ui/reviews", params={"agent": "a"}, timeout=30)
+            assert queue.status_code == 200
+            health = httpx.get(
+                f"{url}/v0.2/health", headers={"authorization": f"Bearer {AGENT}"}, timeout=30
+            )
+            assert health.status_code == 200
+            assert not visit.done()  # the check still waits at the gate
+        finally:
+            store.opened.set()
+        assert "The hash chain holds: 1 entries" in visit.result(timeout=60).text
+        for client in served.clients:
+            client.close()
+
+
+class _Untouchable(dict[str, Any]):
+    """An entry checked before: digesting it again fails the test."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        raise AssertionError(f"entry {super().get('seq')} was digested again")
+
+    def __getitem__(self, key: str) -> Any:
+        return self.get(key)
+
+
+def test_a_later_visit_digests_only_the_entries_new_since_the_last() -> None:
+    import asyncio
+    import sqlite3
+
+    from mnemowire.apps.server.ui._audit import ChainCheck
+    from mnemowire.kit.audit import append_sqlite, create_sqlite, read_sqlite
+
+    connection = sqlite3.connect(":memory:")
+    create_sqlite(connection)
+    for n in range(6):
+        append_sqlite(connection, 1_780_000_000_000 + n, "remember", "a", [f"r{n}"], {}, None)
+    rows = read_sqlite(connection)
+
+    async def visits() -> tuple[Any, Any]:
+        check = ChainCheck()
+        first = await check.verdict(rows[:4])
+        later = await check.verdict([*(_Untouchable(row) for row in rows[:4]), *rows[4:]])
+        return first, later
+
+    first, later = asyncio.run(visits())
+    assert (first.ok, first.entries) == (True, 4)
+    assert (later.ok, later.entries, later.head) == (True, 6, rows[-1]["digest"])
+
+
+def test_the_audit_view_finds_a_log_rewritten_whole_while_the_server_runs(
+    served: Served,
+) -> None:
+    """Every digest recomputed after an entry was changed: a consistent chain, which only a
+    head kept from before exposes; the server keeps the one it saw."""
+    from mnemowire.kit.audit import GENESIS, chain_digest
+
+    for content in ("x", "y"):
+        served.stage(content)
+    client = served.client(DANA)
+    assert "The hash chain holds: 2 entries" in client.get("/ui/audit").text
+    previous = GENESIS
+    for entry in _audit(served.path):
+        entry["operation"] = "rewritten"
+        previous = chain_digest(previous, entry)
+        _tamper(
+            served.path,
+            "UPDATE audit_log SET operation = 'rewritten', digest = ? WHERE seq = ?",
+            previous,
+            entry["seq"],
+        )
+    assert verify(_audit(served.path)).ok  # consistent on its own
+    page = client.get("/ui/audit").text
+    assert "The hash chain is broken: the chain does not pass through the head" in page
+
+
+def test_a_decision_applies_the_version_the_card_showed(served: Served) -> None:
+    """[review.decide]: the card carries the staged record's version; an agent that swaps the
+    staged text after the page was shown gets the click on Approve refused, not approved."""
+    review = served.stage("Alice's door code is 4417")
+    client = served.client(DANA)
+    shown = client.get(f"/ui/reviews/{review}", params={"agent": "a"})
+    assert _hidden(shown.text, "version") == "1"
+    swap = {"agent_id": "a", "id": review, "expected_version": 1, "content": "send it to mallory"}
+    assert served.call("update", swap)["version"] == 2
+    form = {"csrf": _hidden(shown.text, "csrf"), "agent": "a", "decision": "approve"}
+    refused = client.post(
+        f"/ui/reviews/{review}/decide", data={**form, "version": _hidden(shown.text, "version")}
+    )
+    assert refused.status_code == 409
+    assert served.pending() == [review]  # nothing approved that nobody saw
+    again = client.get(f"/ui/reviews/{review}", params={"agent": "a"})
+    assert "send it to mallory" in again.text
+    fields = {**form, "version": _hidden(again.text, "version")}
+    assert client.post(f"/ui/reviews/{review}/decide", data=fields).status_code == 303
+    assert served.pending() == []

@@ -1,10 +1,11 @@
 """``mnemowire audit verify|export``: the audit log's hash chain (``mnemowire.kit.audit``).
 
-``verify`` reads a store's log (``--store``) or an export of it (``--file``) and prints what it
-found as JSON: ``ok``, the entries read, the head digest, and for a broken chain the first
-entry that breaks it and why (exit 1). ``--head`` is a digest kept from an earlier export:
-the chain must still pass through it. ``export`` writes the log as JSON Lines, the head digest
-last, to keep somewhere the store's owner cannot rewrite.
+``verify`` reads a store's log (``--store``: the store's own URL, never a server's, since a log
+is read where it is kept) or an export of it (``--file``) and prints what it found as JSON:
+``ok``, the entries read, the head digest, and for a broken chain the first entry that breaks
+it and why (exit 1), whatever the log holds. ``--head`` is a digest kept from an earlier
+export: the chain must still pass through it. ``export`` writes the log as JSON Lines, the
+head digest last, to keep somewhere the store's owner cannot rewrite.
 """
 
 from __future__ import annotations
@@ -28,20 +29,33 @@ def audit_group() -> None:
     """The audit log: check its hash chain, export it."""
 
 
+#: URL schemes of a mnemowire server (the http store), whose log is its own store's
+_SERVERS = ("http", "https")
+
+
 def _entries(url: str) -> list[dict[str, Any]]:
     from mnemowire.registry import open_store
 
+    if url.partition("://")[0] in _SERVERS:
+        raise click.BadParameter(
+            f"{url} is a mnemowire server, not a store: an audit log is read where it is kept. "
+            "Give the store URL the server was started with (its serve --store, e.g. "
+            "sqlite-vec://memory.db or pgvector://...), on the machine that has that store",
+            param_hint="--store",
+        )
     try:
         store = open_store(url)
     except ConfigError as exc:
         raise click.BadParameter(str(exc), param_hint="--store") from None
+    except MnemowireError as exc:
+        raise click.ClickException(str(exc)) from exc
 
     async def read() -> list[dict[str, Any]]:
         try:
             if not isinstance(store, AuditedStore):
                 raise click.BadParameter(
-                    f"{store.name} keeps no audit log mnemowire can read (sqlite-vec and "
-                    "pgvector stores do)",
+                    f"{url} ({store.name}) keeps no audit log mnemowire can read (sqlite-vec, "
+                    "pgvector, mem0, cognee and letta stores do)",
                     param_hint="--store",
                 )
             return await store.audit_entries()
@@ -60,13 +74,15 @@ def _exported(path: Path) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
         lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     except (OSError, ValueError) as exc:
         raise click.BadParameter(f"cannot read {path}: {exc}", param_hint="--file") from None
-    if lines and set(lines[-1]) == {"head", "entries"}:
+    if lines and isinstance(lines[-1], dict) and set(lines[-1]) == {"head", "entries"}:
         return lines[:-1], lines[-1]
     return lines, None
 
 
 @audit_group.command("verify")
-@click.option("--store", "url", help="Store URL whose audit log to check.")
+@click.option(
+    "--store", "url", help="The store's own URL (a server's serve --store), whose log to check."
+)
 @click.option("--file", "path", type=click.Path(path_type=Path), help="An export to check instead.")
 @click.option("--head", default=None, help="A head digest kept from earlier: must be on the chain.")
 def verify_command(url: str | None, path: Path | None, head: str | None) -> None:
@@ -92,7 +108,9 @@ def verify_command(url: str | None, path: Path | None, head: str | None) -> None
 
 
 @audit_group.command("export")
-@click.option("--store", "url", required=True, help="Store URL whose audit log to export.")
+@click.option(
+    "--store", "url", required=True, help="The store's own URL (a server's serve --store)."
+)
 @click.option(
     "--out", type=click.Path(path_type=Path), default=None, help="File to write (default: stdout)."
 )

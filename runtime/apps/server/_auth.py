@@ -34,6 +34,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from mnemowire.errors import ConfigError, ForbiddenError, UnauthorizedError
+from mnemowire.kit.audit import as_caller
 from mnemowire.layers.validating import ValidatingStore
 from mnemowire.models import RememberBatchRequest
 
@@ -249,7 +250,10 @@ def admitted(
     caller.admit(agents_named(parsed))
     if operation == "decide":
         caller.admit_decision(parsed)
-    return boundary.answer_wire(operation, parsed)
+    answer = boundary.answer_wire(operation, parsed)
+    if caller is ANYONE:  # no credential to name: a server without tokens
+        return answer
+    return as_caller(caller.name, answer)  # the audit log names the token each write came by
 
 
 def agents_named(request: BaseModel) -> dict[str, str]:

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from mnemowire.adapters.mem0 import Mem0Store
 from mnemowire.apps.cli import Exit, cli
-from mnemowire.kit.audit import read_sqlite, verify
+from mnemowire.kit.audit import as_caller, read_sqlite, verify
 from tests.adapters._semantics_reviews import test_every_decision_is_audited_and_chained
 from tests.adapters.mem0.conftest import CheckedStore, Clock
 
@@ -84,3 +84,21 @@ async def test_an_edited_entry_is_found_by_audit_verify(tmp_path: Path, clock: C
     tampered = await asyncio.to_thread(_cli, "verify", "--store", url)
     assert tampered.exit_code == Exit.REJECTED, tampered.output
     assert "entry 3 does not match its digest" in tampered.output
+
+
+async def test_an_entry_names_the_caller_through_the_stores_worker_thread(
+    tmp_path: Path, clock: Clock
+) -> None:
+    """``as_caller`` (what `mnemowire serve` wraps each authenticated operation in) reaches
+    the entries the store's worker thread writes: it runs in a copy of the caller's context."""
+    store = CheckedStore(Mem0Store(tmp_path / "c", clock=clock))
+    try:
+        note = {"agent_id": "a", "type": "semantic", "content": "note"}
+        kept = (await as_caller("alice-laptop", store.remember(note))).id
+        await as_caller("ops", store.forget({"agent_id": "a", "ids": [kept]}))
+        await store.remember(note)
+        entries = await store.audit_entries()
+    finally:
+        await store.aclose()
+    assert [(e["detail"] or {}).get("caller") for e in entries] == ["alice-laptop", "ops", None]
+    assert verify(entries).ok

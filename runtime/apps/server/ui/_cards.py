@@ -7,27 +7,19 @@ page shows exactly what the protocol carries; nothing here writes or decides.
 
 from __future__ import annotations
 
-import difflib
 import json
-import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["Card", "Pair", "RecordView", "card_of", "when"]
+from mnemowire.apps._times import when
+from mnemowire.apps._words import word_diff
+
+__all__ = ["Card", "Pair", "RecordView", "card_of"]
 
 #: fields not shown as rows: the content has a block of its own, id and type head the record
 _HIDDEN = {"id", "agent_id", "type", "content", "seal"}
 #: fields holding epoch milliseconds, shown as times
 _TIMES = {"created_at", "updated_at", "expires_at", "event_time"}
-_WORD = re.compile(r"\s+|[^\s]+")
-
-
-def when(epoch_ms: int | None) -> str:
-    """An epoch-millisecond time as UTC, to the second."""
-    if epoch_ms is None:
-        return ""
-    return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 @dataclass(frozen=True)
@@ -87,6 +79,9 @@ class Card:
     reasoning: str
     pairs: list[Pair]
     related: list[Related] = field(default_factory=list)
+    #: the version of the staged write shown, which a decision names ([review.decide]): the
+    #: agent may update its staged record between this page and the click on Approve
+    version: int = 1
 
     @property
     def merge_targets(self) -> list[tuple[str, str]]:
@@ -121,21 +116,14 @@ def _rows(record: dict[str, Any], other: dict[str, Any] | None) -> list[Row]:
     return rows
 
 
-def _pieces(words: list[str], spans: list[tuple[int, int, bool]], mark: str) -> list[Piece]:
-    return [Piece("".join(words[a:b]), mark if changed else "") for a, b, changed in spans if a < b]
-
-
 def _content(before: str, after: str) -> tuple[list[Piece], list[Piece]]:
-    """Both sides' content, the words one side lacks marked (``del`` before, ``ins`` after)."""
-    old, new = _WORD.findall(before), _WORD.findall(after)
-    left: list[tuple[int, int, bool]] = []
-    right: list[tuple[int, int, bool]] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
-        None, old, new, autojunk=False
-    ).get_opcodes():
-        left.append((i1, i2, tag != "equal"))
-        right.append((j1, j2, tag != "equal"))
-    return _pieces(old, left, "del"), _pieces(new, right, "ins")
+    """Both sides' content, the words one side lacks marked (``del`` before, ``ins`` after),
+    by the bounded diff the CLI shows too (``apps._words``)."""
+    left, right = word_diff(before, after)
+    return (
+        [Piece(text, "del" if changed else "") for text, changed in left],
+        [Piece(text, "ins" if changed else "") for text, changed in right],
+    )
 
 
 def _view(
@@ -175,6 +163,7 @@ def card_of(review: dict[str, Any]) -> Card:
         for r in diff.get("related", [])
     ]
     request: dict[str, Any] = review.get("request") or {}
+    added = diff.get("added") or [{}]
     return Card(
         review_id=str(review["review_id"]),
         operation=operation,
@@ -185,4 +174,5 @@ def card_of(review: dict[str, Any]) -> Card:
         reasoning=str(review.get("reasoning", "")),
         pairs=pairs,
         related=related,
+        version=int(added[0].get("version", 1)) if operation == "remember" else 1,
     )

@@ -9,6 +9,7 @@ answers 404, as an unknown review does, so a review id tells nobody whose it is.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,8 @@ from starlette.templating import Jinja2Templates
 from mnemowire import spec
 from mnemowire.apps.server._app import MemoryServer
 from mnemowire.apps.server._auth import admitted
-from mnemowire.apps.server.ui._cards import card_of, when
+from mnemowire.apps.server.ui._audit import ChainCheck, lines_of
+from mnemowire.apps.server.ui._cards import card_of
 from mnemowire.apps.server.ui._sessions import (
     LIFETIME_S,
     LOGIN_COOKIE,
@@ -36,7 +38,6 @@ from mnemowire.apps.server.ui._sessions import (
     set_cookie,
 )
 from mnemowire.errors import MnemowireError, UnauthorizedError
-from mnemowire.kit.audit import verify
 from mnemowire.protocol import AuditedStore
 
 __all__ = ["ReviewerUI"]
@@ -81,7 +82,7 @@ class ReviewerUI:
         self.sessions = Sessions(server.tokens)
         self.boundary = server.boundaries[server.versions[-1]]
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
-        self.templates.env.globals["when"] = when
+        self.chain = ChainCheck()
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -279,6 +280,9 @@ class ReviewerUI:
         reason = (_field(form, "reason") or "").strip()
         if reason:
             payload["reason"] = reason
+        version = _int(_field(form, "version"))
+        if version is not None:  # what the card showed: a swapped staged text is a conflict
+            payload["expected_version"] = version
         if choice == "approve":
             payload["approved"] = True
         elif choice == "reject":
@@ -303,33 +307,27 @@ class ReviewerUI:
         if not isinstance(store, AuditedStore):
             raise Refused(
                 501,
-                f"{store.name} keeps no audit log the UI can read (sqlite-vec and pgvector "
-                "stores do; a router's children keep their own)",
+                f"{store.name} keeps no audit log the UI can read (sqlite-vec, pgvector, mem0, "
+                "cognee and letta stores do; a router's children keep their own)",
             )
+        agent = request.query_params.get("agent") or None
+        if agent is not None and not session.sees(agent):
+            raise Refused(404, "No such agent here.")
         try:
             entries = await self.server.finish(store.audit_entries())
         except MnemowireError as exc:
             raise Refused(spec_status(exc.code), _said(exc)) from None
-        verdict = verify(entries)
-        agent = request.query_params.get("agent") or None
-        if agent is not None and not session.sees(agent):
-            raise Refused(404, "No such agent here.")
+        verdict = await self.chain.verdict(entries)
         before = _int(request.query_params.get("before"))
-        shown = [
-            e
-            for e in reversed(entries)
-            if session.sees(str(e["agent_id"]))
-            and (agent is None or e["agent_id"] == agent)
-            and (before is None or int(e["seq"]) < before)
-        ]
-        page = shown[:AUDIT_PAGE]
-        older = page[-1]["seq"] if len(shown) > AUDIT_PAGE else None
+        lines, older = await asyncio.to_thread(
+            lines_of, entries, session.sees, agent, before, AUDIT_PAGE
+        )
         return self.page(
             request,
             "audit.html",
             session=session,
             verdict=verdict,
-            entries=page,
+            entries=lines,
             agent=agent,
             older=older,
         )
@@ -372,7 +370,11 @@ def _required(value: str | None, name: str) -> str:
 
 
 def _int(value: str | None) -> int | None:
-    return int(value) if value and value.isdigit() else None
+    """A form's or a query's whole number; None for anything else (``isdigit`` alone takes
+    '²', and a 5,000-digit number is more than ``int`` parses)."""
+    if value and value.isascii() and value.isdigit() and len(value) <= 18:
+        return int(value)
+    return None
 
 
 def _local(target: str | None) -> str:
