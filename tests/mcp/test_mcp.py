@@ -1,6 +1,7 @@
 """``mnemowire mcp`` tested with the MCP SDK's own client: in memory, over stdio (a real child
 process, as a host starts it) and over streamable HTTP (a real server with tokens). Every tool
-is called, the error paths are taken, and recall is read as a resource."""
+is called, the error paths are taken, and recall is found through the declared capabilities and
+read as a resource."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp.types import TextContent, TextResourceContents
+from mcp.types import ServerCapabilities, TextContent, TextResourceContents
 
 from mnemowire import spec
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
@@ -50,14 +51,30 @@ def remember(content: str, agent: str = "a", **fields: Any) -> dict[str, Any]:
     return {"agent_id": agent, "type": "semantic", "content": content, **fields}
 
 
-async def exercise(client: Any) -> None:
-    """Every tool once, an invalid call, an unknown tool, and the resource template."""
+def agent_ids(schema: Any) -> Iterator[Any]:
+    """Every ``agent_id`` property's schema in a tool's input schema (a batch's items too)."""
+    if isinstance(schema, dict):
+        if "agent_id" in schema.get("properties", {}):
+            yield schema["properties"]["agent_id"]
+        for value in schema.values():
+            yield from agent_ids(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from agent_ids(item)
+
+
+async def exercise(client: Any, capabilities: ServerCapabilities, private: Path) -> None:
+    """Every tool once, an invalid call, an unknown tool, and the resource template found as a
+    host finds it: through the capabilities the server declared. Nothing a host shows the
+    model names ``private``, the store's folder."""
+    assert capabilities.tools is not None
+    assert capabilities.resources is not None
     listed = await client.list_tools()
     tools = {tool.name: tool for tool in listed.tools}
     assert set(tools) == ALL_OPERATIONS
     for name, tool in tools.items():
-        assert tool.input_schema == spec.inlined_schema(f"{name}.request")
         assert tool.output_schema == spec.inlined_schema(f"{name}.response")
+        assert [schema["enum"] for schema in agent_ids(tool.input_schema) if "enum" in schema] == []
 
     async def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         result = await client.call_tool(name, arguments)
@@ -96,10 +113,13 @@ async def exercise(client: Any) -> None:
     with pytest.raises(MCPError, match="unknown tool"):
         await client.call_tool("remembr", {})
 
+    assert (await client.list_resources()).resources == []
     templates = await client.list_resource_templates()
     assert [t.uri_template for t in templates.resource_templates] == [
         "memory://{agent_id}/recall{?query,k,user_id}"
     ]
+    shown = listed.model_dump_json() + templates.model_dump_json()
+    assert str(private) not in shown
     read = await client.read_resource("memory://a/recall?query=tea&k=1")
     answer = text(read)
     assert [hit["id"] for hit in answer["results"]] == [tea]
@@ -115,7 +135,7 @@ async def test_in_memory(tmp_path: Path) -> None:
     tools = MemoryTools(store)
     try:
         async with Client(build_server(tools), mode="legacy") as client:
-            await exercise(client)
+            await exercise(client, client.server_capabilities, tmp_path)
     finally:
         await store.aclose()
 
@@ -147,8 +167,42 @@ async def test_over_stdio_as_a_host_starts_it(tmp_path: Path) -> None:
         env={**os.environ},
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        await exercise(session)
+        initialized = await session.initialize()
+        await exercise(session, initialized.capabilities, tmp_path)
+        assert str(tmp_path) not in (initialized.instructions or "")
+
+
+async def test_a_host_started_for_one_agent_tells_the_model_that_agent(tmp_path: Path) -> None:
+    """With ``--agent``, the model reads the agent id to send where it reads every argument (each
+    tool's schema), the host's instructions say it, and a wrong guess is told the right one."""
+    params = StdioServerParameters(
+        command=MNEMOWIRE,
+        args=["mcp", "--store", _store_url(tmp_path), "--agent", "assistant"],
+        env={**os.environ},
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        initialized = await session.initialize()
+        assert "agent_id 'assistant'" in (initialized.instructions or "")
+        for tool in (await session.list_tools()).tools:
+            named = list(agent_ids(tool.input_schema))
+            assert named, tool.name
+            assert all(schema["enum"] == ["assistant"] for schema in named), tool.name
+        [template] = (await session.list_resource_templates()).resource_templates
+        assert "'assistant'" in (template.description or "")
+
+        refused = await session.call_tool("recall", {"agent_id": "default", "query": "tea"})
+        assert refused.is_error
+        envelope = text(refused)
+        assert envelope["code"] == "forbidden"
+        assert "send agent_id 'assistant'" in envelope["message"]
+        assert "token" not in envelope["message"]
+        assert envelope["details"] == [
+            {"path": "/agent_id", "rule": "forbidden", "message": "is not an agent of this server"}
+        ]
+        with pytest.raises(MCPError, match="send agent_id 'assistant'"):
+            await session.read_resource("memory://default/recall?query=tea")
+        fine = await session.call_tool("remember", remember("tea", agent="assistant"))
+        assert not fine.is_error, fine.content
 
 
 async def test_over_streamable_http_with_tokens(tmp_path: Path) -> None:
@@ -170,8 +224,8 @@ async def test_over_streamable_http_with_tokens(tmp_path: Path) -> None:
             streamable_http_client(url, http_client=http) as (read, write),
             ClientSession(read, write) as session,
         ):
-            await session.initialize()
-            await exercise(session)
+            initialized = await session.initialize()
+            await exercise(session, initialized.capabilities, tmp_path)
             foreign = await session.call_tool("remember", remember("x", agent="b"))
             assert foreign.is_error
             assert text(foreign)["code"] == "forbidden"

@@ -18,7 +18,10 @@ from mnemowire.errors import ConfigError
     "--agent",
     "agents",
     multiple=True,
-    help="stdio: the only agent ids this server may act as (repeatable; default: any).",
+    help=(
+        "stdio: the only agent ids this server may act as, which each tool's agent_id lists "
+        "for the model (repeatable; default: any)."
+    ),
 )
 @click.option("--http", "over_http", is_flag=True, help="Serve streamable HTTP at /mcp, not stdio.")
 def mcp_command(
@@ -31,8 +34,9 @@ def mcp_command(
     over_http: bool,
 ) -> None:
     """Serve the store to MCP hosts: one tool per operation (its input schema is the spec's
-    request schema), recall also as the resource template memory://{agent_id}/recall{?query}.
-    stdio by default (--host, --port and --tokens apply with --http)."""
+    request schema), recall also as the resource template
+    memory://{agent_id}/recall{?query,k,user_id}. stdio by default (--host, --port and --tokens
+    apply with --http)."""
     try:
         from mnemowire.apps.mcp import MemoryTools, run_http, serve_stdio
     except ImportError as exc:

@@ -3,17 +3,18 @@
 The preprint's first way to compose with MCP: memory as MCP tools. One tool per operation the
 store serves, named after it (``remember``, ``recall``, ...), whose ``inputSchema`` is the
 spec's request schema for the store's version (inlined: an MCP host cannot follow references
-across files) and whose ``outputSchema`` is the response schema. Arguments go through the same
-validating boundary as every other caller's request (the SDK's low-level server does not check
-them); an answer is the response message, as structured content and as JSON text; a failure
-is the spec's error envelope in a result marked ``isError``, so a model reads what to fix.
+across files; without the prose a prompt need not carry, ``_schemas``) and whose
+``outputSchema`` is the response schema. Arguments go through the same validating boundary as
+every other caller's request (the SDK's low-level server does not check them); an answer is the
+response message, as structured content and as JSON text; a failure is the spec's error
+envelope in a result marked ``isError``, so a model reads what to fix.
 
 The second way: recall as a resource template, ``memory://{agent_id}/recall{?query,k,user_id}``,
 for hosts that attach context as resources rather than call tools.
 
 Who may act as which agent: over streamable HTTP, the same bearer tokens as ``mnemowire serve``
 (each call is authenticated from its HTTP request); over stdio, the process's user, limited to
-``--agent`` ids when given.
+``--agent`` ids when given, which the model is told where it reads each argument.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from mcp.shared.uri_template import UriTemplate
 
 from mnemowire import spec
 from mnemowire._version import __version__
+from mnemowire.apps.mcp._schemas import agents_phrase, tool_input_schema
 from mnemowire.apps.server import ANYONE, Caller, InFlight, Tokens, admitted, caller_of
-from mnemowire.errors import MnemowireError, UnauthorizedError
+from mnemowire.errors import ForbiddenError, MnemowireError, UnauthorizedError
 from mnemowire.layers.validating import OPERATIONS, ValidatingStore
 from mnemowire.protocol import BY_CAPABILITY, MemoryStore
 
@@ -65,6 +67,7 @@ class MemoryTools:
         self.version = self.boundary.version
         self.tokens = tokens
         #: over stdio, the agents this process may act as (None: any)
+        self.agents = agents
         self.local = ANYONE if agents is None else Caller("--agent", agents)
         files = spec.read_spec(self.version)
         declared = set(store.capabilities().capabilities)
@@ -75,31 +78,40 @@ class MemoryTools:
             and (op not in BY_CAPABILITY or op in declared)
             and op not in NOT_FOR_AGENTS
         ]
+        self.schemas = {
+            op: tool_input_schema(op, version=self.version, agents=agents) for op in self.operations
+        }
+
+    @property
+    def acting_as(self) -> str:
+        """The sentence that tells a model which agent ids to send ("" when any will do)."""
+        if not self.agents:
+            return ""
+        agents = agents_phrase(self.agents)
+        return f"This server acts only as agent {agents}: send agent_id {agents} with every call."
 
     def tools(self) -> list[types.Tool]:
+        """The tools as ``tools/list`` shows them: nothing in them names where the store is."""
         out = []
         for operation in self.operations:
-            request = spec.inlined_schema(f"{operation}.request", version=self.version)
+            request = spec.read_spec(self.version).documents[f"{operation}.request"]
             response = spec.inlined_schema(f"{operation}.response", version=self.version)
             out.append(
                 types.Tool(
                     name=operation,
                     title=request.get("title"),
                     description=(
-                        f"{request.get('description', '')} Memorywire {self.version} "
-                        f"`{operation}` on {self.store.name}; the arguments are a "
-                        f"`{operation}.request` message."
+                        f"{request.get('description', '')} The arguments are a memorywire "
+                        f"{self.version} `{operation}.request` message."
                     ).strip(),
-                    input_schema=request,
+                    input_schema=self.schemas[operation],
                     output_schema=response,
                 )
             )
         return out
 
     def input_schema(self, name: str) -> dict[str, Any] | None:
-        if name not in self.operations:
-            return None
-        return spec.inlined_schema(f"{name}.request", version=self.version)
+        return self.schemas.get(name)
 
     def caller(self, http_request: Any) -> Caller:
         """Who calls: the bearer token of the HTTP request, or the local user (stdio)."""
@@ -107,6 +119,25 @@ class MemoryTools:
             return self.local
         authorization = getattr(http_request, "headers", {}).get("authorization")
         return caller_of(self.tokens, authorization, otherwise=self.local)
+
+    async def answer(self, operation: str, request: Any, http_request: Any) -> dict[str, Any]:
+        """The store's answer to ``request``, validated and admitted as every transport does; an
+        agent outside ``--agent`` is told the ids to send (not, as a token's holder is, to ask
+        for another token)."""
+        caller = self.caller(http_request)
+        try:
+            return await self.inflight.finish(admitted(self.boundary, caller, operation, request))
+        except ForbiddenError as exc:
+            if caller is not self.local or not self.agents:
+                raise
+            raise ForbiddenError(
+                "this server acts only as the agents it was started with (mnemowire mcp "
+                f"--agent): send agent_id {agents_phrase(self.agents)}",
+                details=[
+                    {**detail, "message": "is not an agent of this server"}
+                    for detail in exc.details
+                ],
+            ) from None
 
     async def call(
         self, name: str, arguments: dict[str, Any], http_request: Any
@@ -117,8 +148,7 @@ class MemoryTools:
                 message=f"unknown tool {name!r}; this server has {', '.join(self.operations)}",
             )
         try:
-            caller = self.caller(http_request)
-            answer = await self.inflight.finish(admitted(self.boundary, caller, name, arguments))
+            answer = await self.answer(name, arguments, http_request)
         except MnemowireError as exc:
             envelope = {**exc.envelope, "operation": name}
             return types.CallToolResult(
@@ -143,8 +173,7 @@ class MemoryTools:
         if isinstance(k, str) and k.isdigit():  # a URI carries text; the schema wants a number
             request["k"] = int(k)
         try:
-            caller = self.caller(http_request)
-            answer = await self.inflight.finish(admitted(self.boundary, caller, "recall", request))
+            answer = await self.answer("recall", request, http_request)
         except MnemowireError as exc:
             code = -32001 if isinstance(exc, UnauthorizedError) else types.INVALID_PARAMS
             raise MCPError(code=code, message=str(exc), data=exc.envelope) from None
@@ -173,6 +202,12 @@ def build_server(tools: MemoryTools) -> Server[Any]:
     ) -> types.CallToolResult:
         return await tools.call(params.name, dict(params.arguments or {}), ctx.request)
 
+    async def list_resources(
+        _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        # no fixed resources: every read is a recall, which needs a query (the template)
+        return types.ListResourcesResult(resources=[])
+
     async def list_templates(
         _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
@@ -180,7 +215,10 @@ def build_server(tools: MemoryTools) -> Server[Any]:
             name="recall",
             title="Recall",
             uri_template=RECALL_TEMPLATE.template,
-            description="An agent's memories most relevant to `query` (a recall.response).",
+            description=(
+                f"An agent's memories most relevant to `query` (a recall.response). "
+                f"{tools.acting_as}"
+            ).strip(),
             mime_type="application/json",
         )
         return types.ListResourceTemplatesResult(resource_templates=[template])
@@ -196,10 +234,12 @@ def build_server(tools: MemoryTools) -> Server[Any]:
         instructions=(
             "Long-term memory in the memorywire format: remember facts, episodes, procedures and "
             "feelings of an agent's users, recall the relevant ones, forget on request. Every "
-            "tool's arguments are the spec's request message; errors say which field to fix."
-        ),
+            "tool's arguments are the spec's request message; errors say which field to fix. "
+            f"{tools.acting_as}"
+        ).strip(),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resources=list_resources,
         on_list_resource_templates=list_templates,
         on_read_resource=read_resource,
         get_tool_input_schema=tools.input_schema,
