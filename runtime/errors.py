@@ -15,6 +15,9 @@ crosses the wire; the Python classes only add a way to ``except`` by kind. By li
     ├── ForbiddenError        transport: credentials not for this agent      (forbidden)
     └── StoreError            operate: the backend failed                   (store_error)
         └── UnavailableError  operate: the backend cannot be reached        (unavailable)
+
+(``mnemowire.layers.memory.RunningLoopError``, a MnemowireError and a RuntimeError: SyncMemory
+called inside a running event loop, where the async ``Memory`` belongs.)
 """
 
 from __future__ import annotations

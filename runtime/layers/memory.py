@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from mnemowire.errors import MnemowireError
 from mnemowire.layers.validating import OPERATIONS, ValidatingStore
 from mnemowire.models import (
     Capabilities,
@@ -55,7 +56,7 @@ from mnemowire.models import (
 from mnemowire.protocol import QueryEmbedding
 from mnemowire.registry import open_store
 
-__all__ = ["Memory", "SyncMemory"]
+__all__ = ["Memory", "RunningLoopError", "SyncMemory"]
 
 
 class Memory(ValidatingStore):
@@ -95,15 +96,38 @@ class Memory(ValidatingStore):
         return await method(request)
 
 
+class RunningLoopError(MnemowireError, RuntimeError):
+    """:class:`SyncMemory` used where an event loop is already running (Jupyter, an async
+    app), where it cannot block on a loop of its own; a RuntimeError, as asyncio's was."""
+
+
+def _no_running_loop() -> None:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise RunningLoopError(
+        "SyncMemory cannot run inside a running event loop (Jupyter, an async app): use the "
+        "async Memory there, with await: `async with Memory.open(url) as memory: "
+        "await memory.recall(...)`"
+    )
+
+
 class SyncMemory:
-    """:class:`Memory` for scripts: the same operations, blocking, on a private event loop."""
+    """:class:`Memory` for scripts: the same operations, blocking, on a private event loop.
+
+    Inside a running event loop it raises :class:`RunningLoopError` when made, before it opens
+    anything: every call would fail there, and leave its coroutine unawaited.
+    """
 
     def __init__(self, memory: Memory) -> None:
+        _no_running_loop()
         self._memory = memory
         self._runner = asyncio.Runner()
 
     @classmethod
     def open(cls, urls: str | Sequence[str], **options: Any) -> SyncMemory:
+        _no_running_loop()  # before Memory.open opens the stores
         return cls(Memory.open(urls, **options))
 
     def __enter__(self) -> SyncMemory:

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from mnemowire import spec
 from mnemowire.apps.cli import Exit, cli
+from mnemowire.apps.cli._render import render_pretty
 
 
 @pytest.fixture
@@ -212,6 +213,43 @@ def test_pretty_output(store: list[str]) -> None:
     assert "1 result(s)" in result.stdout
     bad = CliRunner().invoke(cli, ["recall", *store, "--agent", "a", "--pretty", "-k", "0", "x"])
     assert "/k  [minimum]" in bad.stdout
+
+
+def test_pretty_recall_shows_each_hits_relevance_not_its_fusion_score(store: list[str]) -> None:
+    """The score is a rank-fusion number (about 0.016 to 0.033 under rrf) that means nothing
+    outside its answer; the relevance (cosine, comparable across queries) is what a person
+    reads."""
+    run("remember", *store, "--agent", "a", "--type", "semantic", "green tea at noon")
+    run("remember", *store, "--agent", "a", "--type", "semantic", "black coffee at dawn")
+    _, [found] = run("recall", *store, "--agent", "a", "tea")
+    hits = cast(list[dict[str, Any]], found["results"])
+    result = CliRunner().invoke(cli, ["recall", *store, "--agent", "a", "--pretty", "tea"])
+    assert result.stdout.splitlines()[0].split()[0] == "relevance"
+    for hit, line in zip(hits, result.stdout.splitlines()[2:], strict=False):
+        assert line.split()[0] == f"{hit['relevance']:.2f}"
+        assert f"{hit['score']:.4f}" not in result.stdout
+    assert "score" not in result.stdout
+
+
+def test_a_hit_without_relevance_shows_its_score_labelled() -> None:
+    """Relevance is optional in the spec: a store that measures none leaves only the score."""
+    hit = {"type": "semantic", "metadata": {}, "created_at": 0, "supporting": ["s"],
+           "source_store": "s"}  # fmt: skip
+    found = {
+        "results": [
+            {**hit, "id": "01JD0000000000000000000000", "content": "tea", "score": 0.0328,
+             "relevance": 0.58},
+            {**hit, "id": "01JD0000000000000000000001", "content": "cake", "score": 0.0161},
+        ],
+        "fusion_used": "rrf",
+        "stores_queried": ["s"],
+        "latency_ms": 1.0,
+    }  # fmt: skip
+    assert spec.validate("recall.response", found) is None
+    rows = render_pretty(found).splitlines()
+    assert rows[2].split()[0] == "0.58"
+    assert rows[3].split()[:2] == ["score", "0.0161"]
+    assert "score: the rrf ranking, comparable only within this answer" in rows[-1]
 
 
 def test_pretty_output_never_sends_a_stored_escape_sequence_to_the_terminal(

@@ -9,7 +9,7 @@ import pytest
 
 from mnemowire import registry, spec
 from mnemowire.embedders import HashEmbedder
-from mnemowire.errors import ConfigError, RequestError, StoreError
+from mnemowire.errors import ConfigError, MnemowireError, RequestError, StoreError
 from mnemowire.kit import declare
 from mnemowire.layers.memory import Memory, SyncMemory
 from mnemowire.models import Capabilities, Health, RecallResponse, RememberResponse
@@ -114,6 +114,21 @@ def test_sync_memory_for_scripts(tmp_path: Path) -> None:
         bulk = [{"agent_id": "b", "type": "semantic", "content": f"tea {i}"} for i in range(3)]
         assert len(memory.remember_many(bulk, batch_size=2)) == 3
         assert len(memory.recall({"agent_id": "b", "query": "tea", "k": 10}).results) == 3
+
+
+async def test_sync_memory_in_a_running_event_loop_says_to_await_memory(tmp_path: Path) -> None:
+    """Inside a running loop (Jupyter, an async app) SyncMemory cannot block on its own loop:
+    it says what to use instead before it opens anything, so nothing is left open."""
+    with pytest.raises(MnemowireError, match=r"async Memory.*await") as caught:
+        SyncMemory.open(url(tmp_path))
+    assert isinstance(caught.value, RuntimeError)  # what asyncio raised here before
+    assert not (tmp_path / "facade.db").exists()  # no store was opened
+    async with Memory.open(url(tmp_path)) as memory:
+        with pytest.raises(MnemowireError, match=r"async Memory.*await"):
+            SyncMemory(memory)
+        # the Memory handed in is untouched and still the caller's to use
+        stored = await memory.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
+        assert stored.pending_approval is False
 
 
 def test_registry_knows_our_scheme_and_explains_unknown_ones() -> None:

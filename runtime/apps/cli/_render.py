@@ -5,6 +5,10 @@ a memory holding an escape sequence (OSC 52 writes the operator's clipboard, oth
 window or hide text) or a bidirectional override (text that reads other than it is) must not
 reach the terminal as it is. Every string is shown with those characters escaped (``\x1b``,
 ``\u202e``); the JSON output escapes them by being JSON.
+
+A recall hit shows its ``relevance`` (cosine, comparable across queries), not its ``score``
+(under rrf a rank fusion of about 0.016 to 0.033 that means nothing outside its answer); a
+review shows its diff whole, content wrapped to the terminal, a change's words marked.
 """
 
 from __future__ import annotations
@@ -12,7 +16,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import textwrap
 from typing import Any
+
+from mnemowire.apps._times import when
+from mnemowire.apps._words import word_diff
 
 __all__ = ["printable", "record_lines", "render_pretty"]
 
@@ -44,6 +52,8 @@ def render_pretty(payload: dict[str, Any], *, error: bool = False) -> str:
         return "\n".join(lines)
     if "fusion_used" in payload:
         return _recall(payload)
+    if "reviews" in payload:
+        return _reviews(payload)
     if "records" in payload:
         lines = record_lines(payload["records"], header=True)
         if not payload["records"]:
@@ -60,30 +70,163 @@ def render_pretty(payload: dict[str, Any], *, error: bool = False) -> str:
     return "\n".join(lines)
 
 
+def _width() -> int:
+    return max(40, shutil.get_terminal_size((100, 20)).columns)
+
+
 def _recall(payload: dict[str, Any]) -> str:
-    width = shutil.get_terminal_size((100, 20)).columns
-    header = f"{'score':>8}  {'type':<10} {'id':<26}  content"
+    width = _width()
+    header = f"{'relevance':>12}  {'type':<10} {'id':<26}  content"
     lines = [header, "-" * min(len(header) + 40, width)]
     for hit in payload["results"]:
-        room = max(20, width - 50)
+        room = max(20, width - 54)
         content = printable(" ".join(str(hit["content"]).split()))
         if len(content) > room:
             content = content[: room - 1] + "…"
         kind, ident = printable(hit["type"]), printable(hit["id"])
-        lines.append(f"{hit['score']:>8.4f}  {kind:<10} {ident:<26}  {content}")
+        # relevance is optional in the spec: without it the score is all there is
+        near = (
+            f"{hit['relevance']:.2f}"
+            if hit.get("relevance") is not None
+            else f"score {hit['score']:.4f}"
+        )
+        lines.append(f"{near:>12}  {kind:<10} {ident:<26}  {content}")
     if not payload["results"]:
         lines.append("(no memories matched)")
+    fusion = printable(payload["fusion_used"])
     lines.append(
-        f"{len(payload['results'])} result(s) in {payload['latency_ms']:.1f} ms, "
-        f"fusion {payload['fusion_used']}"
+        f"{len(payload['results'])} result(s) in {payload['latency_ms']:.1f} ms, fusion {fusion}"
     )
+    if any(hit.get("relevance") is None for hit in payload["results"]):
+        lines.append(
+            f"score: the {fusion} ranking, comparable only within this answer "
+            "(shown where the store reports no relevance)"
+        )
     lines += _stores(payload.get("stores", []))
     return "\n".join(lines)
 
 
+def _reviews(payload: dict[str, Any]) -> str:
+    width, lines = _width(), []
+    for review in payload["reviews"]:
+        lines += [*_review(review, width), ""]
+    if not payload["reviews"]:
+        lines.append("(no pending reviews)")
+    lines.append(f"{len(payload['reviews'])} pending review(s) in {payload['latency_ms']:.1f} ms")
+    if any(review["diff"]["modified"] for review in payload["reviews"]):
+        lines.append("[-…-] words the change removes, {+…+} words it adds")
+    if payload.get("next_cursor"):
+        lines.append(f"more: --cursor {printable(payload['next_cursor'])}")
+    return "\n".join([*lines, *_stores(payload.get("stores", []))])
+
+
+def _review(review: dict[str, Any], width: int) -> list[str]:
+    """One review: who staged what and when, the request's gist, then its diff."""
+    request, diff = review["request"], review["diff"]
+    who = f"agent {review['agent_id']}"
+    if request.get("user_id"):
+        who += f", user {request['user_id']}"
+    by = f" by {review['staged_by']}" if review.get("staged_by") else ""
+    lines = _wrap(f"review {review['review_id']}  {review['operation']}  {who}", width, "", 4)
+    lines += _wrap(f"staged{by} at {when(review['requested_at'])}", width, "  ", 4)
+    gist = printable(f"  request: {_gist(request)}")
+    lines.append(gist if len(gist) <= width else gist[: width - 1] + "…")
+    if review.get("reasoning"):
+        lines += _wrap(f"reasoning: {review['reasoning']}", width, "  ", 4)
+    for change in diff["modified"]:
+        lines += _modified(change, width)
+    for record in diff["added"]:  # its version is what a decision names (--expected-version)
+        version = f" version {record['version']}" if record.get("version") else ""
+        lines += _record("+ added", record, width, version)
+    for record in diff["removed"]:
+        lines += _record("- removed", record, width)
+    for near in diff.get("related", []):
+        lines += _record("~ related", near["record"], width, f" relevance {near['relevance']:.2f}")
+    if not (diff["modified"] or diff["added"] or diff["removed"]):
+        lines.append("  (nothing would change now)")
+    return lines
+
+
+def _gist(request: dict[str, Any]) -> str:
+    """The staged request on one line, its content last (the diff shows that whole)."""
+    fields = [(k, v) for k, v in request.items() if k not in ("agent_id", "approval_required")]
+    fields.sort(key=lambda field: field[0] == "content")
+    return " ".join(f"{k}={_token(v)}" for k, v in fields)
+
+
+def _token(value: Any) -> str:
+    if isinstance(value, str) and value and not re.search(r'[\s"]', value):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _record(label: str, record: dict[str, Any], width: int, extra: str = "") -> list[str]:
+    user = f", user {record['user_id']}" if record.get("user_id") else ""
+    head = f"{label} {record['id']} ({record['type']}{user}){extra}"
+    return [*_wrap(head, width, "  ", 8), *_text(str(record["content"]), width, "      ")]
+
+
+def _modified(change: dict[str, Any], width: int) -> list[str]:
+    """A changed record: its content before and after, the words that differ marked, and
+    each other field that changes."""
+    before, after = change["before"], change["after"]
+    old, new = _marked(str(before["content"]), str(after["content"]))
+    lines = _wrap(f"* modified {change['id']} ({after['type']})", width, "  ", 8)
+    lines += _text(old, width, "      before: ", 14)
+    lines += _text(new, width, "      after:  ", 14)
+    for name in dict.fromkeys([*before, *after]):
+        if name != "content" and before.get(name) != after.get(name):
+            then, now = _short(before.get(name)), _short(after.get(name))
+            lines += _wrap(f"{name}: {then} -> {now}", width, "      ", 8)
+    return lines
+
+
+def _marked(before: str, after: str) -> tuple[str, str]:
+    """Both contents, the words only ``before`` has as ``[-…-]``, only ``after`` as ``{+…+}``
+    (the bounded diff of ``apps._words``)."""
+    left, right = word_diff(before, after)
+    return (
+        "".join(_mark(text, changed, "[-", "-]") for text, changed in left),
+        "".join(_mark(text, changed, "{+", "+}") for text, changed in right),
+    )
+
+
+def _mark(text: str, changed: bool, start: str, end: str) -> str:
+    """``text`` marked, its surrounding whitespace (a line break included) left outside, unless
+    the change is only whitespace."""
+    core = text.strip()
+    if not changed or not text:
+        return text
+    if not core:
+        return f"{start}{text}{end}"
+    lead = text[: len(text) - len(text.lstrip())]
+    return f"{lead}{start}{core}{end}{text[len(text.rstrip()) :]}"
+
+
+def _text(text: str, width: int, indent: str, hang: int = 6) -> list[str]:
+    """Content as written: its own lines kept, each wrapped; the first starts after
+    ``indent``, every other ``hang`` spaces in."""
+    first, *rest = text.split("\n")
+    lines = _wrap(first, width, indent, hang)
+    return lines + [line for part in rest for line in _wrap(part, width, " " * hang, hang)]
+
+
+def _wrap(text: str, width: int, indent: str, hang: int) -> list[str]:
+    """``text`` escaped and wrapped to ``width``, later lines indented ``hang`` spaces."""
+    wrapped = textwrap.wrap(
+        printable(text),
+        width,
+        initial_indent=indent,
+        subsequent_indent=" " * hang,
+        break_on_hyphens=False,
+        replace_whitespace=False,
+    )
+    return wrapped or [indent.rstrip()]
+
+
 def record_lines(records: list[dict[str, Any]], *, header: bool) -> list[str]:
     """Whole records (get, list) as table rows: id, type, state, version, content."""
-    width = shutil.get_terminal_size((100, 20)).columns
+    width = _width()
     lines = []
     if header:
         title = f"{'id':<26}  {'type':<10} {'state':<8} {'v':>3}  content"

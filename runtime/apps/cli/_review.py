@@ -22,6 +22,7 @@ _DECISION = {
     "review_id": "REVIEW_ID",
     "reviewer": "--reviewer (or MNEMOWIRE_REVIEWER)",
     "reason": "--reason",
+    "expected_version": "--expected-version",
     "": "the decision",
 }
 
@@ -36,6 +37,16 @@ def _reviewer_option(command: Any) -> Any:
         "--reviewer",
         envvar="MNEMOWIRE_REVIEWER",
         help="Who decides, recorded with the decision and in the audit log.",
+    )(command)
+
+
+def _version_option(command: Any) -> Any:
+    return click.option(
+        "--expected-version",
+        type=int,
+        help="The version of the staged write you reviewed (a remember's: `version` as "
+        "`review show` prints it); any other fails with conflict. Without it, only the write "
+        "as first staged (version 1) is decided.",
     )(command)
 
 
@@ -106,6 +117,7 @@ def show_command(
 
 
 @_reviewer_option
+@_version_option
 @click.option("--agent", "agent_id", help="Agent whose review to decide (agent_id).")
 @click.option("--reason", help="Why, recorded with the decision.")
 @click.option(
@@ -123,6 +135,7 @@ def show_command(
 )
 def approve_command(
     reviewer: str | None,
+    expected_version: int | None,
     agent_id: str | None,
     reason: str | None,
     merge_into: str | None,
@@ -134,10 +147,12 @@ def approve_command(
         "reviewer": reviewer,
         "reason": reason,
         "merge_into": merge_into,
+        "expected_version": expected_version,
     }
 
 
 @_reviewer_option
+@_version_option
 @click.option("--agent", "agent_id", help="Agent whose review to decide (agent_id).")
 @click.option("--reason", help="Why, recorded with the decision.")
 @click.option(
@@ -156,6 +171,7 @@ def approve_command(
 )
 def reject_command(
     reviewer: str | None,
+    expected_version: int | None,
     agent_id: str | None,
     reason: str | None,
     keep: bool,
@@ -167,4 +183,5 @@ def reject_command(
         "reviewer": reviewer,
         "reason": reason,
         "hard": False if keep else None,
+        "expected_version": expected_version,
     }

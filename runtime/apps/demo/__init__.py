@@ -137,8 +137,9 @@ async def run_demo(
                 scope = question.request.get("user_id") or "every user"
                 echo(f"[{question.shows}]")
                 echo(f"  {question.request['agent_id']} / {scope}: {question.request['query']!r}")
-                for hit in found.results:
-                    echo(f"    {hit.score:.4f}  {hit.type:<10}  {_summary(hit.type, hit.content)}")
+                for hit in found.results:  # relevance (cosine), not the fusion score
+                    shown = "" if hit.relevance is None else f"{hit.relevance:.2f}"
+                    echo(f"    {shown:>5}  {hit.type:<10}  {_summary(hit.type, hit.content)}")
                 echo(f"  ({recall_ms[-1]:.1f} ms)\n")
     summary = {
         "embedder": embedder.name,
