@@ -254,6 +254,6 @@ def test_the_audit_view_shows_the_chain_and_each_decision(browser: Browser, serv
     expect(rows).to_have_count(3)  # newest first: the decision, the approval, the staging
     expect(rows.nth(0)).to_contain_text('"reviewer": "dana"')
     expect(rows.nth(1)).to_contain_text("approve")
-    expect(rows.nth(2)).to_contain_text('{"pending": true}')
+    expect(rows.nth(2)).to_contain_text('{"caller": "dana", "pending": true}')  # the token's name
     shot(page, "ui-audit.png")
     assert served.violations == []
