@@ -37,13 +37,11 @@ from mnemowire import kit
 from mnemowire.adapters.cognee._backend import COGNEE, offline_tasks
 from mnemowire.embedders import MINILM_NAME, Embedder
 from mnemowire.errors import ConfigError, MnemowireError
-from mnemowire.kit.documents import UNSERVED, DocumentStore, Hit, IdMap, Record
+from mnemowire.kit.documents import DECLINED, DocumentStore, Hit, IdMap, Record
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     FIELD_FIDELITY_FIELDS,
-    SPEC_VERSION,
     Capabilities,
-    Capability,
     Fidelity,
     Health,
     HealthStatus,
@@ -53,11 +51,25 @@ from mnemowire.protocol import QueryEmbedding
 
 __all__ = ["CogneeStore"]
 
-#: what the kit's DocumentStore does not implement (UNSERVED: for Cognee also keyword search,
-#: none for chunks, and the graph, ``cognify`` needs an LLM), and erasure: cognee keeps every
-#: added text in its pipeline-run log and every search's chunks in its search history, and
-#: ``forget`` reaches neither (docs/adapters/cognee.md, "Erasure")
-CAPABILITIES = [c.value for c in Capability if c not in {*UNSERVED, Capability.HARD_DELETE}]
+#: written against spec v0.2: what the kit's DocumentStore serves, and what it declines,
+#: erasure included: cognee keeps every added text in its pipeline-run log and every search's
+#: chunks in its search history, and ``forget`` reaches neither (docs/adapters/cognee.md,
+#: "Erasure")
+IMPLEMENTS = kit.Implements(
+    "v0.2",
+    (
+        *("semantic", "episodic", "procedural", "emotional", "vector", "user_scope"),
+        *("metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "governance"),
+        *("relevance", "client_ids", "get", "list", "update", "seals", "reviews"),
+        *("decide", "staging_policy"),
+    ),
+    declined={
+        **DECLINED,
+        "fts": "cognee offers no keyword search over chunks",
+        "graph": "cognee's cognify needs an LLM",
+        "hard_delete": "cognee keeps the words in its run log and search history",
+    },
+)
 #: cognee's own field is the text; the scope's node sets are digests, so the agent, user and
 #: type read back from ``mw_record`` like everything else
 FIDELITY = {f: Fidelity.ENCODED for f in FIELD_FIDELITY_FIELDS if f != "content"}
@@ -194,7 +206,7 @@ class CogneeStore(DocumentStore):
         )
 
     def capabilities(self) -> Capabilities:
-        return self._declare(SPEC_VERSION, CAPABILITIES, FIDELITY)
+        return self._declare(IMPLEMENTS, FIDELITY)
 
     async def health(self) -> Health:
         started = time.perf_counter()

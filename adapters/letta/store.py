@@ -43,13 +43,11 @@ from mnemowire.adapters.letta._client import connect, gone, letta_errors
 from mnemowire.adapters.letta._tags import id_tag, record_of, tags_of, write_tag
 from mnemowire.embedders import Embedder, Preparable, default_embedder
 from mnemowire.errors import ConfigError, MnemowireError
-from mnemowire.kit.documents import UNSERVED, DocumentStore, Hit, IdMap, Record
+from mnemowire.kit.documents import DECLINED, DocumentStore, Hit, IdMap, Record
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     FIELD_FIDELITY_FIELDS,
-    SPEC_VERSION,
     Capabilities,
-    Capability,
     Fidelity,
     Health,
     HealthStatus,
@@ -59,9 +57,21 @@ from mnemowire.protocol import QueryEmbedding
 
 __all__ = ["LettaStore"]
 
-#: what the kit's DocumentStore does not implement (UNSERVED: for Letta also keyword search,
-#: which its archival search does not offer, and the graph)
-CAPABILITIES = [c.value for c in Capability if c not in UNSERVED]
+#: written against spec v0.2: what the kit's DocumentStore serves, and what it declines
+IMPLEMENTS = kit.Implements(
+    "v0.2",
+    (
+        *("semantic", "episodic", "procedural", "emotional", "vector", "user_scope"),
+        *("metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete"),
+        *("governance", "relevance", "client_ids", "get", "list", "update", "seals", "reviews"),
+        *("decide", "staging_policy"),
+    ),
+    declined={
+        **DECLINED,
+        "fts": "Letta's archival search offers no keyword search",
+        "graph": "Letta keeps no links between passages",
+    },
+)
 #: Letta's own field is the passage's text; the agent is a Letta agent named by a digest, so
 #: it reads back from the record's tag like the rest
 FIDELITY = {f: Fidelity.ENCODED for f in FIELD_FIDELITY_FIELDS if f != "content"}
@@ -189,7 +199,7 @@ class LettaStore(DocumentStore):
         )
 
     def capabilities(self) -> Capabilities:
-        return self._declare(SPEC_VERSION, CAPABILITIES, FIDELITY)
+        return self._declare(IMPLEMENTS, FIDELITY)
 
     async def health(self) -> Health:
         started = time.perf_counter()

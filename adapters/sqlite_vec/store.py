@@ -33,9 +33,9 @@ from mnemowire.errors import ConfigError, MnemowireError, UnavailableError
 from mnemowire.kit import (
     Cursors,
     EmbedderSetup,
+    Implements,
     MergePlan,
     bulk_requests,
-    declare,
     elapsed_ms,
     embed,
     in_batch,
@@ -54,9 +54,7 @@ from mnemowire.kit.audit import read_sqlite
 from mnemowire.kit.reviews import staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
-    SPEC_VERSION,
     Capabilities,
-    Capability,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
@@ -70,19 +68,26 @@ from mnemowire.models import (
     RememberRequest,
     RememberResponse,
     StoreResult,
-    v0,
 )
 from mnemowire.protocol import QueryEmbedding
 
-__all__ = ["CAPABILITIES", "SPEC_VERSIONS", "SqliteVecStore"]
+__all__ = ["CAPABILITIES", "IMPLEMENTS", "SqliteVecStore"]
 
 T = TypeVar("T")
-#: the spec versions this store speaks, oldest first (``capabilities`` reports the newest)
-SPEC_VERSIONS = (v0.SPEC_VERSION, SPEC_VERSION)
-#: ``graph``: the store knows no neighbours; ``staging_policy``: declared when one is set
-UNDECLARED = {Capability.GRAPH, Capability.STAGING_POLICY}
-#: everything else the spec defines
-CAPABILITIES = tuple(c.value for c in Capability if c not in UNDECLARED)
+#: what the store serves when no staging policy is set, written against spec v0.2
+CAPABILITIES = (
+    *("semantic", "episodic", "procedural", "emotional", "vector", "fts", "user_scope"),
+    *("metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete"),
+    *("governance", "recall_tracking", "demote", "archive", "relevance", "client_ids"),
+    *("get", "list", "restore", "update", "remember_batch", "query_vector", "seals"),
+    *("reviews", "decide"),
+)
+#: the pinned claim: a new spec version adds nothing here until the store opts in
+IMPLEMENTS = Implements(
+    "v0.2",
+    (*CAPABILITIES, "staging_policy"),
+    declined={"graph": "the store knows no neighbours between records"},
+)
 #: how often, at most, recall tracking rewrites a record's last_recalled_at
 RECALL_TRACKING_GRANULARITY_MS = 60_000
 #: most recall times kept in memory while another connection holds the write lock
@@ -197,7 +202,7 @@ class SqliteVecStore(RecordOperations, ReviewOperations):
 
     def capabilities(self) -> Capabilities:
         policy = None if self._policy is None else self._policy.document
-        return declare(self._name, SPEC_VERSIONS[-1], CAPABILITIES, staging_policy=policy)
+        return IMPLEMENTS.declaration(self._name, staging_policy=policy)
 
     # -- the five operations -----------------------------------------------------------------
 

@@ -18,8 +18,9 @@ through a whole store built from it):
   a router over several, keeps each field);
 - rules: ``replay`` and ``StoredWrite`` ([remember.id]), ``id_taken``, ``forget_states``
   ([forget.scope]), ``MergePlan`` and ``require_visible`` ([merge.strategies],
-  [merge.ownership]), ``cutoff``, ``search_depth`` (how deep a recall searches), ``declare``
-  (a store's capabilities and spec version);
+  [merge.ownership]), ``cutoff``, ``search_depth`` (how deep a recall searches), ``Implements``
+  (what a store serves, pinned to the spec version it was written against, and what it
+  declines) and ``declare`` (its capabilities answer);
 - filters: ``matches`` (the reference meaning of a metadata filter, for stores that filter in
   Python) and ``operators_of``; ``rrf`` for stores that fuse their own searches;
 - URL options: ``url_options`` with the ``text``, ``integer`` and ``number`` parsers;
@@ -61,6 +62,7 @@ from mnemowire.kit._capabilities import (
     worst_fidelity,
 )
 from mnemowire.kit._embedding import embed
+from mnemowire.kit._implements import Implements
 from mnemowire.kit._records import (
     HIT_RECORD_FIELDS,
     TYPE_FIELDS,
@@ -96,6 +98,7 @@ __all__ = [
     "UPDATABLE_FIELDS",
     "Cursors",
     "EmbedderSetup",
+    "Implements",
     "MergePlan",
     "OptionParser",
     "RecordRows",

@@ -23,6 +23,7 @@ from mnemowire.models import (
     RememberResponse,
     StoreResult,
 )
+from mnemowire.spec import capability_names
 
 __all__ = [
     "DAY_MS",
@@ -56,13 +57,14 @@ def declare(
     ``fidelity``: how it keeps the fields it does not keep natively (docs/spec/v0.1.md#
     store.fidelity), and the ``staging_policy`` it applies, if any (declared with it:
     docs/spec/v0.2.md#review.policy)."""
-    declared = set(capabilities)
+    declared = {str(c) for c in capabilities}
     if staging_policy is not None:
         declared.add(Capability.STAGING_POLICY.value)
-    unknown = declared - set(Capability)
+    spoken = capability_names(spec_version)
+    unknown = declared - set(spoken)
     if unknown:
-        raise ValueError(f"not capabilities of the spec: {sorted(unknown)}")
-    ordered = [c.value for c in Capability if c in declared]
+        raise ValueError(f"not capabilities of spec {spec_version}: {sorted(unknown)}")
+    ordered = [c for c in spoken if c in declared]
     named = dict(fidelity or {})
     if set(named) - set(FIELD_FIDELITY_FIELDS):
         raise ValueError(f"not record fields: {sorted(set(named) - set(FIELD_FIDELITY_FIELDS))}")

@@ -41,12 +41,12 @@ from mnemowire.kit._basics import new_id, to_wire
 from mnemowire.kit._browse import Cursors, UpdatePlan, get_answer, list_answer, record_state
 from mnemowire.kit._capabilities import refuse_undeclared
 from mnemowire.kit._document_reviews import DocumentReviews, ReviewRows
+from mnemowire.kit._implements import Implements
 from mnemowire.kit._records import recall_answer, store_result
 from mnemowire.kit._rules import (
     MergePlan,
     StoredWrite,
     cutoff,
-    declare,
     forget_states,
     replay,
     require_visible,
@@ -58,7 +58,6 @@ from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     MEMORY_RECORD_FIELDS,
     Capabilities,
-    Capability,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
@@ -78,31 +77,24 @@ from mnemowire.models import (
 )
 from mnemowire.protocol import QueryEmbedding
 
-__all__ = ["UNSERVED", "DocumentStore", "Hit", "IdMap", "MappedId", "Record"]
+__all__ = ["DECLINED", "DocumentStore", "Hit", "IdMap", "MappedId", "Record"]
 
 T = TypeVar("T")
 #: a record as the store holds it: the wire fields, ``state``, and the backend's own keys
 Record = dict[str, Any]
 #: a search hit: the record and its relevance in [-1, 1]
 Hit = tuple[Record, float]
-#: what a DocumentStore does not declare of itself: keyword search and the graph (the
-#: backend's own business), the ranking extras (recall tracking, demote, archive, and restore,
-#: which brings back what archive hid), batches (all or nothing needs a transaction such
-#: backends lack), query vectors (such a backend embeds every query), and the staging policy
-#: (declared by ``_declare`` when the store was given one)
-UNSERVED = frozenset(
-    {
-        Capability.FTS,
-        Capability.GRAPH,
-        Capability.RECALL_TRACKING,
-        Capability.DEMOTE,
-        Capability.ARCHIVE,
-        Capability.RESTORE,
-        Capability.REMEMBER_BATCH,
-        Capability.QUERY_VECTOR,
-        Capability.STAGING_POLICY,
-    }
-)
+#: what a DocumentStore declines whatever its backend, each with why: a store built on it
+#: passes these to its ``Implements`` with its own reasons for keyword search and the graph
+#: (the backend's own business); staging policies it serves (declared while one is set)
+DECLINED = {
+    "recall_tracking": "the kit keeps no per-record recall times beside the backend's rows",
+    "demote": "the kit ranks by the backend's relevance alone",
+    "archive": "the kit ranks by the backend's relevance alone",
+    "restore": "brings back what archive hid, and archive is declined",
+    "remember_batch": "all or nothing needs a transaction that a memory library lacks",
+    "query_vector": "a memory library embeds every query itself",
+}
 
 
 @dataclass(frozen=True)
@@ -253,12 +245,10 @@ class DocumentStore(DocumentReviews, abc.ABC):
     @abc.abstractmethod
     def capabilities(self) -> Capabilities: ...
 
-    def _declare(
-        self, spec_version: str, capabilities: Iterable[str], fidelity: Mapping[str, str]
-    ) -> Capabilities:
+    def _declare(self, implements: Implements, fidelity: Mapping[str, str]) -> Capabilities:
         """The store's ``capabilities`` answer, with its staging policy when it has one."""
         policy = None if self._policy is None else self._policy.document
-        return declare(self._name, spec_version, capabilities, fidelity, staging_policy=policy)
+        return implements.declaration(self._name, fidelity, staging_policy=policy)
 
     # -- what a subclass supplies (each runs on the worker thread) -------------------------------
 

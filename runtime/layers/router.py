@@ -17,7 +17,15 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 
 from mnemowire.errors import ConfigError, UnsupportedError
-from mnemowire.kit import elapsed_ms, missing_reason, needs, new_id, refuse_unkept, to_wire
+from mnemowire.kit import (
+    Implements,
+    elapsed_ms,
+    missing_reason,
+    needs,
+    new_id,
+    refuse_unkept,
+    to_wire,
+)
 from mnemowire.kit.reviews import staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.layers._promises import declaration, promised, refuse_withheld
@@ -69,7 +77,7 @@ from mnemowire.protocol import (
     QueryEmbedding,
 )
 from mnemowire.seals import SealKeys
-from mnemowire.spec import version_key
+from mnemowire.spec import capability_names, version_key
 
 __all__ = ["HitCheck", "MemoryRouter", "WritePolicy"]
 
@@ -81,8 +89,10 @@ HitCheck = Callable[[RecallHit, Mapping[str, Any]], str | None]
 _Plan = list[tuple[MemoryStore, str | None]]
 
 
-#: the newest spec version the router speaks (children may speak newer ones)
-ROUTED_VERSION = "v0.2"
+#: what the router routes, pinned like a store's claim: every capability of spec v0.2 (children
+#: may speak newer versions; a version's new capabilities wait until the router is written for
+#: them, which tests/adapters/test_implements.py asks for)
+ROUTES = Implements("v0.2", capability_names("v0.2"), declined={})
 
 
 class MemoryRouter(RecordRouting, ReviewRouting, GraphRouting):
@@ -207,9 +217,9 @@ class MemoryRouter(RecordRouting, ReviewRouting, GraphRouting):
         answers = {child.name: declared(child) for child in self._children}
         self._declared = {n: tuple(str(c) for c in a.capabilities) for n, a in answers.items()}
         #: the spec version every child speaks (the oldest any of them declares), and never
-        #: newer than the router's own (ROUTED_VERSION)
+        #: newer than the router's own (ROUTES)
         self._spec_version = min(
-            (*(a.spec_version for a in answers.values()), ROUTED_VERSION), key=version_key
+            (*(a.spec_version for a in answers.values()), ROUTES.spec_version), key=version_key
         )
         self._capabilities = {name: frozenset(caps) for name, caps in self._declared.items()}
         self._promised = promised(

@@ -27,8 +27,6 @@ __all__ = [
 
 SPEC_PACKAGE = "mnemowire.schemas"
 COMMON = "common"
-#: The newest spec version this package ships; what every API uses unless told otherwise.
-LATEST = "v0.2"
 
 
 @dataclass(frozen=True)
@@ -101,6 +99,12 @@ _VERSION = re.compile(r"v\d+(\.\d+)*")
 def version_key(version: str) -> tuple[int, ...]:
     """A spec version's place in order: ``v0`` < ``v0.1`` < ``v0.10`` < ``v1``."""
     return tuple(int(part) for part in version.removeprefix("v").split("."))
+
+
+#: The newest spec version this package ships, read from the shipped folders (the one place
+#: "newest" is decided; the generated ``mnemowire.models`` re-exports the same version, which
+#: ``codegen --check`` keeps true): what every API uses unless told otherwise.
+LATEST = available_versions()[-1]
 
 
 @functools.cache

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from mnemowire import kit
-from mnemowire.adapters.sqlite_vec import CAPABILITIES, SqliteVecStore
+from mnemowire import kit, spec
+from mnemowire.adapters.sqlite_vec import CAPABILITIES as SERVED
+from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.errors import UnsupportedError
 from mnemowire.models import FIELD_FIDELITY_FIELDS, Capabilities
 from tests.runtime.conftest import RouterFactory, StoreFactory
 
 AGENT = "agent-1"
+#: what sqlite-vec serves of spec v0.1, the version these stores declare
+CAPABILITIES = [c for c in SERVED if c in spec.capability_names("v0.1")]
 
 
 class EncodingStore(SqliteVecStore):

@@ -12,7 +12,7 @@ import pytest
 from mnemowire.adapters.pgvector import PgVectorStore
 from mnemowire.adapters.sqlite_vec import CAPABILITIES, SqliteVecStore
 from mnemowire.errors import MnemowireError
-from mnemowire.layers.router import ROUTED_VERSION
+from mnemowire.layers.router import ROUTES
 from mnemowire.models import Capabilities, ForgetRequest, ForgetResponse, v0
 from mnemowire.protocol import ApprovingStore, BulkStore, GraphStore, RestoreStore
 from tests.runtime.conftest import RouterFactory, StoreFactory
@@ -130,7 +130,7 @@ async def test_a_router_speaks_the_oldest_spec_version_of_its_children(
     make_store: StoreFactory, make_router: RouterFactory
 ) -> None:
     newer = make_store("newer")
-    assert make_router([newer]).capabilities().spec_version == ROUTED_VERSION
+    assert make_router([newer]).capabilities().spec_version == ROUTES.spec_version
     older = make_store("older", cls=OlderStore)
     assert make_router([newer, older]).capabilities().spec_version == "v0"
 
