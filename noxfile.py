@@ -26,7 +26,7 @@ nox.options.error_on_missing_interpreters = True
 #: torch, cognee and letta is never imported by the tests
 os.environ.setdefault("PIP_NO_COMPILE", "1")
 
-SOURCES = ["runtime", "adapters", "codegen", "conformance", "tests", "noxfile.py"]
+SOURCES = ["runtime", "adapters", "codegen", "conformance", "tests", "noxfile.py", "setup.py"]
 #: certified by `nox -s conformance`: (name, store URL, store for the generating checks)
 ADAPTERS = [
     ("sqlite-vec", ["sqlite-vec://:memory:"], ["sqlite-vec://:memory:?embedder=hash:64"]),

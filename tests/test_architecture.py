@@ -155,6 +155,17 @@ RULES = [
         ("mnemowire.layers.memory", "from mnemowire.codegen import generate"),
     ),
     Rule(
+        "the HTTP server and MCP share apps.transport and never import each other",
+        lambda s, t: any(
+            _within(s, [a, "mnemowire.apps.transport"]) and _within(t, [b])
+            for a, b in (
+                ("mnemowire.apps.mcp", "mnemowire.apps.server"),
+                ("mnemowire.apps.server", "mnemowire.apps.mcp"),
+            )
+        ),
+        ("mnemowire.apps.mcp._server", "from mnemowire.apps.server import MemoryServer"),
+    ),
+    Rule(
         "nothing imports tests",
         lambda s, t: t == "tests" or t.startswith("tests."),
         ("mnemowire.kit", "from tests.adapters import _support"),

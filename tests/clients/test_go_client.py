@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.apps.server import MemoryServer, Tokens
+from mnemowire.apps.server import MemoryServer
+from mnemowire.apps.transport import Tokens
 from mnemowire.embedders import HashEmbedder
 from tests.codegen.conftest import MODULE, go
 from tests.server._serving import serving

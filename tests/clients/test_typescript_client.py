@@ -18,7 +18,8 @@ import pytest
 
 from mnemowire import spec
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.apps.server import MemoryServer, Tokens
+from mnemowire.apps.server import MemoryServer
+from mnemowire.apps.transport import Tokens
 from mnemowire.embedders import HashEmbedder
 from tests.codegen.conftest import PACKAGE, _run, _tool
 from tests.server._serving import serving

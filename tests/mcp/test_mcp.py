@@ -274,3 +274,21 @@ async def test_a_call_whose_client_hangs_up_still_ends_whole(tmp_path: Path) -> 
             assert [r.id for r in found.records] == ["r1"], child.name
     finally:
         await tools.store.aclose()
+
+
+def test_mcp_loads_nothing_of_the_http_servers_extra() -> None:
+    """`mnemowire[mcp]` installs without the `server` extra: MCP, its CLI and its HTTP
+    transport load none of our Starlette app, the UI's templating or the server's BLAS hold."""
+    probe = (
+        "import sys, mnemowire.apps.mcp, mnemowire.apps.cli._mcp, mnemowire.apps.mcp._run;"
+        "print('\\n'.join(sorted(sys.modules)))"
+    )
+    loaded = set(subprocess.run(
+        [sys.executable, "-c", probe], check=True, capture_output=True, text=True
+    ).stdout.split())  # fmt: skip
+    assert "mnemowire.apps.transport" in loaded
+    server_only = ("mnemowire.apps.server", "jinja2", "threadpoolctl", "uvloop")
+    assert (
+        sorted(m for m in loaded if m.split(".")[0] in server_only or m.startswith(server_only))
+        == []
+    )

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 import uvicorn
 
-from mnemowire.apps.server import Binding, Hosts, MemoryServer, bind, create_app, uvicorn_config
+from mnemowire.apps.server import Hosts, MemoryServer, create_app
+from mnemowire.apps.transport import Binding, bind, uvicorn_config
 
 __all__ = ["serving"]
 

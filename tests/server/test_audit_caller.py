@@ -12,7 +12,8 @@ from typing import Any
 import httpx
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.apps.server import MemoryServer, Tokens
+from mnemowire.apps.server import MemoryServer
+from mnemowire.apps.transport import Tokens
 from mnemowire.embedders import HashEmbedder
 from mnemowire.kit.audit import read_sqlite, verify
 from tests.server._serving import serving

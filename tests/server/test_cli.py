@@ -16,8 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from mnemowire.apps.cli import Exit, cli
-from mnemowire.apps.server import check_binding, is_loopback
-from mnemowire.apps.server._run import Binding
+from mnemowire.apps.transport import Binding, check_binding, is_loopback
 from mnemowire.errors import ConfigError
 
 MNEMOWIRE = shutil.which("mnemowire") or str(Path(sys.executable).with_name("mnemowire"))

@@ -19,7 +19,8 @@ import httpx
 import pytest
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.apps.server import Limits, MemoryServer, Tokens
+from mnemowire.apps.server import Limits, MemoryServer
+from mnemowire.apps.transport import Tokens
 from mnemowire.embedders import HashEmbedder, Vectors
 from mnemowire.models import ListRequest
 from tests.server._serving import serving

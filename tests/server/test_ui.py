@@ -18,9 +18,10 @@ from starlette.requests import Request
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.adapters.sqlite_vec._driver import connect, find_driver
-from mnemowire.apps.server import MemoryServer, Tokens
+from mnemowire.apps.server import MemoryServer
 from mnemowire.apps.server.ui import HTMX
 from mnemowire.apps.server.ui._sessions import LIFETIME_S, Sessions
+from mnemowire.apps.transport import Tokens
 from mnemowire.embedders import HashEmbedder
 from mnemowire.kit.audit import verify
 from tests.server._serving import serving

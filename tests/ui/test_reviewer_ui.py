@@ -20,7 +20,8 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.apps.server import MemoryServer, Tokens
+from mnemowire.apps.server import MemoryServer
+from mnemowire.apps.transport import Tokens
 from mnemowire.embedders import HashEmbedder
 from tests.server._serving import serving
 

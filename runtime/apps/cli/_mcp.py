@@ -43,7 +43,7 @@ def mcp_command(
         raise click.UsageError(
             f"the MCP server needs the mcp extra ({exc}): pip install 'mnemowire[mcp]'"
         ) from None
-    from mnemowire.apps.server import Binding, Tokens, check_binding
+    from mnemowire.apps.transport import Binding, Tokens, check_binding
 
     binding = Binding(host=host, port=port)
     try:

@@ -123,16 +123,8 @@ def serve_command(
 ) -> None:
     """Serve the memorywire operations over HTTP until Ctrl-C (or SIGTERM), which lets
     requests in flight finish and closes the store."""
-    from mnemowire.apps.server import (
-        Binding,
-        Hosts,
-        Limits,
-        MemoryServer,
-        Tokens,
-        check_binding,
-        run,
-    )
-    from mnemowire.apps.server._auth import readable_by_others
+    from mnemowire.apps.server import Hosts, Limits, MemoryServer, run
+    from mnemowire.apps.transport import Binding, Tokens, check_binding, readable_by_others
 
     binding = Binding(host=host, port=port, certfile=tls_cert, keyfile=tls_key)
     try:

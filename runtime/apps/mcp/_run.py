@@ -21,7 +21,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from mnemowire.apps.mcp._server import MemoryTools, build_server
-from mnemowire.apps.server import Binding, bind, check_binding, serve_announced, uvicorn_config
+from mnemowire.apps.transport import Binding, bind, check_binding, serve_announced, uvicorn_config
 
 __all__ = ["http_app", "run_http", "serve_stdio"]
 

@@ -32,7 +32,7 @@ from mcp.shared.uri_template import UriTemplate
 from mnemowire import spec
 from mnemowire._version import __version__
 from mnemowire.apps.mcp._schemas import agents_phrase, tool_input_schema
-from mnemowire.apps.server import ANYONE, Caller, InFlight, Tokens, admitted, caller_of
+from mnemowire.apps.transport import ANYONE, Caller, InFlight, Tokens, admitted, caller_of
 from mnemowire.errors import ForbiddenError, MnemowireError, UnauthorizedError
 from mnemowire.layers.validating import OPERATIONS, ValidatingStore
 from mnemowire.protocol import BY_CAPABILITY, MemoryStore

@@ -31,10 +31,17 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mnemowire import spec
-from mnemowire.apps.server._auth import ANYONE, Caller, Tokens, admitted, caller_of
-from mnemowire.apps.server._body import HttpError, Limits, read_json
+from mnemowire.apps.server._body import Limits, read_json
 from mnemowire.apps.server._hosts import Hosts
-from mnemowire.apps.server._inflight import InFlight
+from mnemowire.apps.transport import (
+    ANYONE,
+    Caller,
+    HttpError,
+    InFlight,
+    Tokens,
+    admitted,
+    caller_of,
+)
 from mnemowire.errors import MnemowireError
 from mnemowire.kit import json_bytes
 from mnemowire.layers.validating import Elsewhere, ValidatingStore, spoken_version
@@ -96,7 +103,7 @@ class MemoryServer:
 
     async def finish(self, work: Awaitable[T]) -> T:
         """Run ``work`` to its end, waiting at most the request timeout: on timeout,
-        cancellation or shutdown the work still ends whole (apps.server._inflight)."""
+        cancellation or shutdown the work still ends whole (apps.transport._inflight)."""
         try:
             return await self.inflight.finish(work, timeout_s=self.limits.request_timeout_s)
         except TimeoutError:

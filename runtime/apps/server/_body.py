@@ -16,10 +16,11 @@ from typing import Any
 
 from starlette.requests import Request
 
+from mnemowire.apps.transport import HEADER_TIMEOUT_S, HttpError
 from mnemowire.errors import RequestError
 from mnemowire.spec import loads_strict
 
-__all__ = ["HttpError", "Limits", "read_json"]
+__all__ = ["Limits", "read_json"]
 
 MIB = 2**20
 
@@ -33,8 +34,8 @@ class Limits:
     #: how long a body may take to arrive, from the first byte read
     body_timeout_s: float = 10.0
     #: how long a request line and headers may take to arrive, from the connection's start
-    #: (or the request's first byte, on a kept-alive one): apps.server._protocol
-    header_timeout_s: float = 10.0
+    #: (or the request's first byte, on a kept-alive one): apps.transport._protocol
+    header_timeout_s: float = HEADER_TIMEOUT_S
     #: how long an operation may take before the caller gets ``timeout`` (the operation
     #: itself still runs to its end: a write is never cut in half)
     request_timeout_s: float = 30.0
@@ -44,15 +45,6 @@ class Limits:
             raise ValueError("max_body_bytes must be at least 1024")
         if min(self.body_timeout_s, self.header_timeout_s, self.request_timeout_s) <= 0:
             raise ValueError("timeouts must be positive")
-
-
-class HttpError(RequestError):
-    """An ``invalid_request`` the transport refuses with a status of its own (404, 405, 408,
-    413, 415) instead of 400."""
-
-    def __init__(self, status: int, message: str, rule: str, *, path: str = "") -> None:
-        super().__init__(message, details=[{"path": path, "rule": rule, "message": message}])
-        self.status = status
 
 
 def _check_media_type(request: Request) -> None:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemowire.apps.server._body import HttpError
+from mnemowire.apps.transport import HttpError
 from mnemowire.errors import ConfigError
 
 __all__ = ["Hosts"]

@@ -155,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--embedder", default="minilm", help="an embedder name (default minilm)")
     args = parser.parse_args(argv)
 
-    from mnemowire.apps.server import Binding, bind, serve_announced, uvicorn_config
+    from mnemowire.apps.transport import Binding, bind, serve_announced, uvicorn_config
 
     try:
         embedder = load_embedder(args.embedder)

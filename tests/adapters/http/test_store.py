@@ -16,7 +16,8 @@ import pytest
 
 from mnemowire.adapters.http import HttpStore
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.apps.server import MemoryServer, Tokens
+from mnemowire.apps.server import MemoryServer
+from mnemowire.apps.transport import Tokens
 from mnemowire.embedders import HashEmbedder, Vectors
 from mnemowire.errors import (
     ConfigError,

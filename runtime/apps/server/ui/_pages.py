@@ -24,7 +24,6 @@ from starlette.templating import Jinja2Templates
 
 from mnemowire import spec
 from mnemowire.apps.server._app import MemoryServer
-from mnemowire.apps.server._auth import admitted
 from mnemowire.apps.server.ui._audit import ChainCheck, lines_of
 from mnemowire.apps.server.ui._cards import card_of
 from mnemowire.apps.server.ui._sessions import (
@@ -37,6 +36,7 @@ from mnemowire.apps.server.ui._sessions import (
     same_origin,
     set_cookie,
 )
+from mnemowire.apps.transport import admitted
 from mnemowire.errors import MnemowireError, UnauthorizedError
 from mnemowire.protocol import AuditedStore
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from starlette.requests import Request
 from starlette.responses import Response
 
-from mnemowire.apps.server._auth import ANYONE, Caller, Tokens
+from mnemowire.apps.transport import ANYONE, Caller, Tokens
 
 __all__ = [
     "LIFETIME_S",

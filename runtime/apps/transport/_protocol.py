@@ -19,7 +19,8 @@ import asyncio
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from mnemowire.apps.server._body import HttpError
+from mnemowire.apps.transport._errors import HttpError
+from mnemowire.apps.transport._listening import HEADER_TIMEOUT_S
 from mnemowire.kit import json_bytes
 
 __all__ = ["MAX_HEAD_BYTES", "bounded_protocol"]
@@ -45,7 +46,7 @@ _TOO_LARGE = (
 class _Bounded(HttpToolsProtocol):
     """uvicorn's httptools protocol, with the request's arrival bounded."""
 
-    timeout_s = 10.0
+    timeout_s = HEADER_TIMEOUT_S
     #: closes the connection unless the request (or the body nobody reads) arrives in time
     _deadline: asyncio.TimerHandle | None = None
     #: bytes received while the request line and headers are still incomplete; None after
