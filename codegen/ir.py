@@ -179,6 +179,13 @@ class Spec:
         """The oldest version any message of this spec dates from."""
         return min((m.since or self.version for m in self.messages), key=version_key)
 
+    @property
+    def operations(self) -> tuple[str, ...]:
+        """Every operation, by name: a ``<name>.request`` answered by a ``<name>.response``."""
+        names = {m.name for m in self.messages}
+        requests = (n.removesuffix(".request") for n in names if n.endswith(".request"))
+        return tuple(sorted(op for op in requests if f"{op}.response" in names))
+
     def optional(self, operation: str) -> bool:
         """Whether ``operation`` came after the first version: a store may lack it."""
         return (self.message(f"{operation}.request").since or self.version) != self.first_version

@@ -27,18 +27,11 @@ from mnemowire.kit import now_ms, to_wire
 from mnemowire.layers.validating import OPERATIONS, parse_request, spoken_version
 from mnemowire.models import (
     Capabilities,
-    ExpireRequest,
-    ExpireResponse,
-    ForgetRequest,
-    ForgetResponse,
     Health,
-    MergeRequest,
-    MergeResponse,
     RecallRequest,
     RecallResponse,
-    RememberRequest,
-    RememberResponse,
 )
+from mnemowire.models.operations import ClientOperations, Operation, Req, Resp
 from mnemowire.protocol import MemoryStore, QueryEmbedding
 
 __all__ = [
@@ -169,7 +162,7 @@ def check(
     return register
 
 
-class Parsed:
+class Parsed(ClientOperations):
     """The store under test behind the boundary's request parser: checks send spec JSON, the
     store gets generated models, and a refused request never reaches it. Unlike the facade,
     answers and crashes pass through raw, for the harness to judge and report; ``inner`` is
@@ -193,10 +186,13 @@ class Parsed:
     async def aclose(self) -> None:
         await self.inner.aclose()
 
-    async def remember(self, request: Any) -> RememberResponse:
-        return await self.inner.remember(
-            parse_request(RememberRequest, request, version=self.version)
-        )
+    async def _operate(self, operation: Operation[Req, Resp], request: Any) -> Resp:
+        """Every operation but recall (``ClientOperations``, generated): the request parsed as
+        at the boundary, then the store's own method (a check needing an optional one is
+        skipped unless the store declares its capability)."""
+        call = getattr(self.inner, operation.name)
+        answer: Resp = await call(parse_request(operation.request, request, version=self.version))
+        return answer
 
     async def recall(
         self, request: Any, *, query_vector: QueryEmbedding | None = None
@@ -204,28 +200,6 @@ class Parsed:
         return await self.inner.recall(
             parse_request(RecallRequest, request, version=self.version), query_vector=query_vector
         )
-
-    async def forget(self, request: Any) -> ForgetResponse:
-        return await self.inner.forget(parse_request(ForgetRequest, request, version=self.version))
-
-    async def merge(self, request: Any) -> MergeResponse:
-        return await self.inner.merge(parse_request(MergeRequest, request, version=self.version))
-
-    async def expire(self, request: Any) -> ExpireResponse:
-        return await self.inner.expire(parse_request(ExpireRequest, request, version=self.version))
-
-    def __getattr__(self, operation: str) -> Any:
-        """The operations spec v0.1 added, each the store's own (a check needing one is
-        skipped unless the store declares its capability)."""
-        if operation not in OPERATIONS:
-            raise AttributeError(operation)
-        method = getattr(self.inner, operation)
-        model = OPERATIONS[operation][0]
-
-        async def call(request: Any) -> Any:
-            return await method(parse_request(model, request, version=self.version))
-
-        return call
 
 
 class Harness:

@@ -7,8 +7,9 @@ which the facade, the CLI, the harness and every transport go through), and a st
 the model it is handed. The surface is as small as the spec: one async method per operation,
 plus ``health`` and ``capabilities``. What a store may offer beyond that is an optional
 protocol of its own, tied to the capability that promises it: the operations spec v0.1 added
-(``GetStore``, ``ListStore``, ``RestoreStore``, ``UpdateStore``, ``BatchStore``: capabilities
-``get``, ``list``, ``restore``, ``update``, ``remember_batch``), ``GraphStore`` (``graph``) and
+(``GetStore``, ``ListStore``, ``RestoreStore``, ``UpdateStore``, ``RememberBatchStore``:
+capabilities ``get``, ``list``, ``restore``, ``update``, ``remember_batch``; each generated
+from the spec's operation table, ``mnemowire.models.operations``), ``GraphStore`` (``graph``) and
 ``ApprovingStore`` (``governance``), ``ReviewStore`` (spec v0.2: ``reviews``, ``decide``);
 ``BulkStore`` (bulk import) and ``MaintainedStore`` (vacuum,
 prewarm) need none. Callers test for one with ``isinstance`` (and the declared capability),
@@ -28,44 +29,40 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from mnemowire.models.operations import (
+    PROTOCOLS,
+    DecideStore,
+    GetStore,
+    ListStore,
+    RememberBatchStore,
+    RestoreStore,
+    ReviewsStore,
+    UpdateStore,
+)
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from mnemowire.embedders import Vectors
     from mnemowire.models import (
         Capabilities,
-        DecideRequest,
-        DecideResponse,
         ExpireRequest,
         ExpireResponse,
         ForgetRequest,
         ForgetResponse,
-        GetRequest,
-        GetResponse,
         Health,
-        ListRequest,
-        ListResponse,
         MergeRequest,
         MergeResponse,
         RecallRequest,
         RecallResponse,
-        RememberBatchRequest,
-        RememberBatchResponse,
         RememberRequest,
         RememberResponse,
-        RestoreRequest,
-        RestoreResponse,
-        ReviewsRequest,
-        ReviewsResponse,
-        UpdateRequest,
-        UpdateResponse,
     )
 
 __all__ = [
     "BY_CAPABILITY",
     "ApprovingStore",
     "AuditedStore",
-    "BatchStore",
     "BulkStore",
     "GetStore",
     "GraphStore",
@@ -73,6 +70,7 @@ __all__ = [
     "MaintainedStore",
     "MemoryStore",
     "QueryEmbedding",
+    "RememberBatchStore",
     "RestoreStore",
     "ReviewStore",
     "RoutingStore",
@@ -196,14 +194,10 @@ class ApprovingStore(Protocol):
 
 
 @runtime_checkable
-class ReviewStore(Protocol):
+class ReviewStore(ReviewsStore, DecideStore, Protocol):
     """Optional (capabilities ``reviews`` and ``decide``, spec v0.2): pending reviews listed
     with their diffs (docs/spec/v0.2.md#review.list), and one decided at a time, exactly once
-    (docs/spec/v0.2.md#review.decide)."""
-
-    async def reviews(self, request: ReviewsRequest) -> ReviewsResponse: ...
-
-    async def decide(self, request: DecideRequest) -> DecideResponse: ...
+    (docs/spec/v0.2.md#review.decide). The queue is one thing: a store serves both or neither."""
 
 
 @runtime_checkable
@@ -224,54 +218,12 @@ class RoutingStore(Protocol):
     def stores(self) -> tuple[MemoryStore, ...]: ...
 
 
-@runtime_checkable
-class GetStore(Protocol):
-    """Optional (capability ``get``, spec v0.1): records by id (docs/spec/v0.1.md#get.scope)."""
-
-    async def get(self, request: GetRequest) -> GetResponse: ...
-
-
-@runtime_checkable
-class ListStore(Protocol):
-    """Optional (capability ``list``, spec v0.1): an agent's records page by page, with a
-    cursor bound to the request (docs/spec/v0.1.md#list.cursor)."""
-
-    async def list(self, request: ListRequest) -> ListResponse: ...
-
-
-@runtime_checkable
-class RestoreStore(Protocol):
-    """Optional (capability ``restore``, spec v0.1): archived records come back into recall
-    (docs/spec/v0.1.md#restore.archived)."""
-
-    async def restore(self, request: RestoreRequest) -> RestoreResponse: ...
-
-
-@runtime_checkable
-class UpdateStore(Protocol):
-    """Optional (capability ``update``, spec v0.1): change one record at the version the
-    caller read (docs/spec/v0.1.md#update.version)."""
-
-    async def update(self, request: UpdateRequest) -> UpdateResponse: ...
-
-
-@runtime_checkable
-class BatchStore(Protocol):
-    """Optional (capability ``remember_batch``, spec v0.1): many remembers in one message, all
-    or nothing (docs/spec/v0.1.md#batch.atomic)."""
-
-    async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse: ...
-
-
 #: the optional protocols a declared capability promises (a store declaring the capability
-#: without the protocol cannot be reached through a router for it)
+#: without the protocol cannot be reached through a router for it): each optional operation's
+#: generated Protocol, the review queue's two together, and governance's approve
 BY_CAPABILITY: dict[str, type[Any]] = {
-    "governance": ApprovingStore,
+    **PROTOCOLS,
     "reviews": ReviewStore,
     "decide": ReviewStore,
-    "get": GetStore,
-    "list": ListStore,
-    "restore": RestoreStore,
-    "update": UpdateStore,
-    "remember_batch": BatchStore,
+    "governance": ApprovingStore,
 }

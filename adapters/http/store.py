@@ -41,36 +41,15 @@ from mnemowire.errors import ConfigError, MnemowireError, StoreError, Unavailabl
 from mnemowire.kit import elapsed_ms, integer, json_bytes, number, text, to_wire, url_options
 from mnemowire.models import (
     Capabilities,
-    DecideRequest,
-    DecideResponse,
-    ExpireRequest,
-    ExpireResponse,
-    ForgetRequest,
-    ForgetResponse,
-    GetRequest,
-    GetResponse,
     Health,
     HealthStatus,
-    ListRequest,
-    ListResponse,
-    MergeRequest,
-    MergeResponse,
     RecallRequest,
     RecallResponse,
-    RememberBatchRequest,
-    RememberBatchResponse,
-    RememberRequest,
-    RememberResponse,
-    RestoreRequest,
-    RestoreResponse,
-    ReviewsRequest,
-    ReviewsResponse,
-    UpdateRequest,
-    UpdateResponse,
     v0,
     v0_1,
     v0_2,
 )
+from mnemowire.models.operations import Operation, Req, Resp, StoreOperations
 from mnemowire.protocol import QueryEmbedding
 
 __all__ = ["TOKEN_VARIABLE", "HttpStore"]
@@ -94,7 +73,7 @@ R = TypeVar("R", bound=BaseModel)
 log = logging.getLogger("mnemowire.http")
 
 
-class HttpStore:
+class HttpStore(StoreOperations):
     """The store a mnemowire server serves, reached over HTTP and named as the server names it,
     so its answers and its name agree as any store's do. Two servers whose stores share a name
     (the same default path on two machines) cannot sit under one router as they are: give one
@@ -200,8 +179,10 @@ class HttpStore:
             f"({', '.join(SPEC_VERSIONS)}); is it a mnemowire server?"
         )
 
-    async def remember(self, request: RememberRequest) -> RememberResponse:
-        return await self._post("remember", to_wire(request), RememberResponse)
+    async def _operate(self, operation: Operation[Req, Resp], request: Req) -> Resp:
+        """Every operation but recall (``StoreOperations``, generated): the request's wire JSON
+        posted to the operation's route, the answer parsed as its response model."""
+        return await self._post(operation.name, to_wire(request), operation.response)
 
     async def recall(
         self, request: RecallRequest, *, query_vector: QueryEmbedding | None = None
@@ -227,36 +208,6 @@ class HttpStore:
                             self._name, query_vector.embedder)  # fmt: skip
                 self._foreign.add(query_vector.embedder)
         return await self._post("recall", payload, RecallResponse)
-
-    async def forget(self, request: ForgetRequest) -> ForgetResponse:
-        return await self._post("forget", to_wire(request), ForgetResponse)
-
-    async def merge(self, request: MergeRequest) -> MergeResponse:
-        return await self._post("merge", to_wire(request), MergeResponse)
-
-    async def expire(self, request: ExpireRequest) -> ExpireResponse:
-        return await self._post("expire", to_wire(request), ExpireResponse)
-
-    async def get(self, request: GetRequest) -> GetResponse:
-        return await self._post("get", to_wire(request), GetResponse)
-
-    async def list(self, request: ListRequest) -> ListResponse:
-        return await self._post("list", to_wire(request), ListResponse)
-
-    async def restore(self, request: RestoreRequest) -> RestoreResponse:
-        return await self._post("restore", to_wire(request), RestoreResponse)
-
-    async def update(self, request: UpdateRequest) -> UpdateResponse:
-        return await self._post("update", to_wire(request), UpdateResponse)
-
-    async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
-        return await self._post("remember_batch", to_wire(request), RememberBatchResponse)
-
-    async def reviews(self, request: ReviewsRequest) -> ReviewsResponse:
-        return await self._post("reviews", to_wire(request), ReviewsResponse)
-
-    async def decide(self, request: DecideRequest) -> DecideResponse:
-        return await self._post("decide", to_wire(request), DecideResponse)
 
     async def health(self) -> Health:
         """The server's health; ``down`` (with the reason) when it cannot be reached."""

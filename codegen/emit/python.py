@@ -40,10 +40,14 @@ _CONSTRAINT_KEYS = {
 
 
 def emit(spec: Spec) -> list[GeneratedFile]:
-    """``python/<version>.py`` with every model, and ``python/__init__.py`` re-exporting it:
-    the version given is what ``mnemowire.models`` means (codegen passes the latest)."""
+    """``python/<version>.py`` with every model, ``python/__init__.py`` re-exporting it (the
+    version given is what ``mnemowire.models`` means: codegen passes the latest) and
+    ``python/operations.py``, its operation table and typed entries."""
+    from mnemowire.codegen.emit._python_operations import emit_operations  # it names modules
+
     module = emit_module(spec)
-    return [module, GeneratedFile("python/__init__.py", _package_init(spec, module.content))]
+    init = GeneratedFile("python/__init__.py", _package_init(spec, module.content))
+    return [module, init, emit_operations(spec)]
 
 
 def emit_module(spec: Spec) -> GeneratedFile:

@@ -18,41 +18,22 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
 from mnemowire.errors import MnemowireError
-from mnemowire.layers.validating import OPERATIONS, ValidatingStore
+from mnemowire.layers.validating import ValidatingStore
 from mnemowire.models import (
     Capabilities,
-    DecideRequest,
-    DecideResponse,
-    ExpireRequest,
-    ExpireResponse,
-    ForgetRequest,
-    ForgetResponse,
-    GetRequest,
-    GetResponse,
     Health,
-    ListRequest,
-    ListResponse,
-    MergeRequest,
-    MergeResponse,
     RecallRequest,
     RecallResponse,
-    RememberBatchRequest,
-    RememberBatchResponse,
     RememberRequest,
     RememberResponse,
-    RestoreRequest,
-    RestoreResponse,
-    ReviewsRequest,
-    ReviewsResponse,
-    UpdateRequest,
-    UpdateResponse,
 )
+from mnemowire.models.operations import BY_NAME, Operation, Req, Resp, SyncOperations
 from mnemowire.protocol import QueryEmbedding
 from mnemowire.registry import open_store
 
@@ -90,10 +71,10 @@ class Memory(ValidatingStore):
 
     async def call(self, operation: str, request: Mapping[str, Any]) -> BaseModel:
         """Run an operation by name (the CLI's JSON Lines mode)."""
-        if operation not in OPERATIONS:
-            raise ValueError(f"unknown operation {operation!r}; known: {', '.join(OPERATIONS)}")
-        method: Callable[[Mapping[str, Any]], Awaitable[BaseModel]] = getattr(self, operation)
-        return await method(request)
+        if operation not in BY_NAME:
+            raise ValueError(f"unknown operation {operation!r}; known: {', '.join(BY_NAME)}")
+        answer: BaseModel = await self.operate(BY_NAME[operation], request)
+        return answer
 
 
 class RunningLoopError(MnemowireError, RuntimeError):
@@ -113,7 +94,7 @@ def _no_running_loop() -> None:
     )
 
 
-class SyncMemory:
+class SyncMemory(SyncOperations):
     """:class:`Memory` for scripts: the same operations, blocking, on a private event loop.
 
     Inside a running event loop it raises :class:`RunningLoopError` when made, before it opens
@@ -140,8 +121,8 @@ class SyncMemory:
         self._runner.run(self._memory.aclose())
         self._runner.close()
 
-    def remember(self, request: RememberRequest | Mapping[str, Any]) -> RememberResponse:
-        return self._runner.run(self._memory.remember(request))
+    def _operate(self, operation: Operation[Req, Resp], request: Req | Mapping[str, Any]) -> Resp:
+        return self._runner.run(self._memory.operate(operation, request))
 
     def recall(
         self,
@@ -150,38 +131,6 @@ class SyncMemory:
         query_vector: QueryEmbedding | None = None,
     ) -> RecallResponse:
         return self._runner.run(self._memory.recall(request, query_vector=query_vector))
-
-    def forget(self, request: ForgetRequest | Mapping[str, Any]) -> ForgetResponse:
-        return self._runner.run(self._memory.forget(request))
-
-    def merge(self, request: MergeRequest | Mapping[str, Any]) -> MergeResponse:
-        return self._runner.run(self._memory.merge(request))
-
-    def expire(self, request: ExpireRequest | Mapping[str, Any]) -> ExpireResponse:
-        return self._runner.run(self._memory.expire(request))
-
-    def get(self, request: GetRequest | Mapping[str, Any]) -> GetResponse:
-        return self._runner.run(self._memory.get(request))
-
-    def list(self, request: ListRequest | Mapping[str, Any]) -> ListResponse:
-        return self._runner.run(self._memory.list(request))
-
-    def restore(self, request: RestoreRequest | Mapping[str, Any]) -> RestoreResponse:
-        return self._runner.run(self._memory.restore(request))
-
-    def reviews(self, request: ReviewsRequest | Mapping[str, Any]) -> ReviewsResponse:
-        return self._runner.run(self._memory.reviews(request))
-
-    def decide(self, request: DecideRequest | Mapping[str, Any]) -> DecideResponse:
-        return self._runner.run(self._memory.decide(request))
-
-    def update(self, request: UpdateRequest | Mapping[str, Any]) -> UpdateResponse:
-        return self._runner.run(self._memory.update(request))
-
-    def remember_batch(
-        self, request: RememberBatchRequest | Mapping[str, Any]
-    ) -> RememberBatchResponse:
-        return self._runner.run(self._memory.remember_batch(request))
 
     def remember_many(
         self, requests: Sequence[RememberRequest | Mapping[str, Any]], **options: Any

@@ -28,32 +28,14 @@ from mnemowire.errors import MnemowireError, RequestError, StoreError, Unsupport
 from mnemowire.kit import to_wire
 from mnemowire.models import (
     Capabilities,
-    DecideRequest,
-    DecideResponse,
-    ExpireRequest,
-    ExpireResponse,
-    ForgetRequest,
-    ForgetResponse,
-    GetRequest,
-    GetResponse,
     Health,
-    ListRequest,
-    ListResponse,
-    MergeRequest,
-    MergeResponse,
     RecallRequest,
     RecallResponse,
-    RememberBatchRequest,
-    RememberBatchResponse,
     RememberRequest,
     RememberResponse,
-    RestoreRequest,
-    RestoreResponse,
-    ReviewsRequest,
-    ReviewsResponse,
-    UpdateRequest,
-    UpdateResponse,
 )
+from mnemowire.models.operations import OPERATIONS as TABLE
+from mnemowire.models.operations import RECALL, ClientOperations, Operation, Req, Resp
 from mnemowire.protocol import BY_CAPABILITY, BulkStore, MemoryStore, QueryEmbedding
 
 __all__ = [
@@ -80,23 +62,10 @@ class Elsewhere:
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
 T = TypeVar("T")
-#: operation -> (request model, response model); the messages are ``<operation>.request`` and
-#: ``<operation>.response``
+#: operation -> (request model, response model), from the generated operation table; the
+#: messages are ``<operation>.request`` and ``<operation>.response``
 OPERATIONS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
-    "remember": (RememberRequest, RememberResponse),
-    "recall": (RecallRequest, RecallResponse),
-    "forget": (ForgetRequest, ForgetResponse),
-    "merge": (MergeRequest, MergeResponse),
-    "expire": (ExpireRequest, ExpireResponse),
-    # spec v0.1, each optional (a store declares the capability of the same name)
-    "get": (GetRequest, GetResponse),
-    "list": (ListRequest, ListResponse),
-    "restore": (RestoreRequest, RestoreResponse),
-    "update": (UpdateRequest, UpdateResponse),
-    "remember_batch": (RememberBatchRequest, RememberBatchResponse),
-    # spec v0.2, each optional: governance's review queue
-    "reviews": (ReviewsRequest, ReviewsResponse),
-    "decide": (DecideRequest, DecideResponse),
+    o.name: (o.request, o.response) for o in TABLE
 }
 #: the message each request model is validated against
 MESSAGES: dict[type[BaseModel], str] = {
@@ -220,7 +189,7 @@ def parse_requests(
     return parsed
 
 
-class ValidatingStore:
+class ValidatingStore(ClientOperations):
     """A store behind the boundary: takes requests as JSON objects or models, validates each
     once, and holds every answer to its response schema. Whatever the store raises that is not
     a spec error becomes a ``store_error`` envelope, so a caller only ever sees spec errors.
@@ -251,8 +220,17 @@ class ValidatingStore:
     async def aclose(self) -> None:
         await self.store.aclose()
 
-    async def remember(self, request: RememberRequest | Mapping[str, Any]) -> RememberResponse:
-        return cast(RememberResponse, await self._run("remember", request))
+    async def operate(
+        self, operation: Operation[Req, Resp], request: Req | Mapping[str, Any]
+    ) -> Resp:
+        """Run ``operation`` (an entry of ``mnemowire.models.operations``) on a request given
+        as its model or a JSON object: validated, run, its answer held to the response schema."""
+        return await self._run(operation, request)
+
+    async def _operate(
+        self, operation: Operation[Req, Resp], request: Req | Mapping[str, Any]
+    ) -> Resp:
+        return await self._run(operation, request)  # every generated typed method comes here
 
     async def recall(
         self,
@@ -262,39 +240,7 @@ class ValidatingStore:
     ) -> RecallResponse:
         """``query_vector``: the query's embedding when the caller already has it (a store
         whose embedder has another name embeds the query itself)."""
-        return cast(RecallResponse, await self._run("recall", request, query_vector))
-
-    async def forget(self, request: ForgetRequest | Mapping[str, Any]) -> ForgetResponse:
-        return cast(ForgetResponse, await self._run("forget", request))
-
-    async def merge(self, request: MergeRequest | Mapping[str, Any]) -> MergeResponse:
-        return cast(MergeResponse, await self._run("merge", request))
-
-    async def expire(self, request: ExpireRequest | Mapping[str, Any]) -> ExpireResponse:
-        return cast(ExpireResponse, await self._run("expire", request))
-
-    async def get(self, request: GetRequest | Mapping[str, Any]) -> GetResponse:
-        return cast(GetResponse, await self._run("get", request))
-
-    async def list(self, request: ListRequest | Mapping[str, Any]) -> ListResponse:
-        return cast(ListResponse, await self._run("list", request))
-
-    async def restore(self, request: RestoreRequest | Mapping[str, Any]) -> RestoreResponse:
-        return cast(RestoreResponse, await self._run("restore", request))
-
-    async def update(self, request: UpdateRequest | Mapping[str, Any]) -> UpdateResponse:
-        return cast(UpdateResponse, await self._run("update", request))
-
-    async def remember_batch(
-        self, request: RememberBatchRequest | Mapping[str, Any]
-    ) -> RememberBatchResponse:
-        return cast(RememberBatchResponse, await self._run("remember_batch", request))
-
-    async def reviews(self, request: ReviewsRequest | Mapping[str, Any]) -> ReviewsResponse:
-        return cast(ReviewsResponse, await self._run("reviews", request))
-
-    async def decide(self, request: DecideRequest | Mapping[str, Any]) -> DecideResponse:
-        return cast(DecideResponse, await self._run("decide", request))
+        return await self._run(RECALL, request, query_vector)
 
     # -- for transports: validate, decide who may send it, then run it ----------------------
 
@@ -323,14 +269,14 @@ class ValidatingStore:
 
     async def _run(
         self,
-        operation: str,
+        operation: Operation[Req, Resp],
         request: BaseModel | Mapping[str, Any],
         query_vector: QueryEmbedding | None = None,
-    ) -> BaseModel:
-        req = self.parse(operation, request)
-        response = await self._awaited(self._invoke(operation, req, query_vector))
-        self._hold(f"{operation}.response", response)
-        return response
+    ) -> Resp:
+        req = self.parse(operation.name, request)
+        response = await self._awaited(self._invoke(operation.name, req, query_vector))
+        self._hold(operation.response_message, response)
+        return cast(Resp, response)
 
     def _invoke(
         self, operation: str, request: BaseModel, query_vector: QueryEmbedding | None = None

@@ -62,7 +62,12 @@ def test_a_dotted_spec_version_generates_an_importable_module(
     shutil.copytree(ROOT / "spec" / "v0", tmp_path / "v0")
     shutil.copytree(ROOT / "spec" / "v0", tmp_path / "v0.1")
     files = {f.path: f for f in codegen.generate(["python"], codegen.spec_versions(tmp_path))}
-    assert set(files) == {"python/__init__.py", "python/v0.py", "python/v0_1.py"}
+    assert set(files) == {
+        "python/__init__.py",
+        "python/operations.py",
+        "python/v0.py",
+        "python/v0_1.py",
+    }
     assert "from mnemowire.models.v0_1 import (" in files["python/__init__.py"].content
     assert files["python/v0.py"].content == (GENERATED / "python" / "v0.py").read_text()
     codegen.write(list(files.values()), tmp_path / "generated")
