@@ -19,8 +19,8 @@ import builtins
 import json
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from mnemowire.errors import ConflictError, MnemowireError
 from mnemowire.kit._basics import to_wire
@@ -59,10 +59,15 @@ from mnemowire.models import (
     ReviewsRequest,
     ReviewsResponse,
 )
+from mnemowire.protocol import QueryEmbedding
 
-__all__ = ["DocumentReviews", "ReviewRows"]
+if TYPE_CHECKING:
+    from mnemowire.kit.documents import IdMap
+
+__all__ = ["DocumentHost", "ReviewQueue", "ReviewRows"]
 
 Record = dict[str, Any]
+T = TypeVar("T")
 
 
 def _no_metadata(column: str, key: str, op: str, arg: Any) -> tuple[str, list[Any]]:
@@ -189,52 +194,88 @@ class ReviewRows:
         ]
 
 
-class DocumentReviews:
-    """``reviews``, ``decide`` and staged forget and merge for ``DocumentStore``, which
-    inherits this (the attributes below are its)."""
+class DocumentHost(Protocol):
+    """What a ``ReviewQueue`` needs of its ``DocumentStore``: its name, clock and id map (the
+    queue's rows are there), and the backend calls the store's own operations are made of,
+    each run on the store's one worker (``_run``)."""
 
     _name: str
     _clock: Callable[[], int]
-    _ids: Any  # IdMap, whose ``reviews`` are the rows
-    _run: Callable[[Callable[[], Any]], Awaitable[Any]]
-    _named: Callable[[Iterable[str]], dict[str, Record]]
-    _listed: Callable[..., builtins.list[Record]]
-    _wire: Callable[[Record, int], dict[str, Any]]
-    _visible: Callable[[Record, str, int], bool]
-    _recall: Callable[..., builtins.list[tuple[Record, float, float]]]
-    _forget: Callable[[ForgetRequest, dict[str, Any]], builtins.list[str]]
-    _forget_targets: Callable[[ForgetRequest, dict[str, Any]], builtins.list[Record]]
-    _merge: Callable[..., MergePlan]
-    _approve: Callable[[str, Sequence[str]], builtins.list[str]]
-    _rewrite: Callable[..., None]
-    _erase: Callable[[Record], None]
-    #: agents whose records staged before the queue existed were queued (once per open)
-    _queued_agents: set[str]
+    _ids: IdMap
+
+    async def _run(self, work: Callable[[], T]) -> T: ...
+
+    def _named(self, ids: Iterable[str]) -> dict[str, Record]: ...
+
+    def _listed(
+        self, agent_id: str, user_id: str | None, states: Sequence[str] | None = None
+    ) -> builtins.list[Record]: ...
+
+    def _wire(self, record: Record, now: int) -> dict[str, Any]: ...
+
+    def _visible(self, record: Record, agent_id: str, now: int) -> bool: ...
+
+    def _recall(
+        self, req: RecallRequest, payload: dict[str, Any], given: QueryEmbedding | None
+    ) -> builtins.list[tuple[Record, float, float]]: ...
+
+    def _forget(self, req: ForgetRequest, payload: dict[str, Any]) -> builtins.list[str]: ...
+
+    def _forget_targets(
+        self, req: ForgetRequest, payload: dict[str, Any]
+    ) -> builtins.list[Record]: ...
+
+    def _merge(self, req: MergeRequest, planned: MergePlan | None = None) -> MergePlan: ...
+
+    def _approve(self, agent_id: str, ids: Sequence[str]) -> builtins.list[str]: ...
+
+    def _rewrite(self, record: Record, *, text: str | None = None) -> None: ...
+
+    def _erase(self, record: Record) -> None: ...
+
+
+class ReviewQueue:
+    """``reviews``, ``decide`` and staged forget and merge for a ``DocumentStore``, which holds
+    one and runs its own operations' backend calls for it (``DocumentHost``)."""
+
+    def __init__(self, host: DocumentHost) -> None:
+        self._host = host
+        #: agents whose records staged before the queue existed were queued (once per open)
+        self._queued_agents: set[str] = set()
+
+    @property
+    def _ids(self) -> IdMap:
+        """The store's id map: the queue's rows (``reviews``), transactions and audit log."""
+        return self._host._ids
 
     async def reviews(self, request: ReviewsRequest) -> ReviewsResponse:
         """The agent's pending reviews with their diffs now ([review.list], [review.diff])."""
         started = time.perf_counter()
-        found: builtins.list[ReviewRequest] = await self._run(lambda: self._review_page(request))
-        result = store_result(self._name, min(len(found), request.limit), started)
+        found: builtins.list[ReviewRequest] = await self._host._run(
+            lambda: self._review_page(request)
+        )
+        result = store_result(self._host._name, min(len(found), request.limit), started)
         return reviews_answer(found, request.limit, result)
 
     async def decide(self, request: DecideRequest) -> DecideResponse:
         """End one pending review and apply (or drop) its write ([review.decide])."""
         started = time.perf_counter()
-        decision, changed = await self._run(lambda: self._decide(request))
-        return decide_answer(decision, changed, store_result(self._name, len(changed), started))
+        decision, changed = await self._host._run(lambda: self._decide(request))
+        return decide_answer(
+            decision, changed, store_result(self._host._name, len(changed), started)
+        )
 
     # -- staging (the store's forget and merge call these) ----------------------------------------
 
-    async def _stage_forget(
+    async def stage_forget(
         self, req: ForgetRequest, payload: dict[str, Any], staged_by: str
     ) -> ForgetResponse:
         started = time.perf_counter()
 
         def stage() -> tuple[str, builtins.list[str]]:
             review_id = review_id_for(req.review_id)
-            ids = [r["id"] for r in self._forget_targets(req, payload)]
-            now = self._clock()
+            ids = [r["id"] for r in self._host._forget_targets(req, payload)]
+            now = self._host._clock()
             with self._ids.transaction():  # queued and audited at once
                 self._ids.reviews.stage(
                     review_id, "forget", req.agent_id, req.user_id,
@@ -244,16 +285,16 @@ class DocumentReviews:
                 self._ids.audit(now, "forget", req.agent_id, ids, payload, detail)
             return review_id, ids
 
-        review_id, ids = await self._run(stage)
+        review_id, ids = await self._host._run(stage)
         return ForgetResponse(
             forgotten_ids=ids,
-            stores=[store_result(self._name, len(ids), started)],
+            stores=[store_result(self._host._name, len(ids), started)],
             hard_delete=req.hard_delete,
             pending_approval=True,
             review_id=review_id,
         )
 
-    async def _stage_merge(
+    async def stage_merge(
         self, req: MergeRequest, payload: dict[str, Any], staged_by: str
     ) -> MergeResponse:
         started = time.perf_counter()
@@ -262,7 +303,7 @@ class DocumentReviews:
         def stage() -> str:
             review_id = review_id_for(req.review_id)
             self._merge_targets(req)  # the records must be there to stage it
-            now, ids = self._clock(), [req.canonical, *req.duplicates]
+            now, ids = self._host._clock(), [req.canonical, *req.duplicates]
             with self._ids.transaction():  # queued and audited at once
                 self._ids.reviews.stage(
                     review_id, "merge", req.agent_id, None, kept_request("merge", payload),
@@ -272,17 +313,17 @@ class DocumentReviews:
                 self._ids.audit(now, "merge", req.agent_id, ids, payload, detail)
             return review_id
 
-        review_id = await self._run(stage)
+        review_id = await self._host._run(stage)
         return MergeResponse(
             canonical=req.canonical,
             merged_count=0,
             strategy_used=req.strategy,
-            stores=[store_result(self._name, 0, started)],
+            stores=[store_result(self._host._name, 0, started)],
             pending_approval=True,
             review_id=review_id,
         )
 
-    def _queue_remember(
+    def queue_remember(
         self, record: Record, payload: dict[str, Any], staged_by: str = CALLER
     ) -> None:
         """A staged remember's review, queued once its record is written."""
@@ -297,8 +338,8 @@ class DocumentReviews:
         self._redo()
         self._queue_older(req.agent_id)
         rows = self._ids.reviews.page(req)
-        now = self._clock()
-        staged = self._named([r[0] for r in rows if r[1] == "remember"])
+        now = self._host._clock()
+        staged = self._host._named([r[0] for r in rows if r[1] == "remember"])
         out = []
         for row in rows:
             review_id, operation, sent = row[0], row[1], json.loads(row[4])
@@ -307,18 +348,22 @@ class DocumentReviews:
                 record = staged.get(review_id)
                 if record is None or record["state"] != "pending":
                     continue  # removed under the queue: a forget withdraws its review
-                added = self._wire(record, now)
+                added = self._host._wire(record, now)
                 seal = added.pop("seal", None)
                 diff: dict[str, Any] = {"added": [added]}
                 if req.related:
                     diff["related"] = self._related(record, req.related, now)
             elif operation == "forget":
                 forget = ForgetRequest.model_validate(sent)
-                diff = {"removed": [self._wire(r, now) for r in self._forget_targets(forget, sent)]}
+                diff = {
+                    "removed": [
+                        self._host._wire(r, now) for r in self._host._forget_targets(forget, sent)
+                    ]
+                }
             else:
                 merge = MergeRequest.model_validate(sent)
                 stored = self._visible_named(merge.agent_id, [merge.canonical, *merge.duplicates])
-                wired = {i: self._wire(r, now) for i, r in stored.items()}
+                wired = {i: self._host._wire(r, now) for i, r in stored.items()}
                 diff = merge_diff(merge, stored, wired)
             out.append(review_of_row(row, sent, diff, seal))
         return out
@@ -329,9 +374,9 @@ class DocumentReviews:
         query = RecallRequest(
             agent_id=record["agent_id"], user_id=record.get("user_id"), query=record["content"], k=k
         )
-        ranked = self._recall(query, to_wire(query), None)
+        ranked = self._host._recall(query, to_wire(query), None)
         return [
-            {"record": self._wire(r, now), "relevance": min(1.0, max(0.0, relevance))}
+            {"record": self._host._wire(r, now), "relevance": min(1.0, max(0.0, relevance))}
             for r, relevance, _ in ranked
             if r["id"] != record["id"]
         ]
@@ -342,14 +387,14 @@ class DocumentReviews:
             return
         pending = [
             r
-            for r in self._listed(agent_id, None, ["pending"])
+            for r in self._host._listed(agent_id, None, ["pending"])
             if r["agent_id"] == agent_id and r["state"] == "pending"
         ]
         for record_id in self._ids.reviews.unqueued([r["id"] for r in pending]):
             record = next(r for r in pending if r["id"] == record_id)
             fields = RememberRequest.model_fields
             sent = {k: record[k] for k in fields if record.get(k) is not None}
-            self._queue_remember(record, {**sent, "approval_required": True})
+            self.queue_remember(record, {**sent, "approval_required": True})
         self._queued_agents.add(agent_id)
 
     # -- deciding ---------------------------------------------------------------------------------
@@ -369,7 +414,7 @@ class DocumentReviews:
             staged = req.review_id if operation == "remember" else None
             plan = self._merge_targets(merge, staged=staged)
         outcome = outcome_of(req)
-        decision = decision_record(req, outcome, self._clock())
+        decision = decision_record(req, outcome, self._host._clock())
         recorded = to_wire(decision)
         intent = {
             "decision": recorded, "agent_id": req.agent_id, "hard": req.hard,
@@ -390,7 +435,7 @@ class DocumentReviews:
         forget or merge."""
         if operation != "remember":
             return 1
-        record = self._named([review_id]).get(review_id)
+        record = self._host._named([review_id]).get(review_id)
         return 1 if record is None else int(record.get("version", 1))
 
     def _finish(
@@ -404,7 +449,9 @@ class DocumentReviews:
         with self._ids.transaction():
             self._ids.reviews.finish(req.review_id, outcome.value, recorded)
             detail = decision_detail(req, outcome)
-            self._ids.audit(self._clock(), "decide", req.agent_id, changed, to_wire(req), detail)
+            self._ids.audit(
+                self._host._clock(), "decide", req.agent_id, changed, to_wire(req), detail
+            )
 
     def _redo(self) -> None:
         """Finish the decisions a crash interrupted between ending a review and writing: each
@@ -438,13 +485,13 @@ class DocumentReviews:
         if not req.approved:
             return self._reject(req, operation)
         if operation == "forget":
-            return self._forget(ForgetRequest.model_validate(sent), sent)
+            return self._host._forget(ForgetRequest.model_validate(sent), sent)
         if operation == "remember":
-            self._approve(req.agent_id, [req.review_id])
+            self._host._approve(req.agent_id, [req.review_id])
             if merge is None:
                 return [req.review_id]
         assert merge is not None  # a merge, or a remember approved into merge_into
-        self._merge(merge, plan)
+        self._host._merge(merge, plan)
         return [merge.canonical, *merge.duplicates]
 
     def _reject(self, req: DecideRequest, operation: str) -> builtins.list[str]:
@@ -452,19 +499,23 @@ class DocumentReviews:
         merge changed nothing, so nothing is left to undo."""
         if operation != "remember":
             return []
-        record = self._named([req.review_id]).get(req.review_id)
+        record = self._host._named([req.review_id]).get(req.review_id)
         if record is not None and record["state"] == "pending":
             if req.hard:
                 self._ids.erase(record["id"])  # first: from now on the row is not a record
-                self._erase(record)
+                self._host._erase(record)
                 self._ids.reviews.erase_request(req.review_id)
             else:
-                self._rewrite({**record, "state": "deleted", "updated_at": self._clock()})
+                self._host._rewrite(
+                    {**record, "state": "deleted", "updated_at": self._host._clock()}
+                )
         return [req.review_id]
 
     def _visible_named(self, agent_id: str, ids: Sequence[str]) -> dict[str, Record]:
-        now = self._clock()
-        return {i: r for i, r in self._named(ids).items() if self._visible(r, agent_id, now)}
+        now = self._host._clock()
+        return {
+            i: r for i, r in self._host._named(ids).items() if self._host._visible(r, agent_id, now)
+        }
 
     def _merge_targets(self, req: MergeRequest, staged: str | None = None) -> MergePlan:
         """The plan of ``req`` now, or its error: every record visible (``staged``, a staged
@@ -473,7 +524,7 @@ class DocumentReviews:
         ids = [req.canonical, *req.duplicates]
         found = self._visible_named(req.agent_id, ids)
         if staged is not None:
-            record = self._named([staged]).get(staged)
+            record = self._host._named([staged]).get(staged)
             if record is not None and record["state"] == "pending":
                 found[staged] = {**record, "state": "active"}
         require_visible(req.agent_id, found, ids)

@@ -40,7 +40,7 @@ from mnemowire.filters import matches
 from mnemowire.kit._basics import new_id, to_wire
 from mnemowire.kit._browse import Cursors, UpdatePlan, get_answer, list_answer, record_state
 from mnemowire.kit._capabilities import refuse_undeclared
-from mnemowire.kit._document_reviews import DocumentReviews, ReviewRows
+from mnemowire.kit._document_reviews import ReviewQueue, ReviewRows
 from mnemowire.kit._implements import Implements
 from mnemowire.kit._records import recall_answer, store_result
 from mnemowire.kit._rules import (
@@ -58,6 +58,8 @@ from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     MEMORY_RECORD_FIELDS,
     Capabilities,
+    DecideRequest,
+    DecideResponse,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
@@ -72,6 +74,8 @@ from mnemowire.models import (
     RecallResponse,
     RememberRequest,
     RememberResponse,
+    ReviewsRequest,
+    ReviewsResponse,
     UpdateRequest,
     UpdateResponse,
 )
@@ -211,13 +215,14 @@ class IdMap:
                 Path(f"{self._path}{suffix}").unlink(missing_ok=True)
 
 
-class DocumentStore(DocumentReviews, abc.ABC):
+class DocumentStore(abc.ABC):
     """The spec's operations over a document backend; see the module's docstring. A subclass
     sets ``backend`` (a name for error messages), opens its backend and ``self._ids`` in its
     constructor, and implements the calls below. ``worker``: a one-thread executor shared
     with other stores (a backend whose state is the process's, such as an event loop of its
     own), kept open on close; by default the store has one of its own. ``policy``: the
-    operator's staging policy (docs/spec/v0.2.md#review.policy), if any."""
+    operator's staging policy (docs/spec/v0.2.md#review.policy), if any. The review queue is
+    an object of its own (``ReviewQueue``) that the store holds and serves for."""
 
     backend: str = "the backend"
 
@@ -234,13 +239,19 @@ class DocumentStore(DocumentReviews, abc.ABC):
         self._policy = policy
         self._cursors: Cursors | None = None
         self._ids: IdMap
-        self._queued_agents: set[str] = set()
+        self._queue = ReviewQueue(self)
         self._owns_worker = worker is None
         self._worker = worker or ThreadPoolExecutor(max_workers=1, thread_name_prefix=self.backend)
 
     @property
     def name(self) -> str:
         return self._name
+
+    async def reviews(self, request: ReviewsRequest) -> ReviewsResponse:
+        return await self._queue.reviews(request)
+
+    async def decide(self, request: DecideRequest) -> DecideResponse:
+        return await self._queue.decide(request)
 
     @abc.abstractmethod
     def capabilities(self) -> Capabilities: ...
@@ -383,7 +394,7 @@ class DocumentStore(DocumentReviews, abc.ABC):
             with self._ids.transaction():  # with its review and its audit entry
                 self._ids.put(record["id"], backend_id, req.agent_id)
                 if staged_by is not None:
-                    self._queue_remember(record, payload, staged_by)
+                    self._queue.queue_remember(record, payload, staged_by)
                 self._ids.audit(now, "remember", req.agent_id, [record["id"]], payload, detail)
         except Exception:
             self._ids.erase(record["id"])
@@ -437,7 +448,7 @@ class DocumentStore(DocumentReviews, abc.ABC):
         refuse_undeclared(self.capabilities(), "forget", payload)
         staged_by = staging(self._policy, "forget", req, payload)
         if staged_by is not None:
-            return await self._stage_forget(req, payload, staged_by)
+            return await self._queue.stage_forget(req, payload, staged_by)
         started = time.perf_counter()
         ids = await self._run(lambda: self._forget(req, payload))
         return ForgetResponse(
@@ -514,7 +525,7 @@ class DocumentStore(DocumentReviews, abc.ABC):
         refuse_undeclared(self.capabilities(), "merge", payload)
         staged_by = staging(self._policy, "merge", request, payload)
         if staged_by is not None:
-            return await self._stage_merge(request, payload, staged_by)
+            return await self._queue.stage_merge(request, payload, staged_by)
         started = time.perf_counter()
         MergePlan.refuse_self_merge(request)
         plan = await self._run(lambda: self._merge(request))
