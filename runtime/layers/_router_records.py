@@ -1,5 +1,5 @@
-"""The router's spec v0.1 record operations (get, list, update, remember_batch), kept apart
-from the five operations of ``router.py``; ``MemoryRouter`` inherits them."""
+"""The router's spec v0.1 record operations (get, list, update, restore, remember_batch):
+functions over the router's ``FanOut``, which ``MemoryRouter`` calls."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import builtins
 import json
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Sequence
+from typing import Any
 
 from mnemowire.errors import MnemowireError, UnsupportedError, error_for
 from mnemowire.kit import UPDATABLE_FIELDS, elapsed_ms, in_batch, needs, to_wire
-from mnemowire.kit.staging import StagingRules
+from mnemowire.layers._fanout import FanOut
 from mnemowire.layers._recall import COPY_FIELDS
 from mnemowire.layers._routing import (
     InvalidResponse,
@@ -27,7 +27,6 @@ from mnemowire.layers._routing import (
 from mnemowire.layers._sealing import sealed, unsealed_dropped
 from mnemowire.models import (
     ForgetRequest,
-    ForgetResponse,
     GetRequest,
     GetResponse,
     ListRequest,
@@ -35,291 +34,269 @@ from mnemowire.models import (
     MemoryRecord,
     RememberBatchRequest,
     RememberBatchResponse,
-    RememberRequest,
-    RememberResponse,
     RestoreRequest,
     RestoreResponse,
     UpdateRequest,
     UpdateResponse,
 )
 from mnemowire.protocol import MemoryStore
-from mnemowire.seals import SEALED_FIELDS, SealKeys
+from mnemowire.seals import SEALED_FIELDS
 
-__all__ = ["RecordRouting"]
+__all__ = ["get", "list_page", "remember_batch", "restore", "update"]
 
 _Plan = list[tuple[MemoryStore, str | None]]
 
 
-class RecordRouting:
-    """get, list, update and remember_batch across the router's children."""
+async def get(fan: FanOut, request: GetRequest) -> GetResponse:
+    """Every child declaring get is asked; per id, the copy most children hold (a tie to
+    the child first in the configuration, [router.copies]); records whose seal does not
+    verify are dropped and counted against their child."""
+    started = time.perf_counter()
+    payload = to_wire(request)
+    plan = fan.plan(needs("get", payload), primary_only=False)
+    rejected: dict[str, int] = {}
 
-    _name: str
-    _children: tuple[MemoryStore, ...]
-    _seal_keys: SealKeys | None
-    _policy: StagingRules | None
-    _deadline_s: float
-    _plan: Callable[..., _Plan]
-    _outgoing: Callable[[RememberRequest], dict[str, Any]]
-    _run: Callable[..., Awaitable[builtins.list[Outcome[Any]]]]
-    _extra: Callable[..., Awaitable[builtins.list[str]]]
-    _promised: dict[str, None]
+    def answer(child: MemoryStore, raw: Any) -> GetResponse:
+        response = validated("get.response", GetResponse, raw)
+        asked = set(request.ids)
+        if any(r.id not in asked or r.agent_id != request.agent_id for r in response.records):
+            raise InvalidResponse("answered with a record it was not asked for")
+        kept, dropped = unsealed_dropped(fan.seal_keys, request.agent_id, response.records)
+        if dropped:
+            rejected[child.name] = dropped
+        return response.model_copy(update={"records": kept})
 
-    if TYPE_CHECKING:  # MemoryRouter's own
+    outcomes = await fan.run("get", plan, lambda c: c.get(request.model_copy(deep=True)), answer)
+    copies: dict[str, list[MemoryRecord]] = {}
+    for outcome in outcomes:
+        if outcome.response is not None:
+            for record in outcome.response.records:
+                copies.setdefault(record.id, []).append(record)
+    records = [_most_held(copies[i]) for i in request.ids if i in copies]
+    notes = {store: {"rejected_seals": n} for store, n in rejected.items()}
+    return GetResponse(
+        records=records,
+        missing=[i for i in request.ids if i not in copies],
+        latency_ms=elapsed_ms(started),
+        stores=results(outcomes, lambda r: len(r.records), notes),
+    )
 
-        @property
-        def _primary_only(self) -> bool: ...
 
-        async def remember(self, request: RememberRequest) -> RememberResponse: ...
+async def list_page(fan: FanOut, request: ListRequest) -> ListResponse:
+    """The first child (in configuration order) that declares list and answers: every
+    child holds every record the router wrote, so one child's listing is the listing, and
+    its cursor (bound to that child) continues it. A child that fails hands the page to
+    the next; records whose seal does not verify are dropped and counted."""
+    started = time.perf_counter()
+    payload = to_wire(request)
+    plan = fan.plan(needs("list", payload), primary_only=False)
+    tried: list[Outcome[Any]] = []
 
-        async def forget(self, request: ForgetRequest) -> ForgetResponse: ...
+    def page_of(raw: Any) -> ListResponse:
+        page = validated("list.response", ListResponse, raw)
+        check_list(page, payload)  # [router.verify]: only what the request asks for
+        return page
 
-    async def get(self, request: GetRequest) -> GetResponse:
-        """Every child declaring get is asked; per id, the copy most children hold (a tie to
-        the child first in the configuration, [router.copies]); records whose seal does not
-        verify are dropped and counted against their child."""
-        started = time.perf_counter()
-        payload = to_wire(request)
-        plan = self._plan(needs("get", payload), primary_only=False)
-        rejected: dict[str, int] = {}
-
-        def answer(child: MemoryStore, raw: Any) -> GetResponse:
-            response = validated("get.response", GetResponse, raw)
-            asked = set(request.ids)
-            if any(r.id not in asked or r.agent_id != request.agent_id for r in response.records):
-                raise InvalidResponse("answered with a record it was not asked for")
-            kept, dropped = unsealed_dropped(self._seal_keys, request.agent_id, response.records)
-            if dropped:
-                rejected[child.name] = dropped
-            return response.model_copy(update={"records": kept})
-
-        outcomes = await self._run(
-            "get", plan, lambda c: c.get(request.model_copy(deep=True)), answer
+    for child, reason in plan:
+        if reason is not None:
+            tried.append(Outcome(child.name, "skipped", error=reason))
+            continue
+        outcome = await call_child(
+            child.name,
+            lambda c=child: c.list(request.model_copy(deep=True)),  # type: ignore[misc]
+            fan.deadline_s,
+            page_of,
         )
-        copies: dict[str, list[MemoryRecord]] = {}
-        for outcome in outcomes:
-            if outcome.response is not None:
-                for record in outcome.response.records:
-                    copies.setdefault(record.id, []).append(record)
-        records = [_most_held(copies[i]) for i in request.ids if i in copies]
-        notes = {store: {"rejected_seals": n} for store, n in rejected.items()}
-        return GetResponse(
-            records=records,
-            missing=[i for i in request.ids if i not in copies],
-            latency_ms=elapsed_ms(started),
-            stores=results(outcomes, lambda r: len(r.records), notes),
-        )
-
-    async def list(self, request: ListRequest) -> ListResponse:
-        """The first child (in configuration order) that declares list and answers: every
-        child holds every record the router wrote, so one child's listing is the listing, and
-        its cursor (bound to that child) continues it. A child that fails hands the page to
-        the next; records whose seal does not verify are dropped and counted."""
-        started = time.perf_counter()
-        payload = to_wire(request)
-        plan = self._plan(needs("list", payload), primary_only=False)
-        tried: list[Outcome[Any]] = []
-
-        def page_of(raw: Any) -> ListResponse:
-            page = validated("list.response", ListResponse, raw)
-            check_list(page, payload)  # [router.verify]: only what the request asks for
-            return page
-
-        for child, reason in plan:
-            if reason is not None:
-                tried.append(Outcome(child.name, "skipped", error=reason))
-                continue
-            outcome = await call_child(
-                child.name,
-                lambda c=child: c.list(request.model_copy(deep=True)),  # type: ignore[misc]
-                self._deadline_s,
-                page_of,
-            )
-            tried.append(outcome)
-            if outcome.response is None:
-                continue
-            page: ListResponse = outcome.response
-            kept, dropped = unsealed_dropped(self._seal_keys, request.agent_id, page.records)
-            notes = {child.name: {"rejected_seals": dropped}} if dropped else {}
-            fields: dict[str, Any] = {
-                "records": kept,
-                "latency_ms": elapsed_ms(started),
-                "stores": results(tried, lambda r: len(r.records), notes),
-            }
-            if page.next_cursor is not None:
-                fields["next_cursor"] = page.next_cursor
-            return ListResponse(**fields)
-        if all(o.status == "skipped" for o in tried):
-            raise UnsupportedError(f"no store of {self._name} declares list")
-        raise failure("list", tried, [o.result() for o in tried])
-
-    async def update(self, request: UpdateRequest) -> UpdateResponse:
-        """The first child (in configuration order) that declares update and answers decides:
-        its version check is the update's. Only then do the other children follow, at once.
-        So of two updates racing from one version, through one router or through several
-        sharing the configuration, exactly one wins, and the loser changed no copy. A
-        follower answering conflict had a copy that had moved apart: it is reported in
-        stores[], like any child failure. With seal keys the router seals the changed record
-        itself (it reads the record first, with get)."""
-        started = time.perf_counter()
-        payload = to_wire(request)
-        current = None
-        if self._policy is not None or self._seal_keys is not None:
-            current = await self._current(request)
-        if self._policy is not None and current is not None:  # [review.policy]
-            changes = {
-                k: payload[k]
-                for k in UPDATABLE_FIELDS
-                if k in payload and payload[k] != current.get(k)
-            }
-            self._policy.refuse_update(current, changes)
-        if self._seal_keys is not None and ({"content", "metadata"} & set(payload)):
-            payload = {**payload, "seal": self._reseal(current, payload)}
-        plan = self._plan(needs("update", payload), primary_only=False)
-        capable = [child for child, reason in plan if reason is None]
-        if not capable:
-            raise UnsupportedError(f"no store of {self._name} declares update")
-        outcomes: dict[str, Outcome[UpdateResponse]] = {
-            child.name: Outcome(child.name, "skipped", error=reason)
-            for child, reason in plan
-            if reason is not None
+        tried.append(outcome)
+        if outcome.response is None:
+            continue
+        page: ListResponse = outcome.response
+        kept, dropped = unsealed_dropped(fan.seal_keys, request.agent_id, page.records)
+        notes = {child.name: {"rejected_seals": dropped}} if dropped else {}
+        fields: dict[str, Any] = {
+            "records": kept,
+            "latency_ms": elapsed_ms(started),
+            "stores": results(tried, lambda r: len(r.records), notes),
         }
+        if page.next_cursor is not None:
+            fields["next_cursor"] = page.next_cursor
+        return ListResponse(**fields)
+    if all(o.status == "skipped" for o in tried):
+        raise UnsupportedError(f"no store of {fan.name} declares list")
+    raise failure("list", tried, [o.result() for o in tried])
 
-        def send(child: MemoryStore) -> Awaitable[Outcome[UpdateResponse]]:
-            return call_child(
-                child.name,
-                lambda: child.update(UpdateRequest.model_validate(payload)),  # type: ignore[attr-defined]
-                self._deadline_s,
-                lambda raw: validated("update.response", UpdateResponse, raw),
-            )
 
-        followers: list[MemoryStore] = []
-        for number, child in enumerate(capable):
-            outcome = outcomes[child.name] = await send(child)
-            if outcome.response is not None:
-                followers = capable[number + 1 :]
-                break
-            if (outcome.envelope or {}).get("code") in ("conflict", "not_found"):
-                seen = [outcomes[c.name] for c, _ in plan if c.name in outcomes]
-                error = dict(outcome.envelope or {})
-                error["stores"] = [to_wire(o.result()) for o in seen]
-                raise error_for(error)
-        else:
-            ordered = [outcomes[c.name] for c, _ in plan if c.name in outcomes]
-            raise failure("update", ordered, [o.result() for o in ordered])
-        for child, outcome in zip(
-            followers, await asyncio.gather(*(send(c) for c in followers)), strict=True
-        ):
-            outcomes[child.name] = outcome
+async def update(fan: FanOut, request: UpdateRequest) -> UpdateResponse:
+    """The first child (in configuration order) that declares update and answers decides:
+    its version check is the update's. Only then do the other children follow, at once.
+    So of two updates racing from one version, through one router or through several
+    sharing the configuration, exactly one wins, and the loser changed no copy. A
+    follower answering conflict had a copy that had moved apart: it is reported in
+    stores[], like any child failure. With seal keys the router seals the changed record
+    itself (it reads the record first, with get)."""
+    started = time.perf_counter()
+    payload = to_wire(request)
+    current = None
+    if fan.policy is not None or fan.seal_keys is not None:
+        current = await _current(fan, request)
+    if fan.policy is not None and current is not None:  # [review.policy]
+        changes = {
+            k: payload[k] for k in UPDATABLE_FIELDS if k in payload and payload[k] != current.get(k)
+        }
+        fan.policy.refuse_update(current, changes)
+    if fan.seal_keys is not None and ({"content", "metadata"} & set(payload)):
+        payload = {**payload, "seal": _reseal(fan, current, payload)}
+    plan = fan.plan(needs("update", payload), primary_only=False)
+    capable = [child for child, reason in plan if reason is None]
+    if not capable:
+        raise UnsupportedError(f"no store of {fan.name} declares update")
+    outcomes: dict[str, Outcome[UpdateResponse]] = {
+        child.name: Outcome(child.name, "skipped", error=reason)
+        for child, reason in plan
+        if reason is not None
+    }
+
+    def send(child: MemoryStore) -> Awaitable[Outcome[UpdateResponse]]:
+        return call_child(
+            child.name,
+            lambda: child.update(UpdateRequest.model_validate(payload)),  # type: ignore[attr-defined]
+            fan.deadline_s,
+            lambda raw: validated("update.response", UpdateResponse, raw),
+        )
+
+    followers: list[MemoryStore] = []
+    for number, child in enumerate(capable):
+        outcome = outcomes[child.name] = await send(child)
+        if outcome.response is not None:
+            followers = capable[number + 1 :]
+            break
+        if (outcome.envelope or {}).get("code") in ("conflict", "not_found"):
+            seen = [outcomes[c.name] for c, _ in plan if c.name in outcomes]
+            error = dict(outcome.envelope or {})
+            error["stores"] = [to_wire(o.result()) for o in seen]
+            raise error_for(error)
+    else:
         ordered = [outcomes[c.name] for c, _ in plan if c.name in outcomes]
-        done = [o.response for o in ordered if o.response is not None]
-        return UpdateResponse(
-            id=request.id,
-            version=max(r.version for r in done),
-            updated=list(dict.fromkeys(f for r in done for f in r.updated)),
-            updated_at=max(r.updated_at for r in done),
-            latency_ms=elapsed_ms(started),
-            stores=results(ordered, lambda r: 1 if r.updated else 0),
+        raise failure("update", ordered, [o.result() for o in ordered])
+    for child, outcome in zip(
+        followers, await asyncio.gather(*(send(c) for c in followers)), strict=True
+    ):
+        outcomes[child.name] = outcome
+    ordered = [outcomes[c.name] for c, _ in plan if c.name in outcomes]
+    done = [o.response for o in ordered if o.response is not None]
+    return UpdateResponse(
+        id=request.id,
+        version=max(r.version for r in done),
+        updated=list(dict.fromkeys(f for r in done for f in r.updated)),
+        updated_at=max(r.updated_at for r in done),
+        latency_ms=elapsed_ms(started),
+        stores=results(ordered, lambda r: 1 if r.updated else 0),
+    )
+
+
+async def restore(fan: FanOut, request: RestoreRequest) -> RestoreResponse:
+    """Every child declaring ``restore`` restores the archived copies it holds; the ids
+    restored anywhere, in request order ([restore.archived])."""
+    started = time.perf_counter()
+    asked = builtins.list(dict.fromkeys(request.ids))
+
+    async def send(child: Any) -> builtins.list[str]:
+        answer = await child.restore(request.model_copy(deep=True))
+        return builtins.list(validated("restore.response", RestoreResponse, answer).restored)
+
+    restored = await fan.extra("restore", "restore", asked, send)
+    return RestoreResponse(restored=restored, latency_ms=elapsed_ms(started))
+
+
+async def remember_batch(fan: FanOut, request: RememberBatchRequest) -> RememberBatchResponse:
+    """The batch as one message to every child (each item with its one id, sealed and
+    staged as a remember would be), so each child stores it in one transaction: a router
+    killed mid-batch leaves every child with the whole batch or none of it
+    ([batch.atomic]); sent as single remembers, a kill -9 left 60-160 of 300 items. When
+    a child refuses the batch as ``conflict``, what the others created is erased again
+    (hard delete) and the batch fails whole; records already there (replayed) stay."""
+    if "remember_batch" not in fan.promised:
+        raise UnsupportedError(
+            f"{fan.name} does not serve remember_batch: not every store holding the "
+            "records stores a batch in one transaction (remember_batch) and can erase what "
+            "a failed one wrote (hard_delete); send the remembers one by one"
         )
+    started = time.perf_counter()
+    items = []
+    for number, item in enumerate(request.requests):
+        with in_batch(number):
+            items.append(fan.outgoing(item))
+    batch = RememberBatchRequest.model_validate({"requests": items})
+    ids = [str(item["id"]) for item in items]
+    plan = fan.plan(needs("remember_batch", to_wire(batch)), primary_only=fan.primary_only)
 
-    async def restore(self, request: RestoreRequest) -> RestoreResponse:
-        """Every child declaring ``restore`` restores the archived copies it holds; the ids
-        restored anywhere, in request order ([restore.archived])."""
-        started = time.perf_counter()
-        asked = builtins.list(dict.fromkeys(request.ids))
+    def answer(child: MemoryStore, raw: Any) -> RememberBatchResponse:
+        response = validated("remember_batch.response", RememberBatchResponse, raw)
+        if [str(r.id) for r in response.results] != ids:
+            raise InvalidResponse("answered for other ids than the batch's, or out of order")
+        return response
 
-        async def send(child: Any) -> builtins.list[str]:
-            answer = await child.restore(request.model_copy(deep=True))
-            return builtins.list(validated("restore.response", RestoreResponse, answer).restored)
+    outcomes = await fan.run(
+        "remember_batch",
+        plan,
+        lambda c: c.remember_batch(batch.model_copy(deep=True)),
+        answer,
+    )
+    if any((o.envelope or {}).get("code") == "conflict" for o in outcomes):
+        raise await _undo_batch(fan, request, ids, outcomes)
+    return _batch_answer(ids, outcomes, elapsed_ms(started))
 
-        restored = await self._extra("restore", "restore", asked, send)
-        return RestoreResponse(restored=restored, latency_ms=elapsed_ms(started))
 
-    async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
-        """The batch as one message to every child (each item with its one id, sealed and
-        staged as a remember would be), so each child stores it in one transaction: a router
-        killed mid-batch leaves every child with the whole batch or none of it
-        ([batch.atomic]); sent as single remembers, a kill -9 left 60-160 of 300 items. When
-        a child refuses the batch as ``conflict``, what the others created is erased again
-        (hard delete) and the batch fails whole; records already there (replayed) stay."""
-        if "remember_batch" not in self._promised:
-            raise UnsupportedError(
-                f"{self._name} does not serve remember_batch: not every store holding the "
-                "records stores a batch in one transaction (remember_batch) and can erase what "
-                "a failed one wrote (hard_delete); send the remembers one by one"
-            )
-        started = time.perf_counter()
-        items = []
-        for number, item in enumerate(request.requests):
-            with in_batch(number):
-                items.append(self._outgoing(item))
-        batch = RememberBatchRequest.model_validate({"requests": items})
-        ids = [str(item["id"]) for item in items]
-        plan = self._plan(needs("remember_batch", to_wire(batch)), primary_only=self._primary_only)
+async def _undo_batch(
+    fan: FanOut,
+    request: RememberBatchRequest,
+    ids: Sequence[str],
+    outcomes: Sequence[Outcome[RememberBatchResponse]],
+) -> MnemowireError:
+    """The batch's conflict, once every child that stored it has erased what it created
+    (the ids it did not replay), so no id has one content here and another there."""
+    children = {child.name: child for child in fan.children}
+    undos: list[tuple[MemoryStore, ForgetRequest]] = []
+    for outcome in outcomes:
+        if outcome.response is None:
+            continue
+        created: dict[str, list[str]] = {}
+        for item, record_id, done in zip(
+            request.requests, ids, outcome.response.results, strict=True
+        ):
+            if not done.replayed:
+                created.setdefault(item.agent_id, []).append(record_id)
+        undos += [
+            (children[outcome.store], ForgetRequest(agent_id=a, ids=i, hard_delete=True))
+            for a, i in created.items()
+        ]
 
-        def answer(child: MemoryStore, raw: Any) -> RememberBatchResponse:
-            response = validated("remember_batch.response", RememberBatchResponse, raw)
-            if [str(r.id) for r in response.results] != ids:
-                raise InvalidResponse("answered for other ids than the batch's, or out of order")
-            return response
+    def erase(child: MemoryStore, undo: ForgetRequest) -> Awaitable[Outcome[Any]]:
+        return call_child(child.name, lambda: child.forget(undo), fan.deadline_s, _as_is)
 
-        outcomes = await self._run(
-            "remember_batch",
-            plan,
-            lambda c: c.remember_batch(batch.model_copy(deep=True)),
-            answer,
-        )
-        if any((o.envelope or {}).get("code") == "conflict" for o in outcomes):
-            raise await self._undo_batch(request, ids, outcomes)
-        return _batch_answer(ids, outcomes, elapsed_ms(started))
+    await asyncio.gather(*(erase(child, undo) for child, undo in undos))
+    refused = [o for o in outcomes if (o.envelope or {}).get("code") == "conflict"]
+    return failure("remember_batch", refused, [o.result() for o in outcomes])
 
-    async def _undo_batch(
-        self,
-        request: RememberBatchRequest,
-        ids: Sequence[str],
-        outcomes: Sequence[Outcome[RememberBatchResponse]],
-    ) -> MnemowireError:
-        """The batch's conflict, once every child that stored it has erased what it created
-        (the ids it did not replay), so no id has one content here and another there."""
-        children = {child.name: child for child in self._children}
-        undos: list[tuple[MemoryStore, ForgetRequest]] = []
-        for outcome in outcomes:
-            if outcome.response is None:
-                continue
-            created: dict[str, list[str]] = {}
-            for item, record_id, done in zip(
-                request.requests, ids, outcome.response.results, strict=True
-            ):
-                if not done.replayed:
-                    created.setdefault(item.agent_id, []).append(record_id)
-            undos += [
-                (children[outcome.store], ForgetRequest(agent_id=a, ids=i, hard_delete=True))
-                for a, i in created.items()
-            ]
 
-        def erase(child: MemoryStore, undo: ForgetRequest) -> Awaitable[Outcome[Any]]:
-            return call_child(child.name, lambda: child.forget(undo), self._deadline_s, _as_is)
+async def _current(fan: FanOut, request: UpdateRequest) -> dict[str, Any] | None:
+    """The record an update names, as the router reads it (get), None when it reads none
+    (the update itself then answers not_found)."""
+    read = {"agent_id": request.agent_id, "user_id": request.user_id, "ids": [request.id]}
+    read["states"] = ["active", "pending", "expired"]
+    current = await get(
+        fan, GetRequest.model_validate({k: v for k, v in read.items() if v is not None})
+    )
+    return to_wire(current.records[0]) if current.records else None
 
-        await asyncio.gather(*(erase(child, undo) for child, undo in undos))
-        refused = [o for o in outcomes if (o.envelope or {}).get("code") == "conflict"]
-        return failure("remember_batch", refused, [o.result() for o in outcomes])
 
-    async def _current(self, request: UpdateRequest) -> dict[str, Any] | None:
-        """The record an update names, as the router reads it (get), None when it reads none
-        (the update itself then answers not_found)."""
-        read = {"agent_id": request.agent_id, "user_id": request.user_id, "ids": [request.id]}
-        read["states"] = ["active", "pending", "expired"]
-        current = await self.get(
-            GetRequest.model_validate({k: v for k, v in read.items() if v is not None})
-        )
-        return to_wire(current.records[0]) if current.records else None
-
-    def _reseal(self, current: dict[str, Any] | None, payload: dict[str, Any]) -> Any:
-        """A seal over the record as the update leaves it: the sealed fields the update does
-        not send are the record's as read."""
-        if current is None:
-            return None  # the update itself answers not_found
-        record = {**current, **payload}
-        return sealed(self._seal_keys, {k: record.get(k) for k in SEALED_FIELDS})["seal"]
+def _reseal(fan: FanOut, current: dict[str, Any] | None, payload: dict[str, Any]) -> Any:
+    """A seal over the record as the update leaves it: the sealed fields the update does
+    not send are the record's as read."""
+    if current is None:
+        return None  # the update itself answers not_found
+    record = {**current, **payload}
+    return sealed(fan.seal_keys, {k: record.get(k) for k in SEALED_FIELDS})["seal"]
 
 
 def _as_is(raw: Any) -> Any:

@@ -12,29 +12,27 @@ import math
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Literal, TypeVar
+from typing import Any
 
 import numpy as np
 
-from mnemowire.errors import ConfigError, UnsupportedError
+from mnemowire.errors import ConfigError
 from mnemowire.kit import (
     Implements,
     elapsed_ms,
     missing_reason,
     needs,
-    new_id,
-    refuse_unkept,
     to_wire,
 )
-from mnemowire.kit.reviews import staging
 from mnemowire.kit.staging import StagingRules
-from mnemowire.layers._promises import declaration, promised, refuse_withheld
+from mnemowire.layers import _router_graph as graph_routing
+from mnemowire.layers import _router_records as records
+from mnemowire.layers import _router_reviews as review_queue
+from mnemowire.layers._fanout import FanOut, Plan, WritePolicy
+from mnemowire.layers._promises import declaration, promised
 from mnemowire.layers._recall import fuse, query_vectors, refuse_foreign_vector, vector_for
-from mnemowire.layers._router_graph import GraphRouting
-from mnemowire.layers._router_records import RecordRouting
-from mnemowire.layers._router_reviews import ReviewRouting, check_policy, staged_under
+from mnemowire.layers._router_reviews import check_policy, staged_under
 from mnemowire.layers._routing import (
-    Outcome,
     answering,
     call_child,
     check_expire,
@@ -44,35 +42,45 @@ from mnemowire.layers._routing import (
     check_remember,
     child_health,
     declared,
-    failure,
-    fan_out_ids,
     overall,
     responses,
     results,
     served_types,
     undo_remember,
-    unsupported,
     untracked,
     validated,
 )
-from mnemowire.layers._sealing import sealed, unsealed_dropped
+from mnemowire.layers._sealing import unsealed_dropped
 from mnemowire.models import (
     Capabilities,
+    DecideRequest,
+    DecideResponse,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
     ForgetResponse,
+    GetRequest,
+    GetResponse,
     Health,
+    ListRequest,
+    ListResponse,
     MergeRequest,
     MergeResponse,
     RecallHit,
     RecallRequest,
     RecallResponse,
+    RememberBatchRequest,
+    RememberBatchResponse,
     RememberRequest,
     RememberResponse,
+    RestoreRequest,
+    RestoreResponse,
+    ReviewsRequest,
+    ReviewsResponse,
+    UpdateRequest,
+    UpdateResponse,
 )
 from mnemowire.protocol import (
-    BY_CAPABILITY,
     MemoryStore,
     QueryEmbedding,
 )
@@ -81,12 +89,8 @@ from mnemowire.spec import capability_names, version_key
 
 __all__ = ["HitCheck", "MemoryRouter", "WritePolicy"]
 
-R = TypeVar("R")
-WritePolicy = Literal["all", "primary_only"]
 #: ``verify(hit, request)``: why a child's hit is not to be believed, or None (see MemoryRouter)
 HitCheck = Callable[[RecallHit, Mapping[str, Any]], str | None]
-#: a child's place in the plan: the store, and why it is skipped (None: it is asked)
-_Plan = list[tuple[MemoryStore, str | None]]
 
 
 #: what the router routes, pinned like a store's claim: every capability of spec v0.2 (children
@@ -95,7 +99,7 @@ _Plan = list[tuple[MemoryStore, str | None]]
 ROUTES = Implements("v0.2", capability_names("v0.2"), declined={})
 
 
-class MemoryRouter(RecordRouting, ReviewRouting, GraphRouting):
+class MemoryRouter:
     """A MemoryStore that fans every operation out to N child stores.
 
     >>> router = MemoryRouter([SqliteVecStore("a.db", embedder=e64, name="a"),
@@ -178,14 +182,13 @@ class MemoryRouter(RecordRouting, ReviewRouting, GraphRouting):
         seal_keys: SealKeys | None = None,
         policy: StagingRules | None = None,
     ) -> None:
-        self._children = tuple(stores)
-        self._name = name
-        if not self._children:
+        children = tuple(stores)
+        if not children:
             raise ConfigError("a router needs at least one store")
-        for child in self._children:
+        for child in children:
             if not isinstance(child, MemoryStore):
                 raise ConfigError(f"{child!r} is not a MemoryStore (see mnemowire.protocol)")
-        names = [child.name for child in self._children]
+        names = [child.name for child in children]
         if not name:
             raise ConfigError("the router's name must not be empty")
         if len(set(names)) != len(names):
@@ -209,50 +212,60 @@ class MemoryRouter(RecordRouting, ReviewRouting, GraphRouting):
             raise ConfigError("overfetch must be at least 1")
         self._weights = weights
         self._quorum = quorum
-        self._deadline_s = deadline_s
-        self._write_policy: WritePolicy = write_policy
         self._overfetch = overfetch
         self._verify = verify
-        self._seal_keys = seal_keys
-        answers = {child.name: declared(child) for child in self._children}
-        self._declared = {n: tuple(str(c) for c in a.capabilities) for n, a in answers.items()}
+        #: whether the children's recall tracking matches what this router returns: a child
+        #: records a recall for every hit it returns, and with over-fetch, several children or
+        #: a quorum it returns (and marks) records the router then drops, so
+        #: ``no_recall_in_days`` would spare records nobody was shown; the spec says to refuse
+        #: it then (docs/spec/v0.md#expire.policy)
+        self._tracks_exactly = len(children) == 1 and overfetch == 1 and (quorum or 1) == 1
+        answers = {child.name: declared(child) for child in children}
+        declared_by = {n: tuple(str(c) for c in a.capabilities) for n, a in answers.items()}
         #: the spec version every child speaks (the oldest any of them declares), and never
         #: newer than the router's own (ROUTES)
-        self._spec_version = min(
+        spec_version = min(
             (*(a.spec_version for a in answers.values()), ROUTES.spec_version), key=version_key
         )
-        self._capabilities = {name: frozenset(caps) for name, caps in self._declared.items()}
-        self._promised = promised(
-            self._declared, self._spec_version, tracks_exactly=self._tracks_exactly
-        )
-        check_policy(policy, self._promised, self._declared)
-        self._policy = policy
-        self._declaration = declaration(
-            self._name, self._spec_version, self._promised, answers.values()
-        )
+        promises = promised(declared_by, spec_version, tracks_exactly=self._tracks_exactly)
+        check_policy(policy, promises, declared_by)
+        answer = declaration(name, spec_version, promises, answers.values())
         if policy is not None:  # [review.policy]: reported where a client looks for it
-            self._declaration = self._declaration.model_validate(
+            answer = answer.model_validate(
                 {
-                    **to_wire(self._declaration),
-                    "capabilities": [*self._declaration.capabilities, "staging_policy"],
+                    **to_wire(answer),
+                    "capabilities": [*answer.capabilities, "staging_policy"],
                     "staging_policy": policy.document,
                 }
             )
+        #: what every operation fans out over (``_fanout``)
+        self._fan = FanOut(
+            name=name,
+            children=children,
+            capabilities={n: frozenset(caps) for n, caps in declared_by.items()},
+            declared=declared_by,
+            promised=promises,
+            spec_version=spec_version,
+            declaration=answer,
+            deadline_s=deadline_s,
+            write_policy=write_policy,
+            seal_keys=seal_keys,
+            policy=policy,
+        )
 
     @property
     def name(self) -> str:
-        return self._name
+        return self._fan.name
 
     @property
     def stores(self) -> tuple[MemoryStore, ...]:
         """The children, in the order they were given (the first capable one is primary)."""
-        return self._children
+        return self._fan.children
 
     def __repr__(self) -> str:
-        names = ", ".join(child.name for child in self._children)
-        return (
-            f"MemoryRouter({self._name!r}, stores=[{names}], write_policy={self._write_policy!r})"
-        )
+        names = ", ".join(child.name for child in self._fan.children)
+        policy = self._fan.write_policy
+        return f"MemoryRouter({self._fan.name!r}, stores=[{names}], write_policy={policy!r})"
 
     async def __aenter__(self) -> MemoryRouter:
         return self
@@ -262,37 +275,25 @@ class MemoryRouter(RecordRouting, ReviewRouting, GraphRouting):
 
     def capabilities(self) -> Capabilities:
         """What the router promises over its children (``mnemowire.layers._promises``)."""
-        return self._declaration
+        return self._fan.declaration
 
     # -- the five operations ---------------------------------------------------------------
 
-    def _outgoing(self, req: RememberRequest) -> dict[str, Any]:
-        """A remember as every child gets it: refused before any copy is written if a field
-        would not be kept, with its one id (the caller's, or one the router mints:
-        [router.identity]), sealed when the router holds keys, staged when its policy says
-        so ([review.policy])."""
-        payload = to_wire(req)
-        refuse_unkept(self.capabilities(), "remember", payload)
-        sent = sealed(self._seal_keys, {**payload, "id": req.id or new_id()})
-        if staging(self._policy, "remember", req, payload) is not None:
-            sent["approval_required"] = True
-        return sent
-
     async def remember(self, request: RememberRequest) -> RememberResponse:
         req = request
-        sent = self._outgoing(req)
+        sent = self._fan.outgoing(req)
         record_id = str(sent["id"])
-        plan = self._plan(needs("remember", sent), primary_only=self._primary_only)
+        plan = self._fan.plan(needs("remember", sent), primary_only=self._fan.primary_only)
 
         answer = answering(
             "remember.response", RememberResponse, lambda r: check_remember(r, record_id)
         )
-        outcomes = await self._run(
+        outcomes = await self._fan.run(
             "remember", plan, lambda c: c.remember(RememberRequest.model_validate(sent)), answer
         )
         if any((o.envelope or {}).get("code") == "conflict" for o in outcomes):
             raise await undo_remember(
-                self._children, record_id, req.agent_id, outcomes, self._deadline_s
+                self._fan.children, record_id, req.agent_id, outcomes, self._fan.deadline_s
             )
         done = responses(outcomes)
         fields: dict[str, Any] = {
@@ -319,8 +320,10 @@ class MemoryRouter(RecordRouting, ReviewRouting, GraphRouting):
             # embedder made it; the others embed the query themselves, nothing is compared
             payload.pop("query_vector")
             sent_vector = req.query_vector
-            takers = [c for c in self._children if "query_vector" in self._capabilities[c.name]]
-            refuse_foreign_vector(self._name, takers, sent_vector.embedder)
+            takers = [
+                c for c in self._fan.children if "query_vector" in self._fan.capabilities[c.name]
+            ]
+            refuse_foreign_vector(self._fan.name, takers, sent_vector.embedder)
             query_vector = QueryEmbedding(
                 sent_vector.embedder, np.asarray(sent_vector.vector, np.float32)[None, :]
             )
@@ -330,10 +333,10 @@ class MemoryRouter(RecordRouting, ReviewRouting, GraphRouting):
         base["k"] = min(1000, k * self._overfetch)
         requested = [str(t) for t in payload.get("types") or ()]
         required = needs("recall", payload)
-        plan: _Plan = []
+        plan: Plan = []
         sent: dict[str, dict[str, Any]] = {}
-        for child in self._children:
-            capabilities = self._capabilities[child.name]
+        for child in self._fan.children:
+            capabilities = self._fan.capabilities[child.name]
             types = served_types(capabilities, requested)
             reason = missing_reason(capabilities, required)
             if reason is None and not types:
@@ -357,17 +360,17 @@ class MemoryRouter(RecordRouting, ReviewRouting, GraphRouting):
 
         def answer(child: MemoryStore, raw: Any) -> RecallResponse:
             response = validated("recall.response", RecallResponse, raw)
-            relevance = "relevance" in self._capabilities[child.name]
+            relevance = "relevance" in self._fan.capabilities[child.name]
             check_recall(
                 response, sent[child.name], reports_relevance=relevance, verify=self._verify
             )
-            kept, dropped = unsealed_dropped(self._seal_keys, req.agent_id, response.results)
+            kept, dropped = unsealed_dropped(self._fan.seal_keys, req.agent_id, response.results)
             if dropped:  # [seals.router]: dropped, and counted against the child
                 rejected[child.name] = dropped
                 response = response.model_copy(update={"results": kept})
             return response
 
-        outcomes = await self._run("recall", plan, call, answer)
+        outcomes = await self._fan.run("recall", plan, call, answer)
         lists = {o.store: o.response.results for o in outcomes if o.response is not None}
         fused = fuse(fusion, lists, weights=self._weights, quorum=self._quorum)
         notes: dict[str, dict[str, Any]] = {}
@@ -378,7 +381,9 @@ class MemoryRouter(RecordRouting, ReviewRouting, GraphRouting):
         for store, differing in fused.disagreed.items():  # [router.copies]
             notes.setdefault(store, {})["disagreed"] = sorted(differing)
         if hops > 0 and fused.scores:
-            fused.scores, graph = await self._boost(req.agent_id, fused.scores, hops, outcomes)
+            fused.scores, graph = await graph_routing.boost(
+                self._fan, req.agent_id, fused.scores, hops, outcomes
+            )
             for store, note in graph.items():
                 notes.setdefault(store, {}).update(note)
         hits = fused.hits(k)
@@ -395,14 +400,14 @@ class MemoryRouter(RecordRouting, ReviewRouting, GraphRouting):
         )
 
     async def forget(self, request: ForgetRequest) -> ForgetResponse:
-        req, review_id = staged_under(request, self._policy)
+        req, review_id = staged_under(request, self._fan.policy)
         payload = to_wire(req)
         # forget reaches every copy whatever the write policy (see the class docstring); each
         # child gets a copy of the request, so one that alters it alters nobody else's
-        plan = self._plan(needs("forget", payload), primary_only=False)
+        plan = self._fan.plan(needs("forget", payload), primary_only=False)
 
         answer = answering("forget.response", ForgetResponse, lambda r: check_forget(r, payload))
-        outcomes = await self._run(
+        outcomes = await self._fan.run(
             "forget", plan, lambda c: c.forget(req.model_copy(deep=True)), answer
         )
         done = responses(outcomes)
@@ -416,14 +421,16 @@ class MemoryRouter(RecordRouting, ReviewRouting, GraphRouting):
         )
 
     async def merge(self, request: MergeRequest) -> MergeResponse:
-        req, review_id = staged_under(request, self._policy)
+        req, review_id = staged_under(request, self._fan.policy)
         payload = to_wire(req)
         # a staged merge waits on every copy, so one decision applies it everywhere
         staged = review_id is not None
-        plan = self._plan(needs("merge", payload), primary_only=self._primary_only and not staged)
+        plan = self._fan.plan(
+            needs("merge", payload), primary_only=self._fan.primary_only and not staged
+        )
 
         answer = answering("merge.response", MergeResponse, lambda r: check_merge(r, payload))
-        outcomes = await self._run(
+        outcomes = await self._fan.run(
             "merge", plan, lambda c: c.merge(req.model_copy(deep=True)), answer
         )
         done = responses(outcomes)
@@ -443,11 +450,11 @@ class MemoryRouter(RecordRouting, ReviewRouting, GraphRouting):
     async def expire(self, request: ExpireRequest) -> ExpireResponse:
         req, payload = request, to_wire(request)
         if "no_recall_in_days" in payload["policy"] and not self._tracks_exactly:
-            raise untracked(self._name)
-        plan = self._plan(needs("expire", payload), primary_only=self._primary_only)
+            raise untracked(self._fan.name)
+        plan = self._fan.plan(needs("expire", payload), primary_only=self._fan.primary_only)
 
         answer = answering("expire.response", ExpireResponse, lambda r: check_expire(r, payload))
-        outcomes = await self._run(
+        outcomes = await self._fan.run(
             "expire", plan, lambda c: c.expire(req.model_copy(deep=True)), answer
         )
         done = responses(outcomes)
@@ -473,21 +480,21 @@ class MemoryRouter(RecordRouting, ReviewRouting, GraphRouting):
                 call_child(
                     child.name,
                     child.health,
-                    self._deadline_s,
+                    self._fan.deadline_s,
                     lambda raw: validated("health", Health, raw),
                 )
-                for child in self._children
+                for child in self._fan.children
             )
         )
         children = [child_health(outcome) for outcome in outcomes]
         status = overall([child.status for child in children])
         return Health(
-            store=self._name,
+            store=self._fan.name,
             status=status,
             latency_ms=elapsed_ms(started),
             details={
-                "write_policy": self._write_policy,
-                "deadline_s": self._deadline_s,
+                "write_policy": self._fan.write_policy,
+                "deadline_s": self._fan.deadline_s,
                 "overfetch": self._overfetch,
                 "quorum": self._quorum,
             },
@@ -499,97 +506,46 @@ class MemoryRouter(RecordRouting, ReviewRouting, GraphRouting):
         ``governance`` approves the staged copies it holds; the ids approved anywhere, in
         request order. Fails when no child can, or when every child that could failed."""
         asked = list(dict.fromkeys(ids))
-        return await self._extra(
+        return await self._fan.extra(
             "approve", "governance", asked, lambda c: c.approve(agent_id, asked)
         )
+
+    # -- spec v0.1's record operations, v0.2's review queue and the graph: ``_router_*`` -------
+
+    async def get(self, request: GetRequest) -> GetResponse:
+        return await records.get(self._fan, request)
+
+    async def list(self, request: ListRequest) -> ListResponse:
+        return await records.list_page(self._fan, request)
+
+    async def update(self, request: UpdateRequest) -> UpdateResponse:
+        return await records.update(self._fan, request)
+
+    async def restore(self, request: RestoreRequest) -> RestoreResponse:
+        return await records.restore(self._fan, request)
+
+    async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
+        return await records.remember_batch(self._fan, request)
+
+    async def reviews(self, request: ReviewsRequest) -> ReviewsResponse:
+        return await review_queue.reviews(self._fan, request)
+
+    async def decide(self, request: DecideRequest) -> DecideResponse:
+        return await review_queue.decide(self._fan, request)
+
+    async def neighbours(
+        self, agent_id: str, ids: Sequence[str], *, hops: int
+    ) -> dict[str, dict[str, int]]:
+        """The graph-capable children's neighbours of ``ids``, nearest distance first wins; a
+        router is a GraphStore so that an outer router can boost with an inner one's graph."""
+        return await graph_routing.neighbours(self._fan, agent_id, ids, hops=hops)
 
     async def aclose(self) -> None:
         """Close every child (the router stands for them); the first error is raised after all
         children have been asked to close."""
         closed = await asyncio.gather(
-            *(child.aclose() for child in self._children), return_exceptions=True
+            *(child.aclose() for child in self._fan.children), return_exceptions=True
         )
         for result in closed:
             if isinstance(result, BaseException):
                 raise result
-
-    # -- plumbing ---------------------------------------------------------------------------
-
-    @property
-    def _primary_only(self) -> bool:
-        return self._write_policy == "primary_only"
-
-    @property
-    def _tracks_exactly(self) -> bool:
-        """Whether the children's recall tracking matches what this router returns.
-
-        A child records a recall for every hit it returns. With over-fetch, several children or
-        a quorum, children return (and mark as recalled) records the router then drops, so
-        ``no_recall_in_days`` would spare records nobody was shown: the predicate cannot be
-        evaluated, and the spec says to refuse it (docs/spec/v0.md#expire.policy).
-        """
-        return len(self._children) == 1 and self._overfetch == 1 and (self._quorum or 1) == 1
-
-    def _plan(self, required: Sequence[str], *, primary_only: bool) -> _Plan:
-        """Each child with the reason it is skipped, or None when it is asked; unsupported
-        when the request needs what some children serve but the router does not promise."""
-        refuse_withheld(self._name, required, self._promised, self._declared, self._spec_version)
-        plan: _Plan = []
-        primary: str | None = None
-        for child in self._children:
-            reason = missing_reason(self._capabilities[child.name], required)
-            if reason is None and primary_only:
-                if primary is None:
-                    primary = child.name
-                else:
-                    reason = f"write_policy primary_only: written to {primary} only"
-            plan.append((child, reason))
-        return plan
-
-    async def _run(
-        self,
-        operation: str,
-        plan: _Plan,
-        call: Callable[[MemoryStore], Awaitable[Any]],
-        answer: Callable[[MemoryStore, Any], R],
-    ) -> list[Outcome[R]]:
-        """Ask every planned child at once; raise unless at least one succeeded."""
-        if all(reason is not None for _, reason in plan):
-            raise unsupported(
-                operation, [Outcome(c.name, "skipped", error=r).result() for c, r in plan]
-            )
-
-        async def one(child: MemoryStore, reason: str | None) -> Outcome[R]:
-            if reason is not None:
-                return Outcome(child.name, "skipped", error=reason)
-            return await call_child(
-                child.name, lambda: call(child), self._deadline_s, lambda raw: answer(child, raw)
-            )
-
-        outcomes = list(await asyncio.gather(*(one(child, reason) for child, reason in plan)))
-        if not any(o.status == "ok" for o in outcomes):
-            raise failure(operation, outcomes, [o.result() for o in outcomes])
-        return outcomes
-
-    async def _extra(
-        self,
-        operation: str,
-        capability: str,
-        asked: list[str],
-        send: Callable[[Any], Awaitable[Any]],
-    ) -> list[str]:
-        """An optional protocol's id operation (``send`` to one child), fanned out to the
-        children whose declared capability promises it (``protocol.BY_CAPABILITY``)."""
-        protocol = BY_CAPABILITY[capability]
-        able = [
-            child
-            for child in self._children
-            if capability in self._capabilities[child.name] and isinstance(child, protocol)
-        ]
-        if not able:
-            raise UnsupportedError(
-                f"no store of {self._name} declares {capability} with {operation}(); "
-                f"stores: {', '.join(c.name for c in self._children)}"
-            )
-
-        return await fan_out_ids(operation, able, asked, send, self._deadline_s)
