@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import builtins
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mnemowire.adapters.pgvector import _browse
-from mnemowire.adapters.pgvector._database import Database
-from mnemowire.adapters.pgvector._search import AgentSizes
+from mnemowire.adapters.pgvector._host import StoreHost
 from mnemowire.adapters.pgvector._writes import write
-from mnemowire.embedders import Vectors
 from mnemowire.kit import (
     Cursors,
-    EmbedderSetup,
     UpdatePlan,
     batch_answer,
     get_answer,
@@ -26,7 +22,6 @@ from mnemowire.kit import (
     to_wire,
 )
 from mnemowire.kit.audit import stored_entry
-from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     GetRequest,
     GetResponse,
@@ -36,7 +31,6 @@ from mnemowire.models import (
     RememberBatchResponse,
     RestoreRequest,
     RestoreResponse,
-    StoreResult,
     UpdateRequest,
     UpdateResponse,
 )
@@ -47,22 +41,16 @@ __all__ = ["RecordOperations"]
 class RecordOperations:
     """get, list, restore, update and remember_batch on the store's schema."""
 
-    _db: Database
-    _clock: Callable[[], int]
-    _cursors: Cursors | None
-    _setup: EmbedderSetup
-    _sizes: AgentSizes
-    _policy: StagingRules | None
-    _embed: Callable[[builtins.list[str]], Awaitable[Vectors]]
-    _result: Callable[[int, float], StoreResult]
-    _results: Callable[[float], Callable[[int], StoreResult]]
-    _set_visible: Callable[..., Awaitable[builtins.list[str]]]
+    def __init__(self, host: StoreHost) -> None:
+        self._host = host
+        #: list cursors, bound to their request under the schema's key (read on first use)
+        self._cursors: Cursors | None = None
 
     async def audit_entries(self) -> builtins.list[dict[str, Any]]:
         """The audit log's hash chain, oldest first, for `mnemowire audit verify|export`:
         every entry since the chain began (schema version 5; older entries have no place in
         it), numbered by its place (``seq``)."""
-        async with self._db.connection("audit") as conn:
+        async with self._host._db.connection("audit") as conn:
             # ids and detail as JSON text, parsed by the kit: a value nested past the JSON
             # loader's depth (jsonb holds one) is then an entry verify names, not a traceback
             cursor = await conn.execute(
@@ -75,56 +63,58 @@ class RecordOperations:
 
     async def get(self, request: GetRequest) -> GetResponse:
         started = time.perf_counter()
-        now = self._clock()
-        async with self._db.connection("get") as conn:
+        now = self._host._clock()
+        async with self._host._db.connection("get") as conn:
             found = await _browse.get(conn, request, now)
-        return get_answer(request.ids, found, self._result(len(found), started))
+        return get_answer(request.ids, found, self._host._result(len(found), started))
 
     async def list(self, request: ListRequest) -> ListResponse:
         started = time.perf_counter()
-        now = self._clock()
-        async with self._db.connection("list") as conn:
+        now = self._host._clock()
+        async with self._host._db.connection("list") as conn:
             if self._cursors is None:
                 self._cursors = Cursors(await _browse.cursor_key(conn))
             after = self._cursors.position(request)
             spec_filter = to_wire(request).get("filter")
             rows = await _browse.list_after(conn, request, spec_filter, now, after)
         page, cursor = self._cursors.page(request, rows)
-        return list_answer(page, cursor, self._result(len(page), started))
+        return list_answer(page, cursor, self._host._result(len(page), started))
 
     async def restore(self, request: RestoreRequest) -> RestoreResponse:
         """Bring archived records back into recall ([restore.archived])."""
         started = time.perf_counter()
-        restored = await self._set_visible(
+        restored = await self._host._set_visible(
             request.agent_id, request.user_id, request.ids, "archived", "restore"
         )
-        return restore_answer(restored, self._result(len(restored), started))
+        return restore_answer(restored, self._host._result(len(restored), started))
 
     async def update(self, request: UpdateRequest) -> UpdateResponse:
         """Change one record at the version the caller read ([update.version]): planned on a
         read, embedded (new content) outside any transaction, written under a row lock if
         still at that version."""
-        await self._setup()
+        await self._host._setup()
         started = time.perf_counter()
-        async with self._db.connection("update") as conn:
-            plan = UpdatePlan.of(request, await _browse.update_target(conn, request), self._policy)
+        async with self._host._db.connection("update") as conn:
+            plan = UpdatePlan.of(
+                request, await _browse.update_target(conn, request), self._host._policy
+            )
         if plan.new_text is not None:
-            plan.vector = (await self._embed([plan.new_text]))[0]
-        now = self._clock()
-        async with self._db.transaction("update") as conn:
+            plan.vector = (await self._host._embed([plan.new_text]))[0]
+        now = self._host._clock()
+        async with self._host._db.transaction("update") as conn:
             await _browse.apply_update(conn, request, to_wire(request), plan, now)
-        return plan.answer(request, now, self._result(1, started))
+        return plan.answer(request, now, self._host._result(1, started))
 
     async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
         """Many remembers in one transaction, all or nothing ([batch.atomic])."""
-        await self._setup()
+        await self._host._setup()
         started = time.perf_counter()
         batch = [(r, to_wire(r)) for r in request.requests]
-        vectors = await self._embed([searchable_text(r.type, r.content) for r, _ in batch])
-        async with self._db.transaction("remember_batch") as conn:
+        vectors = await self._host._embed([searchable_text(r.type, r.content) for r, _ in batch])
+        async with self._host._db.transaction("remember_batch") as conn:
             results = await write(
-                conn, batch, vectors, now=self._clock(), result=self._results(started),
-                copy=True, offset=0, policy=self._policy,
+                conn, batch, vectors, now=self._host._clock(), result=self._host._results(started),
+                copy=True, offset=0, policy=self._host._policy,
             )  # fmt: skip
-        self._sizes.changed({r.agent_id for r, _ in batch})
-        return batch_answer(results, self._result(len(results), started))
+        self._host._sizes.changed({r.agent_id for r, _ in batch})
+        return batch_answer(results, self._host._result(len(results), started))

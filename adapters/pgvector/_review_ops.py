@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import builtins
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mnemowire.adapters.pgvector import _changes, _reviews
-from mnemowire.adapters.pgvector._database import Database
-from mnemowire.adapters.pgvector._search import AgentSizes
+from mnemowire.adapters.pgvector._host import StoreHost
 from mnemowire.adapters.pgvector._writes import insert_audit
-from mnemowire.embedders import Vectors
-from mnemowire.kit import EmbedderSetup, MergePlan, to_wire
+from mnemowire.kit import MergePlan, to_wire
 from mnemowire.kit.audit import entry
 from mnemowire.kit.reviews import (
     decide_answer,
@@ -41,7 +38,6 @@ from mnemowire.models import (
     ReviewOutcome,
     ReviewsRequest,
     ReviewsResponse,
-    StoreResult,
 )
 
 __all__ = ["ReviewOperations"]
@@ -50,29 +46,25 @@ __all__ = ["ReviewOperations"]
 class ReviewOperations:
     """Staging forget and merge, listing pending reviews with diffs, deciding one."""
 
-    _db: Database
-    _clock: Callable[[], int]
-    _setup: EmbedderSetup
-    _sizes: AgentSizes
-    _embed: Callable[[builtins.list[str]], Awaitable[Vectors]]
-    _result: Callable[[int, float], StoreResult]
+    def __init__(self, host: StoreHost) -> None:
+        self._host = host
 
     async def reviews(self, request: ReviewsRequest) -> ReviewsResponse:
         """The agent's pending reviews, a page at a time, each with its diff now
         ([review.list], [review.diff])."""
         started = time.perf_counter()
-        async with self._db.transaction("reviews") as conn:  # one snapshot for the page
-            found = await _reviews.page(conn, request, self._clock())
+        async with self._host._db.transaction("reviews") as conn:  # one snapshot for the page
+            found = await _reviews.page(conn, request, self._host._clock())
         count = min(len(found), request.limit)
-        return reviews_answer(found, request.limit, self._result(count, started))
+        return reviews_answer(found, request.limit, self._host._result(count, started))
 
     async def decide(self, request: DecideRequest) -> DecideResponse:
         """End one pending review ([review.decide]): planned on a read (the merged content
         embedded outside any transaction), applied and ended in one transaction, where a
         decision that lost a race finds the review ended ([review.once])."""
-        await self._setup()
+        await self._host._setup()
         started = time.perf_counter()
-        async with self._db.connection("decide") as conn:
+        async with self._host._db.connection("decide") as conn:
             found = await _reviews.pending(conn, request)
             if found is None:
                 raise unknown_review(request)
@@ -84,20 +76,20 @@ class ReviewOperations:
             if merge is not None:
                 plan = await self._plan_decided_merge(conn, merge, operation == "remember")
         if plan is not None and plan.new_text is not None:
-            plan.vector = (await self._embed([plan.new_text]))[0]
+            plan.vector = (await self._host._embed([plan.new_text]))[0]
         decision, changed = await self._apply(request, operation, sent, merge, plan)
-        self._sizes.changed([request.agent_id])
-        return decide_answer(decision, changed, self._result(len(changed), started))
+        self._host._sizes.changed([request.agent_id])
+        return decide_answer(decision, changed, self._host._result(len(changed), started))
 
     # -- staging (called by the store's forget and merge) -------------------------------------
 
-    async def _stage_forget(
+    async def stage_forget(
         self, req: ForgetRequest, payload: dict[str, Any], staged_by: str
     ) -> ForgetResponse:
         started = time.perf_counter()
-        now = self._clock()
+        now = self._host._clock()
         review_id = review_id_for(req.review_id)
-        async with self._db.transaction("forget") as conn:
+        async with self._host._db.transaction("forget") as conn:
             ids = await _reviews.forget_targets(conn, req, payload)
             queued = (review_id, "forget", req.agent_id, req.user_id, payload, staged_by, now)
             await self._queue(conn, *queued)
@@ -105,20 +97,20 @@ class ReviewOperations:
             await insert_audit(conn, entry(now, "forget", req.agent_id, ids, payload, detail))
         return ForgetResponse(
             forgotten_ids=ids,
-            stores=[self._result(len(ids), started)],
+            stores=[self._host._result(len(ids), started)],
             hard_delete=req.hard_delete,
             pending_approval=True,
             review_id=review_id,
         )
 
-    async def _stage_merge(
+    async def stage_merge(
         self, req: MergeRequest, payload: dict[str, Any], staged_by: str
     ) -> MergeResponse:
         started = time.perf_counter()
         MergePlan.refuse_self_merge(req)
-        now = self._clock()
+        now = self._host._clock()
         review_id = review_id_for(req.review_id)
-        async with self._db.transaction("merge") as conn:
+        async with self._host._db.transaction("merge") as conn:
             await _changes.merge_targets(conn, req, now)  # the records must be there
             queued = (review_id, "merge", req.agent_id, None, payload, staged_by, now)
             await self._queue(conn, *queued)
@@ -129,7 +121,7 @@ class ReviewOperations:
             canonical=req.canonical,
             merged_count=0,
             strategy_used=req.strategy,
-            stores=[self._result(0, started)],
+            stores=[self._host._result(0, started)],
             pending_approval=True,
             review_id=review_id,
         )
@@ -161,7 +153,7 @@ class ReviewOperations:
     ) -> MergePlan:
         """A merge's plan, the staged record read as if it were visible (co-memorize)."""
         MergePlan.refuse_self_merge(merge)
-        now = self._clock()
+        now = self._host._clock()
         if not staged_remember:
             return MergePlan.of(merge, await _changes.merge_targets(conn, merge, now))
         into = merge.model_copy(update={"duplicates": [merge.canonical]})
@@ -177,11 +169,11 @@ class ReviewOperations:
         merge: MergeRequest | None,
         plan: MergePlan | None,
     ) -> tuple[ReviewDecision, builtins.list[str]]:
-        now = self._clock()
+        now = self._host._clock()
         outcome = outcome_of(req)
         decision = decision_record(req, outcome, now)
         changed: builtins.list[str]
-        async with self._db.transaction("decide") as conn:
+        async with self._host._db.transaction("decide") as conn:
             await _reviews.end(conn, req, outcome.value, to_wire(decision))
             refuse_unreviewed_version(req, await _reviews.staged_version(conn, req, operation))
             if outcome is ReviewOutcome.REJECTED:

@@ -4,14 +4,12 @@ cache, dropping a throwaway schema."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-
 import psycopg
 from psycopg import sql
 
-from mnemowire.adapters.pgvector._database import Database, one
+from mnemowire.adapters.pgvector._database import one
+from mnemowire.adapters.pgvector._host import StoreHost
 from mnemowire.adapters.pgvector._migrations import grant_statements
-from mnemowire.adapters.pgvector._search import AgentSizes
 from mnemowire.errors import ConfigError
 
 __all__ = ["Upkeep"]
@@ -20,18 +18,15 @@ __all__ = ["Upkeep"]
 class Upkeep:
     """grant, vacuum, prewarm and drop on the store's schema."""
 
-    schema: str
-    _name: str
-    _db: Database
-    _sizes: AgentSizes
-    aclose: Callable[[], Awaitable[None]]
+    def __init__(self, host: StoreHost) -> None:
+        self._host = host
 
     async def grant(self, role: str) -> None:
         """Give ``role`` what it needs to run this store and no more (run as the schema's
         owner, after the first open). The audit log gets SELECT and INSERT only: that role can
         neither change history nor disable the trigger that guards it."""
-        async with self._db.transaction("grant") as conn:
-            for statement in grant_statements(self.schema, role):
+        async with self._host._db.transaction("grant") as conn:
+            for statement in grant_statements(self._host.schema, role):
                 await conn.execute(statement)
 
     async def vacuum(self, *, erase: bool = False) -> list[str]:
@@ -49,9 +44,9 @@ class Upkeep:
         Returns the statements run. The write-ahead log keeps its copies until its segments
         are recycled and overwritten, and backups and replicas keep theirs: outside the store.
         """
-        self._sizes.expire()
+        self._host._sizes.expire()
         done: list[str] = []
-        async with self._db.connection("vacuum") as conn:
+        async with self._host._db.connection("vacuum") as conn:
             for table in ("memories", "recalls", "reviews"):
                 statement = sql.SQL("VACUUM (ANALYZE) {}").format(sql.Identifier(table))
                 await conn.execute(statement)
@@ -73,7 +68,7 @@ class Upkeep:
         Creates the pg_prewarm extension (PostgreSQL contrib) if missing, which needs a role
         allowed to; otherwise ask an administrator for ``CREATE EXTENSION pg_prewarm``."""
         relations = ("memories", "memories_embedding", "memories_search", "memories_scope")
-        async with self._db.connection("prewarm") as conn:
+        async with self._host._db.connection("prewarm") as conn:
             cursor = await conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'pg_prewarm'")
             if await cursor.fetchone() is None:
                 await conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
@@ -81,7 +76,7 @@ class Upkeep:
             for relation in relations:
                 cursor = await conn.execute(
                     "SELECT pg_prewarm(format('%%I.%%I', %s::text, %s::text)::regclass)",
-                    (self.schema, relation),
+                    (self._host.schema, relation),
                 )
                 loaded[relation] = int((await one(cursor))[0])
         return loaded
@@ -89,13 +84,13 @@ class Upkeep:
     async def drop(self) -> None:
         """Delete this store's schema with every record and the audit log in it, then close
         the store (throwaway stores: tests, benchmarks). Refused for the public schema."""
-        if self.schema == "public":
+        if self._host.schema == "public":
             raise ConfigError(
-                f"{self._name}: drop() deletes a whole schema and refuses public; drop the "
+                f"{self._host._name}: drop() deletes a whole schema and refuses public; drop the "
                 "tables yourself"
             )
-        async with self._db.transaction("drop") as conn:
+        async with self._host._db.transaction("drop") as conn:
             await conn.execute(
-                sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(self.schema))
+                sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(self._host.schema))
             )
-        await self.aclose()
+        await self._host.aclose()

@@ -18,6 +18,7 @@ reconnects once the server answers again.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import contextlib
 import functools
 import time
@@ -46,7 +47,6 @@ from mnemowire.adapters.pgvector._writes import existing, write
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import ConfigError, MnemowireError, UnavailableError
 from mnemowire.kit import (
-    Cursors,
     EmbedderSetup,
     Implements,
     MergePlan,
@@ -66,18 +66,32 @@ from mnemowire.kit.reviews import staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     Capabilities,
+    DecideRequest,
+    DecideResponse,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
     ForgetResponse,
+    GetRequest,
+    GetResponse,
     Health,
+    ListRequest,
+    ListResponse,
     MergeRequest,
     MergeResponse,
     RecallRequest,
     RecallResponse,
+    RememberBatchRequest,
+    RememberBatchResponse,
     RememberRequest,
     RememberResponse,
+    RestoreRequest,
+    RestoreResponse,
+    ReviewsRequest,
+    ReviewsResponse,
     StoreResult,
+    UpdateRequest,
+    UpdateResponse,
 )
 from mnemowire.protocol import QueryEmbedding
 
@@ -99,7 +113,7 @@ IMPLEMENTS = Implements(
 )
 
 
-class PgVectorStore(RecordOperations, ReviewOperations, Upkeep):
+class PgVectorStore:
     """A memorywire store in a PostgreSQL database with pgvector.
 
     >>> store = PgVectorStore.from_url("pgvector://app@db:5432/memory", embedder=embedder)
@@ -160,7 +174,9 @@ class PgVectorStore(RecordOperations, ReviewOperations, Upkeep):
         )
         self._db = connect(dsn, name=self._name)
         self._sizes = AgentSizes()
-        self._cursors: Cursors | None = None  # read from the database on the first list
+        self._record_ops = RecordOperations(self)
+        self._review_ops = ReviewOperations(self)
+        self._upkeep = Upkeep(self)
         #: the ANALYZE a recall started because the statistics were stale, while it runs
         self._analyzing: asyncio.Task[None] | None = None
         self._setup = EmbedderSetup(embedder)
@@ -235,6 +251,49 @@ class PgVectorStore(RecordOperations, ReviewOperations, Upkeep):
         if self._replica is not None:
             await self._replica.close()
 
+    # -- spec v0.1's record operations and v0.2's review queue: ``_record_ops``, ``_review_ops``
+
+    async def audit_entries(self) -> builtins.list[dict[str, Any]]:
+        """The audit log's hash chain, oldest first (``RecordOperations.audit_entries``)."""
+        return await self._record_ops.audit_entries()
+
+    async def get(self, request: GetRequest) -> GetResponse:
+        return await self._record_ops.get(request)
+
+    async def list(self, request: ListRequest) -> ListResponse:
+        return await self._record_ops.list(request)
+
+    async def restore(self, request: RestoreRequest) -> RestoreResponse:
+        return await self._record_ops.restore(request)
+
+    async def update(self, request: UpdateRequest) -> UpdateResponse:
+        return await self._record_ops.update(request)
+
+    async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
+        return await self._record_ops.remember_batch(request)
+
+    async def reviews(self, request: ReviewsRequest) -> ReviewsResponse:
+        return await self._review_ops.reviews(request)
+
+    async def decide(self, request: DecideRequest) -> DecideResponse:
+        return await self._review_ops.decide(request)
+
+    # -- upkeep: ``_upkeep`` ----------------------------------------------------------------
+
+    async def grant(self, role: str) -> None:
+        """Give ``role`` what it needs to run this store and no more (``Upkeep.grant``)."""
+        await self._upkeep.grant(role)
+
+    async def vacuum(self, *, erase: bool = False) -> builtins.list[str]:
+        return await self._upkeep.vacuum(erase=erase)
+
+    async def prewarm(self) -> dict[str, int]:
+        return await self._upkeep.prewarm()
+
+    async def drop(self) -> None:
+        """Drop the store's schema (``Upkeep.drop``)."""
+        await self._upkeep.drop()
+
     def capabilities(self) -> Capabilities:
         policy = None if self._policy is None else self._policy.document
         return IMPLEMENTS.declaration(self._name, staging_policy=policy)
@@ -298,7 +357,7 @@ class PgVectorStore(RecordOperations, ReviewOperations, Upkeep):
         req, payload = request, to_wire(request)
         staged_by = staging(self._policy, "forget", req, payload)
         if staged_by is not None:  # [review.staging]
-            return await self._stage_forget(req, payload, staged_by)
+            return await self._review_ops.stage_forget(req, payload, staged_by)
         started = time.perf_counter()
         async with self._db.transaction("forget") as conn:
             ids = await _changes.forget(conn, req, payload, self._clock())
@@ -314,7 +373,7 @@ class PgVectorStore(RecordOperations, ReviewOperations, Upkeep):
         req, payload = request, to_wire(request)
         staged_by = staging(self._policy, "merge", req, payload)
         if staged_by is not None:  # [review.staging]
-            return await self._stage_merge(req, payload, staged_by)
+            return await self._review_ops.stage_merge(req, payload, staged_by)
         await self._setup()
         started = time.perf_counter()
         MergePlan.refuse_self_merge(req)
@@ -371,7 +430,7 @@ class PgVectorStore(RecordOperations, ReviewOperations, Upkeep):
         vectors: Vectors | None = None,
         rebuild_index: bool = False,
         concurrency: int = 1,
-    ) -> list[RememberResponse]:
+    ) -> builtins.list[RememberResponse]:
         """Bulk import (the boundary validates every request before this sees any, so one bad
         request stores nothing): the vectors are checked first,
         then each batch is embedded (outside any transaction) and written with COPY in one
@@ -406,14 +465,14 @@ class PgVectorStore(RecordOperations, ReviewOperations, Upkeep):
             await self._analyze()
         return responses
 
-    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+    async def approve(self, agent_id: str, ids: Sequence[str]) -> builtins.list[str]:
         """Governance: make staged (pending) writes of ``agent_id`` visible; returns the ids
         approved. Rejecting a staged write is forgetting it (docs/spec/v0.md#remember.pending)."""
         return await self._set_visible(agent_id, None, list(ids), "pending", "approve")
 
     # -- plumbing ----------------------------------------------------------------------------
 
-    async def _embed(self, texts: list[str]) -> Vectors:
+    async def _embed(self, texts: builtins.list[str]) -> Vectors:
         return await embed(self.embedder, texts)
 
     def _result(self, count: int, started: float) -> StoreResult:
@@ -442,9 +501,9 @@ class PgVectorStore(RecordOperations, ReviewOperations, Upkeep):
 
     def _trace(
         self,
-        found: list[dict[str, Any]],
-        matched: list[dict[str, Any]],
-        terms: list[str],
+        found: builtins.list[dict[str, Any]],
+        matched: builtins.list[dict[str, Any]],
+        terms: builtins.list[str],
         fetch: int,
     ) -> None:
         if self._tracer is not None:
@@ -454,7 +513,7 @@ class PgVectorStore(RecordOperations, ReviewOperations, Upkeep):
 
     async def _search(
         self, conn: Any, scope: Scope, vector: Any, query: str, fetch: int
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    ) -> tuple[builtins.list[dict[str, Any]], builtins.list[dict[str, Any]], builtins.list[str]]:
         """The query's words counted, then both searches in one statement: (vector hits
         nearest first, keyword hits best first, the words searched)."""
         documents = (await self._sizes.of(conn, scope.agent_id)).size
@@ -474,7 +533,7 @@ class PgVectorStore(RecordOperations, ReviewOperations, Upkeep):
 
     async def _search_replica(
         self, scope: Scope, vector: Any, query: str, fetch: int
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    ) -> tuple[builtins.list[dict[str, Any]], builtins.list[dict[str, Any]], builtins.list[str]]:
         """The searches on the replica; on the primary while the replica cannot be reached."""
         if self._replica is not None:
             try:
@@ -486,7 +545,7 @@ class PgVectorStore(RecordOperations, ReviewOperations, Upkeep):
         async with self._db.connection("recall") as conn:
             return await self._search(conn, scope, vector, query, fetch)
 
-    async def _track(self, conn: Any, stale: list[int], now: int) -> None:
+    async def _track(self, conn: Any, stale: builtins.list[int], now: int) -> None:
         """Record the recall time of records (seq numbers, ascending: rows are locked in that
         order, so concurrent recalls never deadlock; a record deleted meanwhile is skipped).
         One statement, its own transaction, committed without waiting for the WAL flush: a
@@ -508,10 +567,10 @@ class PgVectorStore(RecordOperations, ReviewOperations, Upkeep):
         self,
         agent_id: str,
         user_id: str | None,
-        ids: list[str],
+        ids: builtins.list[str],
         from_state: str,
         operation: str,
-    ) -> list[str]:
+    ) -> builtins.list[str]:
         if not ids:
             return []
         async with self._db.transaction(operation) as conn:

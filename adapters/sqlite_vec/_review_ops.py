@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import builtins
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mnemowire.adapters.sqlite_vec import _reviews, _writes
-from mnemowire.adapters.sqlite_vec._accel import IndexCache
-from mnemowire.adapters.sqlite_vec._database import Database
-from mnemowire.embedders import Vectors
-from mnemowire.kit import EmbedderSetup, MergePlan, to_wire
+from mnemowire.adapters.sqlite_vec._host import StoreHost
+from mnemowire.kit import MergePlan, to_wire
 from mnemowire.kit.audit import append_sqlite
 from mnemowire.kit.reviews import (
     decide_answer,
@@ -39,7 +36,6 @@ from mnemowire.models import (
     ReviewOutcome,
     ReviewsRequest,
     ReviewsResponse,
-    StoreResult,
 )
 
 __all__ = ["ReviewOperations"]
@@ -48,68 +44,63 @@ __all__ = ["ReviewOperations"]
 class ReviewOperations:
     """Staging forget and merge, listing pending reviews with diffs, deciding one."""
 
-    _db: Database
-    _clock: Callable[[], int]
-    _index: _writes.IndexWriter
-    _indexes: IndexCache
-    _accelerate_above: int
-    _setup: EmbedderSetup
-    _call: Callable[..., Awaitable[Any]]
-    _embed: Callable[[builtins.list[str]], Awaitable[Vectors]]
-    _result: Callable[[int, float], StoreResult]
+    def __init__(self, host: StoreHost) -> None:
+        self._host = host
 
     async def reviews(self, request: ReviewsRequest) -> ReviewsResponse:
         """The agent's pending reviews, a page at a time, each with its diff now
         ([review.list], [review.diff])."""
         started = time.perf_counter()
-        found = await self._call(self._page, request)
+        found = await self._host._call(self._page, request)
         return reviews_answer(
-            found, request.limit, self._result(min(len(found), request.limit), started)
+            found, request.limit, self._host._result(min(len(found), request.limit), started)
         )
 
     async def decide(self, request: DecideRequest) -> DecideResponse:
         """End one pending review ([review.decide]): planned on a read (and the merged content
         embedded outside the lock), applied and ended in one transaction, where a decision
         that lost a race finds the review ended and fails with conflict ([review.once])."""
-        await self._setup()
+        await self._host._setup()
         started = time.perf_counter()
-        staged = await self._call(self._staged, request)
+        staged = await self._host._call(self._staged, request)
         operation, sent = staged
         merge = decided_merge(request, operation, sent)
         plan = None
         if merge is not None:
-            plan = await self._call(self._plan_decided_merge, merge, operation == "remember")
+            plan = await self._host._call(self._plan_decided_merge, merge, operation == "remember")
             if plan.new_text is not None:
-                plan.vector = (await self._embed([plan.new_text]))[0]
-        decision, changed = await self._call(self._decide, request, operation, sent, merge, plan)
-        return decide_answer(decision, changed, self._result(len(changed), started))
+                plan.vector = (await self._host._embed([plan.new_text]))[0]
+        decision, changed = await self._host._call(
+            self._decide, request, operation, sent, merge, plan
+        )
+        return decide_answer(decision, changed, self._host._result(len(changed), started))
 
     # -- staging (called by the store's forget and merge) -------------------------------------
 
-    async def _stage_forget(
+    async def stage_forget(
         self, req: ForgetRequest, payload: dict[str, Any], staged_by: str
     ) -> ForgetResponse:
         started = time.perf_counter()
-        review_id, ids = await self._call(self._stage_forget_step, req, payload, staged_by)
+        review_id, ids = await self._host._call(self._stage_forget_step, req, payload, staged_by)
         return ForgetResponse(
             forgotten_ids=ids,
-            stores=[self._result(len(ids), started)],
+            stores=[self._host._result(len(ids), started)],
             hard_delete=req.hard_delete,
             pending_approval=True,
             review_id=review_id,
         )
 
-    async def _stage_merge(
+    async def stage_merge(
         self, req: MergeRequest, payload: dict[str, Any], staged_by: str
     ) -> MergeResponse:
         started = time.perf_counter()
         MergePlan.refuse_self_merge(req)
-        review_id = await self._call(self._stage_merge_step, req, payload, staged_by)
+        review_id = await self._host._call(self._stage_merge_step, req, payload, staged_by)
         return MergeResponse(
             canonical=req.canonical,
             merged_count=0,
             strategy_used=req.strategy,
-            stores=[self._result(0, started)],
+            stores=[self._host._result(0, started)],
             pending_approval=True,
             review_id=review_id,
         )
@@ -119,9 +110,9 @@ class ReviewOperations:
     def _stage_forget_step(
         self, req: ForgetRequest, payload: dict[str, Any], staged_by: str
     ) -> tuple[str, builtins.list[str]]:
-        now = self._clock()
+        now = self._host._clock()
         review_id = review_id_for(req.review_id)
-        with self._db.transaction() as tx:
+        with self._host._db.transaction() as tx:
             ids = [i for _, i, _ in _reviews.forget_targets(tx, req, payload)]
             queued = (review_id, "forget", req.agent_id, req.user_id, payload, staged_by, now)
             self._queue(tx, *queued)
@@ -129,9 +120,9 @@ class ReviewOperations:
         return review_id, ids
 
     def _stage_merge_step(self, req: MergeRequest, payload: dict[str, Any], staged_by: str) -> str:
-        now = self._clock()
+        now = self._host._clock()
         review_id = review_id_for(req.review_id)
-        with self._db.transaction() as tx:
+        with self._host._db.transaction() as tx:
             _writes.merge_targets(tx, req, now)  # the records must be there to stage it
             self._queue(tx, review_id, "merge", req.agent_id, None, payload, staged_by, now)
             ids = [req.canonical, *req.duplicates]
@@ -161,12 +152,12 @@ class ReviewOperations:
         )
 
     def _page(self, req: ReviewsRequest) -> builtins.list[Any]:
-        now = self._clock()
-        with self._db.transaction(write=False) as tx:
-            return _reviews.page(tx, req, now, self._indexes, self._accelerate_above)
+        now = self._host._clock()
+        with self._host._db.transaction(write=False) as tx:
+            return _reviews.page(tx, req, now, self._host._indexes, self._host._accelerate_above)
 
     def _staged(self, req: DecideRequest) -> tuple[str, dict[str, Any]]:
-        with self._db.transaction(write=False) as tx:
+        with self._host._db.transaction(write=False) as tx:
             found = _reviews.pending(tx, req)
         if found is None:
             raise unknown_review(req)
@@ -177,8 +168,8 @@ class ReviewOperations:
     def _plan_decided_merge(self, merge: MergeRequest, staged_remember: bool) -> MergePlan:
         """A merge's plan, the staged record read as if it were visible (co-memorize)."""
         MergePlan.refuse_self_merge(merge)
-        now = self._clock()
-        with self._db.transaction(write=False) as tx:
+        now = self._host._clock()
+        with self._host._db.transaction(write=False) as tx:
             if not staged_remember:
                 return MergePlan.of(merge, _writes.merge_targets(tx, merge, now))
             into = merge.model_copy(update={"duplicates": [merge.canonical]})
@@ -194,11 +185,11 @@ class ReviewOperations:
         merge: MergeRequest | None,
         plan: MergePlan | None,
     ) -> tuple[Any, builtins.list[str]]:
-        now = self._clock()
+        now = self._host._clock()
         outcome = outcome_of(req)
         decision = decision_record(req, outcome, now)
         changed: builtins.list[str]
-        with self._db.transaction() as tx:
+        with self._host._db.transaction() as tx:
             _reviews.end(tx, req, outcome.value, to_wire(decision))
             refuse_unreviewed_version(req, _reviews.staged_version(tx, req, operation))
             if outcome is ReviewOutcome.REJECTED:
@@ -206,22 +197,22 @@ class ReviewOperations:
             elif operation == "remember":
                 changed = _writes.set_visible(
                     tx, req.agent_id, None, [req.review_id], "pending", "approve", now,
-                    self._index,
+                    self._host._index,
                 )  # fmt: skip
                 if merge is not None and plan is not None:  # co-memorize: now visible, merged
                     plan.versions[req.review_id] = now  # the approval's own change
-                    _writes.merge(tx, merge, to_wire(merge), plan, now, self._index)
+                    _writes.merge(tx, merge, to_wire(merge), plan, now, self._host._index)
                     changed = [merge.canonical, *merge.duplicates]
             elif operation == "forget":
                 forget = ForgetRequest.model_validate(sent)
-                changed = _writes.forget(tx, forget, sent, now, self._index)
+                changed = _writes.forget(tx, forget, sent, now, self._host._index)
             else:
                 assert merge is not None
                 assert plan is not None
-                _writes.merge(tx, merge, sent, plan, now, self._index)
+                _writes.merge(tx, merge, sent, plan, now, self._host._index)
                 changed = [merge.canonical, *merge.duplicates]
             detail = decision_detail(req, outcome)
             append_sqlite(tx, now, "decide", req.agent_id, changed, to_wire(req), detail)
         if operation == "remember" and outcome is ReviewOutcome.REJECTED and req.hard:
-            self._db.scrub()
+            self._host._db.scrub()
         return decision, changed

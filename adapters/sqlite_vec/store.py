@@ -12,6 +12,7 @@ gets its full k. Every operation is one transaction (``_database``; the writes: 
 from __future__ import annotations
 
 import asyncio
+import builtins
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -31,7 +32,6 @@ from mnemowire.adapters.sqlite_vec._search import search
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import ConfigError, MnemowireError, UnavailableError
 from mnemowire.kit import (
-    Cursors,
     EmbedderSetup,
     Implements,
     MergePlan,
@@ -55,19 +55,33 @@ from mnemowire.kit.reviews import staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     Capabilities,
+    DecideRequest,
+    DecideResponse,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
     ForgetResponse,
+    GetRequest,
+    GetResponse,
     Health,
     HealthStatus,
+    ListRequest,
+    ListResponse,
     MergeRequest,
     MergeResponse,
     RecallRequest,
     RecallResponse,
+    RememberBatchRequest,
+    RememberBatchResponse,
     RememberRequest,
     RememberResponse,
+    RestoreRequest,
+    RestoreResponse,
+    ReviewsRequest,
+    ReviewsResponse,
     StoreResult,
+    UpdateRequest,
+    UpdateResponse,
 )
 from mnemowire.protocol import QueryEmbedding
 
@@ -104,7 +118,7 @@ URL_OPTIONS = {
 }
 
 
-class SqliteVecStore(RecordOperations, ReviewOperations):
+class SqliteVecStore:
     """A memorywire store in one SQLite file (or ``:memory:``).
 
     >>> store = SqliteVecStore(":memory:", embedder=HashEmbedder())   # doctest: +SKIP
@@ -153,7 +167,8 @@ class SqliteVecStore(RecordOperations, ReviewOperations):
         #: recall times not written yet, record id -> epoch ms (see ``_track_recalls``)
         self._recalled: dict[str, int] = {}
         self._db = Database(path, self._name, find_driver(driver), embedder)
-        self._cursors: Cursors | None = None  # read from the database on the first list
+        self._record_ops = RecordOperations(self)
+        self._review_ops = ReviewOperations(self)
 
     @classmethod
     def from_url(
@@ -200,6 +215,29 @@ class SqliteVecStore(RecordOperations, ReviewOperations):
     async def aclose(self) -> None:
         self._db.close()
 
+    # -- spec v0.1's record operations and v0.2's review queue: ``_record_ops``, ``_review_ops``
+
+    async def get(self, request: GetRequest) -> GetResponse:
+        return await self._record_ops.get(request)
+
+    async def list(self, request: ListRequest) -> ListResponse:
+        return await self._record_ops.list(request)
+
+    async def restore(self, request: RestoreRequest) -> RestoreResponse:
+        return await self._record_ops.restore(request)
+
+    async def update(self, request: UpdateRequest) -> UpdateResponse:
+        return await self._record_ops.update(request)
+
+    async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
+        return await self._record_ops.remember_batch(request)
+
+    async def reviews(self, request: ReviewsRequest) -> ReviewsResponse:
+        return await self._review_ops.reviews(request)
+
+    async def decide(self, request: DecideRequest) -> DecideResponse:
+        return await self._review_ops.decide(request)
+
     def capabilities(self) -> Capabilities:
         policy = None if self._policy is None else self._policy.document
         return IMPLEMENTS.declaration(self._name, staging_policy=policy)
@@ -236,14 +274,14 @@ class SqliteVecStore(RecordOperations, ReviewOperations):
         req, payload = request, to_wire(request)
         staged_by = staging(self._policy, "forget", req, payload)
         if staged_by is not None:  # [review.staging]
-            return await self._stage_forget(req, payload, staged_by)
+            return await self._review_ops.stage_forget(req, payload, staged_by)
         return await self._call(self._forget, req, payload, time.perf_counter())
 
     async def merge(self, request: MergeRequest) -> MergeResponse:
         req, payload = request, to_wire(request)
         staged_by = staging(self._policy, "merge", req, payload)
         if staged_by is not None:  # [review.staging]
-            return await self._stage_merge(req, payload, staged_by)
+            return await self._review_ops.stage_merge(req, payload, staged_by)
         await self._setup()
         started = time.perf_counter()
         plan = await self._call(self._plan_merge, req)
@@ -276,7 +314,7 @@ class SqliteVecStore(RecordOperations, ReviewOperations):
         *,
         batch_size: int = 64,
         vectors: Vectors | None = None,
-    ) -> list[RememberResponse]:
+    ) -> builtins.list[RememberResponse]:
         """Bulk import (the boundary validates every request before this sees any, so one bad
         request stores nothing): the vectors are checked first,
         then content is embedded in batches and each batch is written in one transaction.
@@ -285,7 +323,7 @@ class SqliteVecStore(RecordOperations, ReviewOperations):
         imports that already have them. A backend failure mid-import keeps earlier batches.
         """
         typed = bulk_requests(requests, vectors, self.embedder.dimension)
-        responses: list[RememberResponse] = []
+        responses: builtins.list[RememberResponse] = []
         await self._setup()
         for start in range(0, len(typed), batch_size):
             batch = typed[start : start + batch_size]
@@ -298,12 +336,12 @@ class SqliteVecStore(RecordOperations, ReviewOperations):
             responses.extend(await self._call(self._insert, batch, embedded, started))
         return responses
 
-    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+    async def approve(self, agent_id: str, ids: Sequence[str]) -> builtins.list[str]:
         """Governance: make staged (pending) writes of ``agent_id`` visible; returns the ids
         approved. Rejecting a staged write is forgetting it (docs/spec/v0.md#remember.pending)."""
         return await self._call(self._set_visible, agent_id, None, list(ids), "pending", "approve")
 
-    async def audit_entries(self) -> list[dict[str, Any]]:
+    async def audit_entries(self) -> builtins.list[dict[str, Any]]:
         """The audit log, oldest first: every entry with its chain digest (kit.audit), for
         `mnemowire audit verify|export`."""
         return await self._call(read_sqlite, self._db.connection)
@@ -385,7 +423,7 @@ class SqliteVecStore(RecordOperations, ReviewOperations):
                 if job is not None:
                     job.finish()
 
-    async def _embed(self, texts: list[str]) -> Vectors:
+    async def _embed(self, texts: builtins.list[str]) -> Vectors:
         return await embed(self.embedder, texts)
 
     def _result(self, count: int, started: float) -> StoreResult:
@@ -399,11 +437,11 @@ class SqliteVecStore(RecordOperations, ReviewOperations):
 
     def _insert(
         self,
-        batch: list[tuple[RememberRequest, dict[str, Any]]],
+        batch: builtins.list[tuple[RememberRequest, dict[str, Any]]],
         vectors: Vectors,
         started: float,
         first: int | None = None,
-    ) -> list[RememberResponse]:
+    ) -> builtins.list[RememberResponse]:
         """Write a batch in one transaction, each request replaying its id if known; ``first``
         (the batch's place in a batch message or an import) makes errors name the request."""
         self._index.bulk = [] if len(batch) > 1 else None
@@ -451,7 +489,7 @@ class SqliteVecStore(RecordOperations, ReviewOperations):
         self._track_recalls([found for found, _, _ in ranked], scope.now)
         return recall_answer(self._name, ranked, self._result(len(ranked), started))
 
-    def _track_recalls(self, records: list[dict[str, Any]], now: int) -> None:
+    def _track_recalls(self, records: builtins.list[dict[str, Any]], now: int) -> None:
         """Remember when records were last returned, without a write per read and without
         waiting for another writer ([recall.tracking]): a time less than the granularity old is
         not rewritten, and when another connection holds the write lock the times wait in
@@ -536,10 +574,10 @@ class SqliteVecStore(RecordOperations, ReviewOperations):
         self,
         agent_id: str,
         user_id: str | None,
-        ids: list[str],
+        ids: builtins.list[str],
         from_state: str,
         operation: str,
-    ) -> list[str]:
+    ) -> builtins.list[str]:
         if not ids:
             return []
         with self._db.transaction() as tx:
