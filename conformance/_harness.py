@@ -24,14 +24,14 @@ from typing import Any, Literal
 from mnemowire import spec
 from mnemowire.errors import MnemowireError
 from mnemowire.kit import now_ms, to_wire
-from mnemowire.layers.validating import OPERATIONS, parse_request, spoken_version
+from mnemowire.layers.validating import parse_request, spoken_version
 from mnemowire.models import (
     Capabilities,
     Health,
     RecallRequest,
     RecallResponse,
 )
-from mnemowire.models.operations import ClientOperations, Operation, Req, Resp
+from mnemowire.models.operations import OPERATIONS, ClientOperations, Operation, Req, Resp
 from mnemowire.protocol import MemoryStore, QueryEmbedding
 
 __all__ = [
@@ -55,7 +55,7 @@ _FAILED = frozenset({"error", "invalid_response"})
 Strength = Literal["MUST", "SHOULD", "MAY"]
 #: opens a fresh store for one check and closes it afterwards
 StoreFactory = Callable[[], AbstractAsyncContextManager[MemoryStore]]
-_RESPONSES = {operation: f"{operation}.response" for operation in OPERATIONS}
+_RESPONSES = {o.name: o.response_message for o in OPERATIONS}
 
 
 class CheckFailed(AssertionError):

@@ -71,6 +71,7 @@ def emit_operations(spec: Spec) -> GeneratedFile:
         "",
         "from __future__ import annotations",
         "",
+        "import abc",
         "from collections.abc import Mapping",
         "from dataclasses import dataclass",
         "from types import MappingProxyType",
@@ -203,11 +204,13 @@ def _base(  # noqa: PLR0917 (one call per base, each a different shape)
     taken = argument.format(request="Req")
     lines = [
         "",
-        f"class {name}:",
+        f"class {name}(abc.ABC):",
         f'    """{doc} Each calls ``_operate``, which a subclass implements."""',
         "",
-        f"    {kind}def _operate(self, operation: Operation[Req, Resp], request: {taken}) -> Resp:",
-        "        raise NotImplementedError",
+        "    @abc.abstractmethod",
+        f"    {kind}def _operate(",
+        f"        self, operation: Operation[Req, Resp], request: {taken}",
+        "    ) -> Resp: ...",
     ]
     for o in ops:
         lines += [

@@ -8,6 +8,7 @@ operation's entry."""
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -219,11 +220,13 @@ PROTOCOLS: Final[Mapping[str, type[Any]]] = MappingProxyType(
 )
 
 
-class ClientOperations:
+class ClientOperations(abc.ABC):
     """Every operation as a typed method taking a model or a JSON object (a boundary). Each calls ``_operate``, which a subclass implements."""
 
-    async def _operate(self, operation: Operation[Req, Resp], request: Req | Mapping[str, Any]) -> Resp:
-        raise NotImplementedError
+    @abc.abstractmethod
+    async def _operate(
+        self, operation: Operation[Req, Resp], request: Req | Mapping[str, Any]
+    ) -> Resp: ...
 
     async def expire(self, request: ExpireRequest | Mapping[str, Any]) -> ExpireResponse:
         return await self._operate(EXPIRE, request)
@@ -262,11 +265,13 @@ class ClientOperations:
         return await self._operate(REVIEWS, request)
 
 
-class StoreOperations:
+class StoreOperations(abc.ABC):
     """Every operation as a typed method taking its model (a store that forwards them). Each calls ``_operate``, which a subclass implements."""
 
-    async def _operate(self, operation: Operation[Req, Resp], request: Req) -> Resp:
-        raise NotImplementedError
+    @abc.abstractmethod
+    async def _operate(
+        self, operation: Operation[Req, Resp], request: Req
+    ) -> Resp: ...
 
     async def expire(self, request: ExpireRequest) -> ExpireResponse:
         return await self._operate(EXPIRE, request)
@@ -305,11 +310,13 @@ class StoreOperations:
         return await self._operate(REVIEWS, request)
 
 
-class SyncOperations:
+class SyncOperations(abc.ABC):
     """Every operation as a typed blocking method taking a model or a JSON object. Each calls ``_operate``, which a subclass implements."""
 
-    def _operate(self, operation: Operation[Req, Resp], request: Req | Mapping[str, Any]) -> Resp:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _operate(
+        self, operation: Operation[Req, Resp], request: Req | Mapping[str, Any]
+    ) -> Resp: ...
 
     def expire(self, request: ExpireRequest | Mapping[str, Any]) -> ExpireResponse:
         return self._operate(EXPIRE, request)

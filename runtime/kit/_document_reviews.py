@@ -62,7 +62,7 @@ from mnemowire.models import (
 from mnemowire.protocol import QueryEmbedding
 
 if TYPE_CHECKING:
-    from mnemowire.kit.documents import IdMap
+    from mnemowire.kit._id_map import IdMap
 
 __all__ = ["DocumentHost", "ReviewQueue", "ReviewRows"]
 

@@ -34,13 +34,19 @@ from mnemowire.models import (
     RememberRequest,
     RememberResponse,
 )
-from mnemowire.models.operations import OPERATIONS as TABLE
-from mnemowire.models.operations import RECALL, ClientOperations, Operation, Req, Resp
+from mnemowire.models.operations import (
+    BY_NAME,
+    OPERATIONS,
+    RECALL,
+    ClientOperations,
+    Operation,
+    Req,
+    Resp,
+)
 from mnemowire.protocol import BY_CAPABILITY, BulkStore, MemoryStore, QueryEmbedding
 
 __all__ = [
     "MESSAGES",
-    "OPERATIONS",
     "Elsewhere",
     "ValidatingStore",
     "parse_request",
@@ -62,15 +68,8 @@ class Elsewhere:
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
 T = TypeVar("T")
-#: operation -> (request model, response model), from the generated operation table; the
-#: messages are ``<operation>.request`` and ``<operation>.response``
-OPERATIONS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
-    o.name: (o.request, o.response) for o in TABLE
-}
-#: the message each request model is validated against
-MESSAGES: dict[type[BaseModel], str] = {
-    request: f"{operation}.request" for operation, (request, _) in OPERATIONS.items()
-}
+#: the message each request model is validated against (from the generated operation table)
+MESSAGES: dict[type[BaseModel], str] = {o.request: o.request_message for o in OPERATIONS}
 
 
 def spoken_version(store: MemoryStore) -> str:
@@ -230,7 +229,7 @@ class ValidatingStore(ClientOperations):
     async def _operate(
         self, operation: Operation[Req, Resp], request: Req | Mapping[str, Any]
     ) -> Resp:
-        return await self._run(operation, request)  # every generated typed method comes here
+        return await self.operate(operation, request)  # every generated typed method
 
     async def recall(
         self,
@@ -249,7 +248,7 @@ class ValidatingStore(ClientOperations):
         transport checks who may send it (the agent ids it names) before
         :meth:`answer_wire` runs it."""
         try:
-            model = OPERATIONS[operation][0]
+            model: type[BaseModel] = BY_NAME[operation].request
         except KeyError:
             raise ValueError(f"unknown operation {operation!r}") from None
         return self._parse(model, request)
@@ -273,7 +272,7 @@ class ValidatingStore(ClientOperations):
         request: BaseModel | Mapping[str, Any],
         query_vector: QueryEmbedding | None = None,
     ) -> Resp:
-        req = self.parse(operation.name, request)
+        req = self._parse(operation.request, request)
         response = await self._awaited(self._invoke(operation.name, req, query_vector))
         self._hold(operation.response_message, response)
         return cast(Resp, response)

@@ -9,13 +9,14 @@ from typing import Any
 
 from mnemowire import spec
 from mnemowire.kit import to_wire
-from mnemowire.layers.validating import OPERATIONS, parse_request, parse_requests
+from mnemowire.layers.validating import parse_request, parse_requests
 from mnemowire.models import RememberRequest
+from mnemowire.models.operations import BY_NAME
 
 __all__ = ["RESPONSES", "CheckedStore", "Clock", "Parsing"]
 
 #: the response message of each operation (and health)
-RESPONSES = {**{operation: f"{operation}.response" for operation in OPERATIONS}, "health": "health"}
+RESPONSES = {**{o.name: o.response_message for o in BY_NAME.values()}, "health": "health"}
 
 
 class Clock:
@@ -60,8 +61,8 @@ class Parsing:
                 )
 
             return bulk
-        if name in OPERATIONS:
-            model = OPERATIONS[name][0]
+        if name in BY_NAME:
+            model = BY_NAME[name].request
 
             async def call(request: Any, *args: Any, **kwargs: Any) -> Any:
                 return self._answer(

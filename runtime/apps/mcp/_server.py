@@ -34,7 +34,8 @@ from mnemowire._version import __version__
 from mnemowire.apps.mcp._schemas import agents_phrase, tool_input_schema
 from mnemowire.apps.transport import ANYONE, Caller, InFlight, Tokens, admitted, caller_of
 from mnemowire.errors import ForbiddenError, MnemowireError, UnauthorizedError
-from mnemowire.layers.validating import OPERATIONS, ValidatingStore
+from mnemowire.layers.validating import ValidatingStore
+from mnemowire.models.operations import BY_NAME
 from mnemowire.protocol import BY_CAPABILITY, MemoryStore
 
 __all__ = ["RECALL_TEMPLATE", "MemoryTools", "build_server"]
@@ -73,7 +74,7 @@ class MemoryTools:
         declared = set(store.capabilities().capabilities)
         self.operations = [
             op
-            for op in OPERATIONS
+            for op in BY_NAME
             if f"{op}.request" in files.messages
             and (op not in BY_CAPABILITY or op in declared)
             and op not in NOT_FOR_AGENTS
