@@ -9,13 +9,14 @@ from typing import Any
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from mnemowire.adapters.pgvector import _reviews
 from mnemowire.adapters.pgvector._filters import DIALECT
+from mnemowire.adapters.pgvector._reviews import QUEUE
 from mnemowire.adapters.pgvector._sql import COLUMNS, lexemes_of
 from mnemowire.adapters.pgvector._writes import insert_audit
 from mnemowire.kit import MergePlan, forget_states, require_visible
 from mnemowire.kit.audit import entry
 from mnemowire.kit.sql import expire_scope, forget_scope, merge_scope
+from mnemowire.kit.sql_steps import arun
 from mnemowire.models import DecideRequest, ExpireRequest, ForgetRequest, MergeRequest
 
 __all__ = ["expire", "forget", "merge", "merge_targets", "reject", "set_visible"]
@@ -56,9 +57,9 @@ async def forget(conn: Any, req: ForgetRequest, payload: dict[str, Any], now: in
     cursor = await conn.execute(statement, args)
     rows = sorted(await cursor.fetchall())
     ids = [record_id for _, record_id, named in rows if named]
-    await _reviews.withdraw(conn, ids, now)
+    await arun(conn, QUEUE.withdraw(ids, now))
     if hard:  # whatever state their reviews ended in
-        await _reviews.erase_requests(conn, [record_id for _, record_id, _ in rows])
+        await arun(conn, QUEUE.erase_requests([record_id for _, record_id, _ in rows]))
     detail: dict[str, Any] = {"hard_delete": hard}
     absorbed = [record_id for _, record_id, named in rows if not named]
     if absorbed:
@@ -166,7 +167,7 @@ async def reject(conn: Any, req: DecideRequest, operation: str, now: int) -> lis
             "RETURNING id) INSERT INTO erased (id) SELECT id FROM gone ON CONFLICT DO NOTHING",
             (req.review_id,),
         )
-        await _reviews.erase_requests(conn, [req.review_id])
+        await arun(conn, QUEUE.erase_requests([req.review_id]))
     else:
         await conn.execute(
             "UPDATE memories SET state = 'deleted', updated_at = %s "

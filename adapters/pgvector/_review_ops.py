@@ -8,8 +8,9 @@ import builtins
 import time
 from typing import Any
 
-from mnemowire.adapters.pgvector import _changes, _reviews
+from mnemowire.adapters.pgvector import _changes
 from mnemowire.adapters.pgvector._host import StoreHost
+from mnemowire.adapters.pgvector._reviews import QUEUE, related
 from mnemowire.adapters.pgvector._writes import insert_audit
 from mnemowire.kit import MergePlan, to_wire
 from mnemowire.kit.audit import entry
@@ -27,6 +28,7 @@ from mnemowire.kit.reviews import (
     staged_detail,
     unknown_review,
 )
+from mnemowire.kit.sql_steps import arun
 from mnemowire.models import (
     DecideRequest,
     DecideResponse,
@@ -54,7 +56,7 @@ class ReviewOperations:
         ([review.list], [review.diff])."""
         started = time.perf_counter()
         async with self._host._db.transaction("reviews") as conn:  # one snapshot for the page
-            found = await _reviews.page(conn, request, self._host._clock())
+            found = await arun(conn, QUEUE.page(request, self._host._clock()), related)
         count = min(len(found), request.limit)
         return reviews_answer(found, request.limit, self._host._result(count, started))
 
@@ -65,7 +67,7 @@ class ReviewOperations:
         await self._host._setup()
         started = time.perf_counter()
         async with self._host._db.connection("decide") as conn:
-            found = await _reviews.pending(conn, request)
+            found = await arun(conn, QUEUE.pending(request))
             if found is None:
                 raise unknown_review(request)
             operation, sent = found
@@ -90,7 +92,7 @@ class ReviewOperations:
         now = self._host._clock()
         review_id = review_id_for(req.review_id)
         async with self._host._db.transaction("forget") as conn:
-            ids = await _reviews.forget_targets(conn, req, payload)
+            ids = [i for _, i, _ in await arun(conn, QUEUE.forget_targets(req, payload))]
             queued = (review_id, "forget", req.agent_id, req.user_id, payload, staged_by, now)
             await self._queue(conn, *queued)
             detail = staged_detail(review_id)
@@ -137,8 +139,7 @@ class ReviewOperations:
         staged_by: str,
         now: int,
     ) -> None:
-        await _reviews.stage(
-            conn,
+        await arun(conn, QUEUE.stage(
             review_id=review_id,
             operation=operation,
             agent_id=agent_id,
@@ -146,7 +147,7 @@ class ReviewOperations:
             request=kept_request(operation, payload),
             staged_by=staged_by,
             now=now,
-        )
+        ))  # fmt: skip
 
     async def _plan_decided_merge(
         self, conn: Any, merge: MergeRequest, staged_remember: bool
@@ -158,7 +159,7 @@ class ReviewOperations:
             return MergePlan.of(merge, await _changes.merge_targets(conn, merge, now))
         into = merge.model_copy(update={"duplicates": [merge.canonical]})
         records = await _changes.merge_targets(conn, into, now)  # merge_into: an active record
-        records.update(await _reviews.staged_records(conn, merge.agent_id, merge.duplicates))
+        records.update(await arun(conn, QUEUE.staged_records(merge.agent_id, merge.duplicates)))
         return MergePlan.of(merge, records)
 
     async def _apply(
@@ -174,8 +175,8 @@ class ReviewOperations:
         decision = decision_record(req, outcome, now)
         changed: builtins.list[str]
         async with self._host._db.transaction("decide") as conn:
-            await _reviews.end(conn, req, outcome.value, to_wire(decision))
-            refuse_unreviewed_version(req, await _reviews.staged_version(conn, req, operation))
+            await arun(conn, QUEUE.end(req, outcome.value, to_wire(decision)))
+            refuse_unreviewed_version(req, await arun(conn, QUEUE.staged_version(req, operation)))
             if outcome is ReviewOutcome.REJECTED:
                 changed = await _changes.reject(conn, req, operation, now)
             elif operation == "remember":

@@ -9,7 +9,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from mnemowire.adapters.pgvector import _reviews
+from mnemowire.adapters.pgvector._reviews import QUEUE
 from mnemowire.adapters.pgvector._sql import lexemes_of
 from mnemowire.embedders import Vectors
 from mnemowire.errors import StoreError
@@ -23,6 +23,7 @@ from mnemowire.kit import (
 )
 from mnemowire.kit.audit import GENESIS, chain_digest, entry
 from mnemowire.kit.reviews import kept_request, staging
+from mnemowire.kit.sql_steps import arun
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import RememberRequest, RememberResponse, StoreResult
 
@@ -157,8 +158,7 @@ async def _queue(
 ) -> None:
     """Each staged remember's review ([review.staging]): its id is the record's."""
     for record_id, req, payload, staged_by in staged:
-        await _reviews.stage(
-            conn,
+        await arun(conn, QUEUE.stage(
             review_id=record_id,
             operation="remember",
             agent_id=req.agent_id,
@@ -166,7 +166,7 @@ async def _queue(
             request=kept_request("remember", payload),
             staged_by=staged_by,
             now=now,
-        )
+        ))  # fmt: skip
 
 
 async def chained(conn: Any, entries: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:

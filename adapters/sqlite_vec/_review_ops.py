@@ -8,8 +8,9 @@ import builtins
 import time
 from typing import Any
 
-from mnemowire.adapters.sqlite_vec import _reviews, _writes
+from mnemowire.adapters.sqlite_vec import _writes
 from mnemowire.adapters.sqlite_vec._host import StoreHost
+from mnemowire.adapters.sqlite_vec._reviews import QUEUE, related
 from mnemowire.kit import MergePlan, to_wire
 from mnemowire.kit.audit import append_sqlite
 from mnemowire.kit.reviews import (
@@ -26,6 +27,8 @@ from mnemowire.kit.reviews import (
     staged_detail,
     unknown_review,
 )
+from mnemowire.kit.sql_reviews import Nearest
+from mnemowire.kit.sql_steps import run
 from mnemowire.models import (
     DecideRequest,
     DecideResponse,
@@ -113,7 +116,7 @@ class ReviewOperations:
         now = self._host._clock()
         review_id = review_id_for(req.review_id)
         with self._host._db.transaction() as tx:
-            ids = [i for _, i, _ in _reviews.forget_targets(tx, req, payload)]
+            ids = [i for _, i, _ in run(tx, QUEUE.forget_targets(req, payload))]
             queued = (review_id, "forget", req.agent_id, req.user_id, payload, staged_by, now)
             self._queue(tx, *queued)
             append_sqlite(tx, now, "forget", req.agent_id, ids, payload, staged_detail(review_id))
@@ -140,8 +143,7 @@ class ReviewOperations:
         staged_by: str,
         now: int,
     ) -> None:
-        _reviews.stage(
-            tx,
+        run(tx, QUEUE.stage(
             review_id=review_id,
             operation=operation,
             agent_id=agent_id,
@@ -149,21 +151,24 @@ class ReviewOperations:
             request=kept_request(operation, payload),
             staged_by=staged_by,
             now=now,
-        )
+        ))  # fmt: skip
 
     def _page(self, req: ReviewsRequest) -> builtins.list[Any]:
         now = self._host._clock()
         with self._host._db.transaction(write=False) as tx:
-            return _reviews.page(tx, req, now, self._host._indexes, self._host._accelerate_above)
+            return run(tx, QUEUE.page(req, now), self._related)
 
     def _staged(self, req: DecideRequest) -> tuple[str, dict[str, Any]]:
         with self._host._db.transaction(write=False) as tx:
-            found = _reviews.pending(tx, req)
+            found = run(tx, QUEUE.pending(req))
         if found is None:
             raise unknown_review(req)
         if req.merge_into is not None:
             refuse_merge_into(found[0])
         return found
+
+    def _related(self, tx: Any, asked: Nearest) -> builtins.list[tuple[str, float]]:
+        return related(tx, asked, self._host._indexes, self._host._accelerate_above)
 
     def _plan_decided_merge(self, merge: MergeRequest, staged_remember: bool) -> MergePlan:
         """A merge's plan, the staged record read as if it were visible (co-memorize)."""
@@ -174,7 +179,7 @@ class ReviewOperations:
                 return MergePlan.of(merge, _writes.merge_targets(tx, merge, now))
             into = merge.model_copy(update={"duplicates": [merge.canonical]})
             records = _writes.merge_targets(tx, into, now)  # merge_into: an active record
-            records.update(_reviews.staged_records(tx, merge.agent_id, merge.duplicates))
+            records.update(run(tx, QUEUE.staged_records(merge.agent_id, merge.duplicates)))
         return MergePlan.of(merge, records)
 
     def _decide(
@@ -190,8 +195,8 @@ class ReviewOperations:
         decision = decision_record(req, outcome, now)
         changed: builtins.list[str]
         with self._host._db.transaction() as tx:
-            _reviews.end(tx, req, outcome.value, to_wire(decision))
-            refuse_unreviewed_version(req, _reviews.staged_version(tx, req, operation))
+            run(tx, QUEUE.end(req, outcome.value, to_wire(decision)))
+            refuse_unreviewed_version(req, run(tx, QUEUE.staged_version(req, operation)))
             if outcome is ReviewOutcome.REJECTED:
                 changed = _writes.reject(tx, req, operation, now)
             elif operation == "remember":

@@ -10,9 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from mnemowire.adapters.sqlite_vec import _keywords, _reviews
+from mnemowire.adapters.sqlite_vec import _keywords
 from mnemowire.adapters.sqlite_vec._filters import DIALECT
 from mnemowire.adapters.sqlite_vec._records import COLUMNS, blob, record
+from mnemowire.adapters.sqlite_vec._reviews import QUEUE
 from mnemowire.adapters.sqlite_vec._schema import NEVER, user_key
 from mnemowire.kit import (
     TYPE_FIELDS,
@@ -26,6 +27,7 @@ from mnemowire.kit import (
 from mnemowire.kit.audit import append_sqlite
 from mnemowire.kit.reviews import kept_request, staging
 from mnemowire.kit.sql import expire_scope, merge_scope
+from mnemowire.kit.sql_steps import run
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     DecideRequest,
@@ -187,8 +189,7 @@ def write_record(  # noqa: PLR0917 (a remember's parts, as the store has them)
         ),
     )
     if staged_by is not None:
-        _reviews.stage(
-            tx,
+        run(tx, QUEUE.stage(
             review_id=fields["id"],
             operation="remember",
             agent_id=req.agent_id,
@@ -196,7 +197,7 @@ def write_record(  # noqa: PLR0917 (a remember's parts, as the store has them)
             request=kept_request("remember", payload),
             staged_by=staged_by,
             now=now,
-        )
+        ))  # fmt: skip
     else:
         index.add(tx, cursor.lastrowid, fields, vector)
     detail = {"pending": True} if pending else None
@@ -215,9 +216,9 @@ def forget(
     """Hide or erase what the request reaches ([forget.scope]); returns the ids it named or
     matched (a hard delete also erases what was merged into them: [forget.soft])."""
     hard = req.hard_delete
-    targets = _reviews.forget_targets(tx, req, payload)
+    targets = run(tx, QUEUE.forget_targets(req, payload))
     ids = [record_id for _, record_id, _ in targets]
-    _reviews.withdraw(tx, [i for _, i, state in targets if state == "pending"], now)
+    run(tx, QUEUE.withdraw([i for _, i, state in targets if state == "pending"], now))
     absorbed = _merged_into(tx, req.agent_id, ids) if hard else []
     for rowid, _, state in [*targets, *absorbed]:
         if state == "active":
@@ -233,7 +234,7 @@ def forget(
     if hard:
         erased = [*ids, *(record_id for _, record_id, _ in absorbed)]
         tx.executemany("INSERT OR IGNORE INTO erased(id) VALUES (?)", [(i,) for i in erased])
-        _reviews.erase_requests(tx, erased)  # whatever state their reviews ended in
+        run(tx, QUEUE.erase_requests(erased))  # whatever state their reviews ended in
         if absorbed:
             detail["erased_with"] = [record_id for _, record_id, _ in absorbed]
     if req.reason is not None:
@@ -360,7 +361,7 @@ def reject(tx: Any, req: DecideRequest, operation: str, now: int) -> list[str]:
     if req.hard:
         tx.execute("DELETE FROM memories WHERE id = ? AND state = 'pending'", (req.review_id,))
         tx.execute("INSERT OR IGNORE INTO erased(id) VALUES (?)", (req.review_id,))
-        _reviews.erase_requests(tx, [req.review_id])
+        run(tx, QUEUE.erase_requests([req.review_id]))
     else:
         tx.execute(
             "UPDATE memories SET state = 'deleted', updated_at = ? WHERE id = ? "

@@ -29,7 +29,9 @@ through a whole store built from it):
   ``UpdatePlan`` (optimistic concurrency, what changed, what to embed again),
   ``restore_answer`` and ``batch_answer``.
 
-``mnemowire.kit.sql`` writes the scopes as SQL for relational stores, ``mnemowire.kit.keywords``
+``mnemowire.kit.sql`` writes the scopes as SQL for relational stores (``mnemowire.kit.sql_reviews``
+the review queue, as steps ``mnemowire.kit.sql_steps`` runs on a sync or an async driver),
+``mnemowire.kit.keywords``
 the keyword rules (which words are indexed, searched and how matches rank), and
 ``mnemowire.kit.documents`` every operation for a store over a memory library that keeps each
 record as one document (``DocumentStore``, with the ``IdMap`` such a library's own ids need),

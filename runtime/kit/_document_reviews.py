@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from mnemowire.errors import ConflictError, MnemowireError
+from mnemowire.errors import MnemowireError
 from mnemowire.kit._basics import to_wire
 from mnemowire.kit._records import store_result
 from mnemowire.kit._rules import MergePlan, require_visible
@@ -32,7 +32,6 @@ from mnemowire.kit.reviews import (
     decided_merge,
     decision_detail,
     decision_record,
-    ended_conflict,
     kept_request,
     merge_diff,
     outcome_of,
@@ -45,6 +44,8 @@ from mnemowire.kit.reviews import (
     unknown_review,
 )
 from mnemowire.kit.sql import Dialect, review_page
+from mnemowire.kit.sql_reviews import QueueTable
+from mnemowire.kit.sql_steps import run
 from mnemowire.models import (
     DecideRequest,
     DecideResponse,
@@ -76,6 +77,8 @@ def _no_metadata(column: str, key: str, op: str, arg: Any) -> tuple[str, list[An
 
 #: SQLite, as the queue's one query (``kit.sql.review_page``) needs it
 _SQLITE = Dialect(param="?", operator=_no_metadata)
+#: the queue's table in the id map's database
+_QUEUE = QueueTable(dialect=_SQLITE, bind_json=json.dumps, read_json=json.loads)
 
 
 class ReviewRows:
@@ -102,16 +105,10 @@ class ReviewRows:
         now: int,
     ) -> None:
         """Queue a staged write; a review id already taken (by any agent) is a conflict."""
-        try:
-            self._db.execute(
-                "INSERT INTO reviews (review_id, agent_id, user_id, operation, request, "
-                "staged_by, requested_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')",
-                (review_id, agent_id, user_id, operation, json.dumps(request), staged_by, now),
-            )
-        except sqlite3.IntegrityError:
-            raise ConflictError(
-                f"review id {review_id!r} is taken; stage the write under another"
-            ) from None
+        run(self._db, _QUEUE.stage(
+            review_id=review_id, operation=operation, agent_id=agent_id, user_id=user_id,
+            request=request, staged_by=staged_by, now=now,
+        ))  # fmt: skip
 
     def page(self, req: ReviewsRequest) -> list[tuple[Any, ...]]:
         return self._db.execute(*review_page(_SQLITE, req)).fetchall()
@@ -119,32 +116,12 @@ class ReviewRows:
     def pending(self, req: DecideRequest) -> tuple[str, dict[str, Any]] | None:
         """(operation, request sent) of the agent's review if pending; None if the agent has
         no such review; ``conflict`` if it ended."""
-        row = self._db.execute(
-            "SELECT operation, request, state, decision FROM reviews "
-            "WHERE review_id = ? AND agent_id = ?",
-            (req.review_id, req.agent_id),
-        ).fetchone()
-        if row is None:
-            return None
-        if row[2] != "pending":
-            raise ended_conflict(req.review_id, row[2], row[3] and json.loads(row[3]))
-        return row[0], json.loads(row[1])
+        return run(self._db, _QUEUE.pending(req))
 
     def end(self, req: DecideRequest, intent: dict[str, Any]) -> None:
         """Mark the review being decided, with what its write will be, before the write
         ([review.once]); ``finish`` ends it once written."""
-        changed = self._db.execute(
-            "UPDATE reviews SET state = 'deciding', decision = ? WHERE review_id = ? "
-            "AND agent_id = ? AND state = 'pending'",
-            (json.dumps(intent), req.review_id, req.agent_id),
-        ).rowcount
-        if changed != 1:
-            row = self._db.execute(
-                "SELECT state, decision FROM reviews WHERE review_id = ?", (req.review_id,)
-            ).fetchone()
-            if row is None:
-                raise ended_conflict(req.review_id, "withdrawn")
-            raise ended_conflict(req.review_id, row[0], row[1] and json.loads(row[1]))
+        run(self._db, _QUEUE.end(req, "deciding", intent))
 
     def finish(self, review_id: str, outcome: str, decision: dict[str, Any]) -> None:
         self._db.execute(
@@ -168,21 +145,13 @@ class ReviewRows:
 
     def withdraw(self, ids: Sequence[str], now: int) -> None:
         """Staged remembers whose records a forget removed can no longer be decided."""
-        for review_id in ids:
-            self._db.execute(
-                "UPDATE reviews SET state = 'withdrawn', decision = ? WHERE review_id = ? "
-                "AND state = 'pending'",
-                (json.dumps({"at": now}), review_id),
-            )
+        run(self._db, _QUEUE.withdraw(ids, now))
 
     def erase_request(self, review_id: str) -> None:
         """What an erased staged remember leaves of its review: the id and the decision,
         whatever state the review is in (approved, merged or rejected, it kept the words it
         was staged with as long as a pending one)."""
-        self._db.execute(
-            "UPDATE reviews SET request = '{}' WHERE review_id = ? AND operation = 'remember'",
-            (review_id,),
-        )
+        run(self._db, _QUEUE.erase_requests([review_id]))
 
     def unqueued(self, ids: Iterable[str]) -> list[str]:
         """Which of ``ids`` have no row (records staged before the queue existed)."""
