@@ -19,14 +19,13 @@ from mnemowire.kit.reviews import (
     decided_merge,
     decision_detail,
     decision_record,
-    kept_request,
     outcome_of,
-    refuse_merge_into,
     refuse_unreviewed_version,
     review_id_for,
     reviews_answer,
     staged_detail,
-    unknown_review,
+    staged_forget_answer,
+    staged_merge_answer,
 )
 from mnemowire.kit.sql_steps import arun
 from mnemowire.models import (
@@ -67,12 +66,7 @@ class ReviewOperations:
         await self._host._setup()
         started = time.perf_counter()
         async with self._host._db.connection("decide") as conn:
-            found = await arun(conn, QUEUE.pending(request))
-            if found is None:
-                raise unknown_review(request)
-            operation, sent = found
-            if request.merge_into is not None:
-                refuse_merge_into(operation)
+            operation, sent = await arun(conn, QUEUE.pending(request))
             merge = decided_merge(request, operation, sent)
             plan = None
             if merge is not None:
@@ -94,16 +88,10 @@ class ReviewOperations:
         async with self._host._db.transaction("forget") as conn:
             ids = [i for _, i, _ in await arun(conn, QUEUE.forget_targets(req, payload))]
             queued = (review_id, "forget", req.agent_id, req.user_id, payload, staged_by, now)
-            await self._queue(conn, *queued)
+            await arun(conn, QUEUE.stage(*queued))
             detail = staged_detail(review_id)
             await insert_audit(conn, entry(now, "forget", req.agent_id, ids, payload, detail))
-        return ForgetResponse(
-            forgotten_ids=ids,
-            stores=[self._host._result(len(ids), started)],
-            hard_delete=req.hard_delete,
-            pending_approval=True,
-            review_id=review_id,
-        )
+        return staged_forget_answer(req, ids, review_id, self._host._result(len(ids), started))
 
     async def stage_merge(
         self, req: MergeRequest, payload: dict[str, Any], staged_by: str
@@ -115,39 +103,11 @@ class ReviewOperations:
         async with self._host._db.transaction("merge") as conn:
             await _changes.merge_targets(conn, req, now)  # the records must be there
             queued = (review_id, "merge", req.agent_id, None, payload, staged_by, now)
-            await self._queue(conn, *queued)
+            await arun(conn, QUEUE.stage(*queued))
             ids = [req.canonical, *req.duplicates]
             detail = staged_detail(review_id)
             await insert_audit(conn, entry(now, "merge", req.agent_id, ids, payload, detail))
-        return MergeResponse(
-            canonical=req.canonical,
-            merged_count=0,
-            strategy_used=req.strategy,
-            stores=[self._host._result(0, started)],
-            pending_approval=True,
-            review_id=review_id,
-        )
-
-    @staticmethod
-    async def _queue(  # noqa: PLR0917 (a staged write's parts)
-        conn: Any,
-        review_id: str,
-        operation: str,
-        agent_id: str,
-        user_id: str | None,
-        payload: dict[str, Any],
-        staged_by: str,
-        now: int,
-    ) -> None:
-        await arun(conn, QUEUE.stage(
-            review_id=review_id,
-            operation=operation,
-            agent_id=agent_id,
-            user_id=user_id,
-            request=kept_request(operation, payload),
-            staged_by=staged_by,
-            now=now,
-        ))  # fmt: skip
+        return staged_merge_answer(req, review_id, self._host._result(0, started))
 
     async def _plan_decided_merge(
         self, conn: Any, merge: MergeRequest, staged_remember: bool

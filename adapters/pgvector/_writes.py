@@ -22,7 +22,7 @@ from mnemowire.kit import (
     searchable_text,
 )
 from mnemowire.kit.audit import GENESIS, chain_digest, entry
-from mnemowire.kit.reviews import kept_request, staging
+from mnemowire.kit.reviews import staging
 from mnemowire.kit.sql_steps import arun
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import RememberRequest, RememberResponse, StoreResult
@@ -158,15 +158,9 @@ async def _queue(
 ) -> None:
     """Each staged remember's review ([review.staging]): its id is the record's."""
     for record_id, req, payload, staged_by in staged:
-        await arun(conn, QUEUE.stage(
-            review_id=record_id,
-            operation="remember",
-            agent_id=req.agent_id,
-            user_id=req.user_id,
-            request=kept_request("remember", payload),
-            staged_by=staged_by,
-            now=now,
-        ))  # fmt: skip
+        queued = QUEUE.stage(record_id, "remember", req.agent_id, req.user_id, payload,
+                             staged_by, now)  # fmt: skip
+        await arun(conn, queued)
 
 
 async def chained(conn: Any, entries: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:

@@ -18,14 +18,13 @@ from mnemowire.kit.reviews import (
     decided_merge,
     decision_detail,
     decision_record,
-    kept_request,
     outcome_of,
-    refuse_merge_into,
     refuse_unreviewed_version,
     review_id_for,
     reviews_answer,
     staged_detail,
-    unknown_review,
+    staged_forget_answer,
+    staged_merge_answer,
 )
 from mnemowire.kit.sql_reviews import Nearest
 from mnemowire.kit.sql_steps import run
@@ -85,13 +84,7 @@ class ReviewOperations:
     ) -> ForgetResponse:
         started = time.perf_counter()
         review_id, ids = await self._host._call(self._stage_forget_step, req, payload, staged_by)
-        return ForgetResponse(
-            forgotten_ids=ids,
-            stores=[self._host._result(len(ids), started)],
-            hard_delete=req.hard_delete,
-            pending_approval=True,
-            review_id=review_id,
-        )
+        return staged_forget_answer(req, ids, review_id, self._host._result(len(ids), started))
 
     async def stage_merge(
         self, req: MergeRequest, payload: dict[str, Any], staged_by: str
@@ -99,14 +92,7 @@ class ReviewOperations:
         started = time.perf_counter()
         MergePlan.refuse_self_merge(req)
         review_id = await self._host._call(self._stage_merge_step, req, payload, staged_by)
-        return MergeResponse(
-            canonical=req.canonical,
-            merged_count=0,
-            strategy_used=req.strategy,
-            stores=[self._host._result(0, started)],
-            pending_approval=True,
-            review_id=review_id,
-        )
+        return staged_merge_answer(req, review_id, self._host._result(0, started))
 
     # -- the database steps (run by ``_locked``) ------------------------------------------------
 
@@ -118,7 +104,7 @@ class ReviewOperations:
         with self._host._db.transaction() as tx:
             ids = [i for _, i, _ in run(tx, QUEUE.forget_targets(req, payload))]
             queued = (review_id, "forget", req.agent_id, req.user_id, payload, staged_by, now)
-            self._queue(tx, *queued)
+            run(tx, QUEUE.stage(*queued))
             append_sqlite(tx, now, "forget", req.agent_id, ids, payload, staged_detail(review_id))
         return review_id, ids
 
@@ -127,31 +113,11 @@ class ReviewOperations:
         review_id = review_id_for(req.review_id)
         with self._host._db.transaction() as tx:
             _writes.merge_targets(tx, req, now)  # the records must be there to stage it
-            self._queue(tx, review_id, "merge", req.agent_id, None, payload, staged_by, now)
+            queued = (review_id, "merge", req.agent_id, None, payload, staged_by, now)
+            run(tx, QUEUE.stage(*queued))
             ids = [req.canonical, *req.duplicates]
             append_sqlite(tx, now, "merge", req.agent_id, ids, payload, staged_detail(review_id))
         return review_id
-
-    @staticmethod
-    def _queue(  # noqa: PLR0917 (a staged write's parts)
-        tx: Any,
-        review_id: str,
-        operation: str,
-        agent_id: str,
-        user_id: str | None,
-        payload: dict[str, Any],
-        staged_by: str,
-        now: int,
-    ) -> None:
-        run(tx, QUEUE.stage(
-            review_id=review_id,
-            operation=operation,
-            agent_id=agent_id,
-            user_id=user_id,
-            request=kept_request(operation, payload),
-            staged_by=staged_by,
-            now=now,
-        ))  # fmt: skip
 
     def _page(self, req: ReviewsRequest) -> builtins.list[Any]:
         now = self._host._clock()
@@ -160,12 +126,7 @@ class ReviewOperations:
 
     def _staged(self, req: DecideRequest) -> tuple[str, dict[str, Any]]:
         with self._host._db.transaction(write=False) as tx:
-            found = run(tx, QUEUE.pending(req))
-        if found is None:
-            raise unknown_review(req)
-        if req.merge_into is not None:
-            refuse_merge_into(found[0])
-        return found
+            return run(tx, QUEUE.pending(req))
 
     def _related(self, tx: Any, asked: Nearest) -> builtins.list[tuple[str, float]]:
         return related(tx, asked, self._host._indexes, self._host._accelerate_above)

@@ -25,7 +25,7 @@ from mnemowire.kit import (
     searchable_text,
 )
 from mnemowire.kit.audit import append_sqlite
-from mnemowire.kit.reviews import kept_request, staging
+from mnemowire.kit.reviews import staging
 from mnemowire.kit.sql import expire_scope, merge_scope
 from mnemowire.kit.sql_steps import run
 from mnemowire.kit.staging import StagingRules
@@ -189,15 +189,8 @@ def write_record(  # noqa: PLR0917 (a remember's parts, as the store has them)
         ),
     )
     if staged_by is not None:
-        run(tx, QUEUE.stage(
-            review_id=fields["id"],
-            operation="remember",
-            agent_id=req.agent_id,
-            user_id=req.user_id,
-            request=kept_request("remember", payload),
-            staged_by=staged_by,
-            now=now,
-        ))  # fmt: skip
+        staged = (fields["id"], "remember", req.agent_id, req.user_id, payload, staged_by, now)
+        run(tx, QUEUE.stage(*staged))
     else:
         index.add(tx, cursor.lastrowid, fields, vector)
     detail = {"pending": True} if pending else None

@@ -32,20 +32,19 @@ from mnemowire.kit.reviews import (
     decided_merge,
     decision_detail,
     decision_record,
-    kept_request,
     merge_diff,
     outcome_of,
-    refuse_merge_into,
     refuse_unreviewed_version,
     review_id_for,
     review_of_row,
     reviews_answer,
     staged_detail,
-    unknown_review,
+    staged_forget_answer,
+    staged_merge_answer,
 )
 from mnemowire.kit.sql import Dialect, review_page
 from mnemowire.kit.sql_reviews import QueueTable
-from mnemowire.kit.sql_steps import run
+from mnemowire.kit.sql_steps import Steps, run
 from mnemowire.models import (
     DecideRequest,
     DecideResponse,
@@ -94,28 +93,16 @@ class ReviewRows:
         db.execute("CREATE INDEX IF NOT EXISTS reviews_queue ON reviews (agent_id, state)")
         db.execute("CREATE INDEX IF NOT EXISTS reviews_state ON reviews (state)")
 
-    def stage(  # noqa: PLR0917 (a staged write's parts)
-        self,
-        review_id: str,
-        operation: str,
-        agent_id: str,
-        user_id: str | None,
-        request: dict[str, Any],
-        staged_by: str,
-        now: int,
-    ) -> None:
-        """Queue a staged write; a review id already taken (by any agent) is a conflict."""
-        run(self._db, _QUEUE.stage(
-            review_id=review_id, operation=operation, agent_id=agent_id, user_id=user_id,
-            request=request, staged_by=staged_by, now=now,
-        ))  # fmt: skip
+    def run(self, steps: Steps[T]) -> T:
+        """Run the queue's steps (``kit.sql_reviews``) on the id map's database."""
+        return run(self._db, steps)
 
     def page(self, req: ReviewsRequest) -> list[tuple[Any, ...]]:
         return self._db.execute(*review_page(_SQLITE, req)).fetchall()
 
-    def pending(self, req: DecideRequest) -> tuple[str, dict[str, Any]] | None:
-        """(operation, request sent) of the agent's review if pending; None if the agent has
-        no such review; ``conflict`` if it ended."""
+    def pending(self, req: DecideRequest) -> tuple[str, dict[str, Any]]:
+        """(operation, request sent) of the agent's pending review (``kit.sql_reviews``:
+        ``not_found``, ``conflict`` or a refused ``merge_into`` otherwise)."""
         return run(self._db, _QUEUE.pending(req))
 
     def end(self, req: DecideRequest, intent: dict[str, Any]) -> None:
@@ -246,22 +233,15 @@ class ReviewQueue:
             ids = [r["id"] for r in self._host._forget_targets(req, payload)]
             now = self._host._clock()
             with self._ids.transaction():  # queued and audited at once
-                self._ids.reviews.stage(
-                    review_id, "forget", req.agent_id, req.user_id,
-                    kept_request("forget", payload), staged_by, now,
-                )  # fmt: skip
+                staged = (review_id, "forget", req.agent_id, req.user_id, payload, staged_by, now)
+                self._ids.reviews.run(_QUEUE.stage(*staged))
                 detail = staged_detail(review_id)
                 self._ids.audit(now, "forget", req.agent_id, ids, payload, detail)
             return review_id, ids
 
         review_id, ids = await self._host._run(stage)
-        return ForgetResponse(
-            forgotten_ids=ids,
-            stores=[store_result(self._host._name, len(ids), started)],
-            hard_delete=req.hard_delete,
-            pending_approval=True,
-            review_id=review_id,
-        )
+        result = store_result(self._host._name, len(ids), started)
+        return staged_forget_answer(req, ids, review_id, result)
 
     async def stage_merge(
         self, req: MergeRequest, payload: dict[str, Any], staged_by: str
@@ -274,32 +254,24 @@ class ReviewQueue:
             self._merge_targets(req)  # the records must be there to stage it
             now, ids = self._host._clock(), [req.canonical, *req.duplicates]
             with self._ids.transaction():  # queued and audited at once
-                self._ids.reviews.stage(
-                    review_id, "merge", req.agent_id, None, kept_request("merge", payload),
-                    staged_by, now,
-                )  # fmt: skip
+                staged = (review_id, "merge", req.agent_id, None, payload, staged_by, now)
+                self._ids.reviews.run(_QUEUE.stage(*staged))
                 detail = staged_detail(review_id)
                 self._ids.audit(now, "merge", req.agent_id, ids, payload, detail)
             return review_id
 
         review_id = await self._host._run(stage)
-        return MergeResponse(
-            canonical=req.canonical,
-            merged_count=0,
-            strategy_used=req.strategy,
-            stores=[store_result(self._host._name, 0, started)],
-            pending_approval=True,
-            review_id=review_id,
-        )
+        result = store_result(self._host._name, 0, started)
+        return staged_merge_answer(req, review_id, result)
 
     def queue_remember(
         self, record: Record, payload: dict[str, Any], staged_by: str = CALLER
     ) -> None:
         """A staged remember's review, queued once its record is written."""
-        self._ids.reviews.stage(
-            record["id"], "remember", record["agent_id"], record.get("user_id"),
-            kept_request("remember", payload), staged_by, record["created_at"],
-        )  # fmt: skip
+        self._ids.reviews.run(_QUEUE.stage(
+            record["id"], "remember", record["agent_id"], record.get("user_id"), payload,
+            staged_by, record["created_at"],
+        ))  # fmt: skip
 
     # -- listing ----------------------------------------------------------------------------------
 
@@ -370,12 +342,7 @@ class ReviewQueue:
 
     def _decide(self, req: DecideRequest) -> tuple[Any, builtins.list[str]]:
         self._redo()
-        found = self._ids.reviews.pending(req)
-        if found is None:
-            raise unknown_review(req)
-        operation, sent = found
-        if req.merge_into is not None:
-            refuse_merge_into(operation)
+        operation, sent = self._ids.reviews.pending(req)
         refuse_unreviewed_version(req, self._staged_version(req.review_id, operation))
         merge = decided_merge(req, operation, sent)
         plan = None

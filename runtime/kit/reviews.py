@@ -15,7 +15,10 @@ from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     DecideRequest,
     DecideResponse,
+    ForgetRequest,
+    ForgetResponse,
     MergeRequest,
+    MergeResponse,
     MergeStrategy,
     ReviewDecision,
     ReviewOutcome,
@@ -42,6 +45,8 @@ __all__ = [
     "reviews_answer",
     "same_decision",
     "staged_detail",
+    "staged_forget_answer",
+    "staged_merge_answer",
     "staging",
     "unknown_review",
 ]
@@ -266,6 +271,32 @@ def decided_merge(
         canonical=req.merge_into,
         duplicates=[req.review_id],
         strategy=MergeStrategy.MERGE_CONTENT.value,
+    )
+
+
+def staged_forget_answer(
+    req: ForgetRequest, ids: list[str], review_id: str, result: StoreResult
+) -> ForgetResponse:
+    """A staged forget's answer: the ids it would reach now, nothing forgotten yet
+    ([review.staging])."""
+    return ForgetResponse(
+        forgotten_ids=ids,
+        stores=[result],
+        hard_delete=req.hard_delete,
+        pending_approval=True,
+        review_id=review_id,
+    )
+
+
+def staged_merge_answer(req: MergeRequest, review_id: str, result: StoreResult) -> MergeResponse:
+    """A staged merge's answer: nothing merged yet ([review.staging])."""
+    return MergeResponse(
+        canonical=req.canonical,
+        merged_count=0,
+        strategy_used=req.strategy,
+        stores=[result],
+        pending_approval=True,
+        review_id=review_id,
     )
 
 

@@ -21,7 +21,14 @@ from typing import Any
 from mnemowire.errors import ConflictError
 from mnemowire.kit._browse import RecordRows
 from mnemowire.kit._rules import forget_states
-from mnemowire.kit.reviews import ended_conflict, merge_diff, review_of_row
+from mnemowire.kit.reviews import (
+    ended_conflict,
+    kept_request,
+    merge_diff,
+    refuse_merge_into,
+    review_of_row,
+    unknown_review,
+)
 from mnemowire.kit.sql import Clause, Dialect, forget_scope, merge_scope, review_page
 from mnemowire.kit.sql_steps import Query, Steps
 from mnemowire.models import (
@@ -63,19 +70,20 @@ class QueueTable:
 
     # -- staging -----------------------------------------------------------------------------
 
-    def stage(
+    def stage(  # noqa: PLR0917 (a staged write's parts)
         self,
-        *,
         review_id: str,
         operation: str,
         agent_id: str,
         user_id: str | None,
-        request: dict[str, Any],
+        payload: Mapping[str, Any],
         staged_by: str,
         now: int,
     ) -> Steps[None]:
-        """Queue a staged write ([review.staging]); a review id already taken (by any agent)
-        is a conflict, so one id never names two writes."""
+        """Queue a staged write ([review.staging]), its request as the review keeps it
+        (``kept_request``); a review id already taken (by any agent) is a conflict, so one
+        id never names two writes."""
+        request = kept_request(operation, payload)
         p = self.dialect.param
         inserted = yield Query(
             "INSERT INTO reviews (review_id, agent_id, user_id, operation, request, "
@@ -114,9 +122,10 @@ class QueueTable:
 
     # -- a decision --------------------------------------------------------------------------
 
-    def pending(self, req: DecideRequest) -> Steps[tuple[str, dict[str, Any]] | None]:
-        """The review a decision names, as (operation, request sent) if it is the agent's and
-        pending; None if it is not the agent's; a conflict if it already ended."""
+    def pending(self, req: DecideRequest) -> Steps[tuple[str, dict[str, Any]]]:
+        """The review a decision names, as (operation, request sent), if it is the agent's
+        and pending: ``not_found`` if it is not the agent's ([review.list]), a conflict if it
+        already ended, and ``merge_into`` refused unless it is a staged remember."""
         p = self.dialect.param
         row = yield Query(
             "SELECT operation, request, state, decision FROM reviews "
@@ -125,10 +134,12 @@ class QueueTable:
             "one",
         )
         if row is None:
-            return None
+            raise unknown_review(req)
         operation, request, state, decision = row
         if state != "pending":
             raise ended_conflict(req.review_id, state, self._decision(decision))
+        if req.merge_into is not None:
+            refuse_merge_into(operation)
         return operation, self.read_json(request)
 
     def end(self, req: DecideRequest, outcome: str, decision: dict[str, Any]) -> Steps[None]:
