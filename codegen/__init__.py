@@ -73,11 +73,12 @@ def _dated(specs: list[Spec]) -> list[Spec]:
     """Each message marked with the first version (of these, oldest first) that has it."""
     first: dict[str, str] = {}
     dated = []
-    for spec in specs:
+    for place, spec in enumerate(specs):
         for message in spec.messages:
             first.setdefault(message.name, spec.version)
         messages = tuple(dataclasses.replace(m, since=first[m.name]) for m in spec.messages)
-        dated.append(dataclasses.replace(spec, messages=messages))
+        lineage = tuple(s.version for s in specs[: place + 1])
+        dated.append(dataclasses.replace(spec, messages=messages, lineage=lineage))
     return dated
 
 

@@ -173,6 +173,9 @@ class Spec:
     semantic_rules: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: the HTTP binding's routes (``mnemowire.spec.routes``), for the generated clients
     routes: tuple[Route, ...] = ()
+    #: every version generated with this one, oldest first, this one last (what a client
+    #: may negotiate down to); empty when this version is generated alone
+    lineage: tuple[str, ...] = ()
 
     @property
     def first_version(self) -> str:

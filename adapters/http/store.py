@@ -45,11 +45,8 @@ from mnemowire.models import (
     HealthStatus,
     RecallRequest,
     RecallResponse,
-    v0,
-    v0_1,
-    v0_2,
 )
-from mnemowire.models.operations import Operation, Req, Resp, StoreOperations
+from mnemowire.models.operations import SPEC_VERSIONS, Operation, Req, Resp, StoreOperations
 from mnemowire.protocol import QueryEmbedding
 
 __all__ = ["TOKEN_VARIABLE", "HttpStore"]
@@ -67,8 +64,6 @@ URL_OPTIONS = {
     "name": text,
     "max_answer": integer(minimum=1024, maximum=2**40),
 }
-#: the spec versions this client speaks, newest first: the first one the server serves is used
-SPEC_VERSIONS = (v0_2.SPEC_VERSION, v0_1.SPEC_VERSION, v0.SPEC_VERSION)
 R = TypeVar("R", bound=BaseModel)
 log = logging.getLogger("mnemowire.http")
 
@@ -159,7 +154,7 @@ class HttpStore(StoreOperations):
         """The newest version both sides serve, and the store's capabilities there."""
         # no proxy from the environment, as aiohttp does not take one either
         direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        for version in SPEC_VERSIONS:
+        for version in reversed(SPEC_VERSIONS):  # the newest the server serves
             url = f"{self._base}/{version}/capabilities"
             request = urllib.request.Request(url, headers=self._headers)
             try:
@@ -176,7 +171,7 @@ class HttpStore(StoreOperations):
             return version, self._parse(Capabilities, status, content)
         raise ConfigError(
             f"{self._base} serves none of the spec versions this mnemowire speaks "
-            f"({', '.join(SPEC_VERSIONS)}); is it a mnemowire server?"
+            f"({', '.join(reversed(SPEC_VERSIONS))}); is it a mnemowire server?"
         )
 
     async def _operate(self, operation: Operation[Req, Resp], request: Req) -> Resp:

@@ -11,6 +11,7 @@ an operation to the spec and regenerating gives each of them its typed method.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from mnemowire.codegen._output import GeneratedFile, header_lines
@@ -91,6 +92,7 @@ def emit_operations(spec: Spec) -> GeneratedFile:
                     "BY_NAME",
                     "OPERATIONS",
                     "PROTOCOLS",
+                    "SPEC_VERSIONS",
                     "ClientOperations",
                     "Operation",
                     "StoreOperations",
@@ -138,7 +140,12 @@ def emit_operations(spec: Spec) -> GeneratedFile:
             f'    "{o.name}", {o.request}, {o.response}, "{o.since}", {o.optional}, {capability}',
             ")",
         ]
+    lineage = spec.lineage or (spec.version,)
+    versions = ", ".join(map(json.dumps, lineage)) + ("," if len(lineage) == 1 else "")
     lines += [
+        "#: every spec version generated with this one, oldest first, this one last: what a",
+        "#: client may fall back to when a server does not serve the newest",
+        f"SPEC_VERSIONS: Final = ({versions})",
         "#: every operation, oldest version first, then by name",
         "OPERATIONS: Final[tuple[Operation[Any, Any], ...]] = (",
         *(f"    {o.constant}," for o in ops),

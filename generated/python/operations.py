@@ -67,6 +67,7 @@ __all__ = [
     "RememberBatchStore",
     "RestoreStore",
     "ReviewsStore",
+    "SPEC_VERSIONS",
     "StoreOperations",
     "SyncOperations",
     "UPDATE",
@@ -137,6 +138,9 @@ DECIDE: Final[Operation[DecideRequest, DecideResponse]] = Operation(
 REVIEWS: Final[Operation[ReviewsRequest, ReviewsResponse]] = Operation(
     "reviews", ReviewsRequest, ReviewsResponse, "v0.2", True, Capability.REVIEWS
 )
+#: every spec version generated with this one, oldest first, this one last: what a
+#: client may fall back to when a server does not serve the newest
+SPEC_VERSIONS: Final = ("v0", "v0.1", "v0.2")
 #: every operation, oldest version first, then by name
 OPERATIONS: Final[tuple[Operation[Any, Any], ...]] = (
     EXPIRE,
