@@ -10,7 +10,7 @@ protocol of its own, tied to the capability that promises it: the operations spe
 (``GetStore``, ``ListStore``, ``RestoreStore``, ``UpdateStore``, ``RememberBatchStore``:
 capabilities ``get``, ``list``, ``restore``, ``update``, ``remember_batch``; each generated
 from the spec's operation table, ``mnemowire.models.operations``), ``GraphStore`` (``graph``) and
-``ApprovingStore`` (``governance``), ``ReviewStore`` (spec v0.2: ``reviews``, ``decide``);
+``ReviewStore`` (spec v0.2: ``reviews``, ``decide``: the one way a staged write is approved);
 ``BulkStore`` (bulk import) and ``MaintainedStore`` (vacuum,
 prewarm) need none. Callers test for one with ``isinstance`` (and the declared capability),
 never with ``getattr``.
@@ -61,7 +61,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BY_CAPABILITY",
-    "ApprovingStore",
     "AuditedStore",
     "BulkStore",
     "GetStore",
@@ -184,16 +183,6 @@ class MaintainedStore(Protocol):
 
 
 @runtime_checkable
-class ApprovingStore(Protocol):
-    """Optional extra of a store that declares ``governance``: staged remembers
-    (``approval_required``) become visible when approved; rejecting one is forgetting it by id
-    (docs/spec/v0.md#remember.pending). Returns the ids approved, in request order. The wire's
-    way to decide is ``decide`` (``ReviewStore``); this one stays for stores without it."""
-
-    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]: ...
-
-
-@runtime_checkable
 class ReviewStore(ReviewsStore, DecideStore, Protocol):
     """Optional (capabilities ``reviews`` and ``decide``, spec v0.2): pending reviews listed
     with their diffs (docs/spec/v0.2.md#review.list), and one decided at a time, exactly once
@@ -220,10 +209,10 @@ class RoutingStore(Protocol):
 
 #: the optional protocols a declared capability promises (a store declaring the capability
 #: without the protocol cannot be reached through a router for it): each optional operation's
-#: generated Protocol, the review queue's two together, and governance's approve
+#: generated Protocol and the review queue's two together (``governance``, staging a write,
+#: promises no method: a staged write is decided through ``decide``)
 BY_CAPABILITY: dict[str, type[Any]] = {
     **PROTOCOLS,
     "reviews": ReviewStore,
     "decide": ReviewStore,
-    "governance": ApprovingStore,
 }

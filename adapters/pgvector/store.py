@@ -465,11 +465,6 @@ class PgVectorStore:
             await self._analyze()
         return responses
 
-    async def approve(self, agent_id: str, ids: Sequence[str]) -> builtins.list[str]:
-        """Governance: make staged (pending) writes of ``agent_id`` visible; returns the ids
-        approved. Rejecting a staged write is forgetting it (docs/spec/v0.md#remember.pending)."""
-        return await self._set_visible(agent_id, None, list(ids), "pending", "approve")
-
     # -- plumbing ----------------------------------------------------------------------------
 
     async def _embed(self, texts: builtins.list[str]) -> Vectors:

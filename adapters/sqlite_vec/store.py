@@ -336,11 +336,6 @@ class SqliteVecStore:
             responses.extend(await self._call(self._insert, batch, embedded, started))
         return responses
 
-    async def approve(self, agent_id: str, ids: Sequence[str]) -> builtins.list[str]:
-        """Governance: make staged (pending) writes of ``agent_id`` visible; returns the ids
-        approved. Rejecting a staged write is forgetting it (docs/spec/v0.md#remember.pending)."""
-        return await self._call(self._set_visible, agent_id, None, list(ids), "pending", "approve")
-
     async def audit_entries(self) -> builtins.list[dict[str, Any]]:
         """The audit log, oldest first: every entry with its chain digest (kit.audit), for
         `mnemowire audit verify|export`."""
