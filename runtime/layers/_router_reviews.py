@@ -189,7 +189,7 @@ def _decided(request: DecideRequest, raw: Any) -> DecideResponse:
         raise InvalidResponse(
             f"decided review {answer.review_id!r}, asked about {request.review_id!r}"
         )
-    if (answer.outcome == ReviewOutcome.REJECTED) == request.approved:
+    if (answer.outcome == ReviewOutcome.REJECTED.value) == request.approved:
         raise InvalidResponse(f"answered {answer.outcome}, asked approved={request.approved}")
     return answer
 
