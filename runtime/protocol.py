@@ -11,9 +11,10 @@ protocol of its own, tied to the capability that promises it: the operations spe
 capabilities ``get``, ``list``, ``restore``, ``update``, ``remember_batch``; each generated
 from the spec's operation table, ``mnemowire.models.operations``), ``GraphStore`` (``graph``) and
 ``ReviewStore`` (spec v0.2: ``reviews``, ``decide``: the one way a staged write is approved);
-``BulkStore`` (bulk import) and ``MaintainedStore`` (vacuum,
-prewarm) need none. Callers test for one with ``isinstance`` (and the declared capability),
-never with ``getattr``.
+``VectorBatchStore`` (a ``remember_batch`` that takes precomputed vectors) and
+``MaintainedStore`` (vacuum, prewarm) need none. A bulk import is ``remember_batch`` sent in
+chunks (the facade's ``remember_many``), not an operation of its own. Callers test for one
+with ``isinstance`` (and the declared capability), never with ``getattr``.
 
 Example::
 
@@ -43,7 +44,7 @@ from mnemowire.models.operations import (
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from mnemowire.embedders import Vectors
+    from mnemowire.embedders import Embedder, Vectors
     from mnemowire.models import (
         Capabilities,
         ExpireRequest,
@@ -55,6 +56,8 @@ if TYPE_CHECKING:
         MergeResponse,
         RecallRequest,
         RecallResponse,
+        RememberBatchRequest,
+        RememberBatchResponse,
         RememberRequest,
         RememberResponse,
     )
@@ -62,7 +65,6 @@ if TYPE_CHECKING:
 __all__ = [
     "BY_CAPABILITY",
     "AuditedStore",
-    "BulkStore",
     "GetStore",
     "GraphStore",
     "ListStore",
@@ -74,6 +76,7 @@ __all__ = [
     "ReviewStore",
     "RoutingStore",
     "UpdateStore",
+    "VectorBatchStore",
 ]
 
 
@@ -155,18 +158,19 @@ class GraphStore(Protocol):
 
 
 @runtime_checkable
-class BulkStore(Protocol):
-    """Optional extra: bulk import. The boundary validates every request before the store sees
-    any (one bad request stores nothing); ``vectors`` (one row per request, from the store's
-    embedder) skips the embedding."""
+class VectorBatchStore(RememberBatchStore, Protocol):
+    """Optional extra of a store that serves ``remember_batch`` and embeds with an embedder of
+    its own: its ``remember_batch`` also takes the requests' vectors (one row per request, from
+    ``embedder``), so an import that has them skips the embedding, as ``recall`` takes
+    ``query_vector``. A store that cannot use them (one over HTTP: no ``embedder``) is not one.
+    """
 
-    async def remember_many(
-        self,
-        requests: Sequence[RememberRequest],
-        *,
-        batch_size: int = ...,
-        vectors: Vectors | None = None,
-    ) -> list[RememberResponse]: ...
+    @property
+    def embedder(self) -> Embedder: ...
+
+    async def remember_batch(
+        self, request: RememberBatchRequest, *, vectors: Vectors | None = None
+    ) -> RememberBatchResponse: ...
 
 
 @runtime_checkable

@@ -20,7 +20,13 @@ from mnemowire.models import (
     ForgetResponse,
     v0,
 )
-from mnemowire.protocol import BulkStore, GraphStore, RestoreStore, ReviewStore
+from mnemowire.protocol import (
+    GraphStore,
+    RememberBatchStore,
+    RestoreStore,
+    ReviewStore,
+    VectorBatchStore,
+)
 from tests.runtime.conftest import RouterFactory, StoreFactory
 
 AGENT = "agent-1"
@@ -56,10 +62,18 @@ class OlderStore(SqliteVecStore):
 
 def test_the_stores_offer_the_optional_protocols_they_declare() -> None:
     for store in (SqliteVecStore, PgVectorStore):
-        assert issubclass(store, BulkStore)
         assert issubclass(store, ReviewStore)  # declares reviews and decide
+        assert issubclass(store, RememberBatchStore)
         assert issubclass(store, RestoreStore)  # declares archive
         assert not issubclass(store, GraphStore)  # declares no graph
+
+
+async def test_precomputed_vectors_go_only_to_a_store_with_an_embedder(
+    make_store: StoreFactory, make_router: RouterFactory
+) -> None:
+    store = make_store("a")
+    assert isinstance(store.inner, VectorBatchStore)
+    assert not isinstance(make_router([store]).inner, VectorBatchStore)
 
 
 async def staged(router: Any, content: str = "the launch is on friday") -> str:

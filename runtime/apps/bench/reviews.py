@@ -60,7 +60,7 @@ async def _load(memory: Memory, count: int, kind: str) -> list[str]:
         ]
         vectors = rng.standard_normal((n, DIMENSION)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        done = await memory.remember_many(requests, vectors=vectors, batch_size=1000)
+        done = await memory.remember_many(requests, vectors=vectors)
         ids += [d.id for d in done]
     if kind == "archived":
         policy = {"confidence_below": 0.5}
