@@ -10,10 +10,11 @@ protocol of its own, tied to the capability that promises it: the operations spe
 (``GetStore``, ``ListStore``, ``RestoreStore``, ``UpdateStore``, ``RememberBatchStore``:
 capabilities ``get``, ``list``, ``restore``, ``update``, ``remember_batch``; each generated
 from the spec's operation table, ``mnemowire.models.operations``), ``GraphStore`` (``graph``) and
-``ApprovingStore`` (``governance``), ``ReviewStore`` (spec v0.2: ``reviews``, ``decide``);
-``BulkStore`` (bulk import) and ``MaintainedStore`` (vacuum,
-prewarm) need none. Callers test for one with ``isinstance`` (and the declared capability),
-never with ``getattr``.
+``ReviewStore`` (spec v0.2: ``reviews``, ``decide``: the one way a staged write is approved);
+``VectorBatchStore`` (a ``remember_batch`` that takes precomputed vectors) and
+``MaintainedStore`` (vacuum, prewarm) need none. A bulk import is ``remember_batch`` sent in
+chunks (the facade's ``remember_many``), not an operation of its own. Callers test for one
+with ``isinstance`` (and the declared capability), never with ``getattr``.
 
 Example::
 
@@ -43,7 +44,7 @@ from mnemowire.models.operations import (
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from mnemowire.embedders import Vectors
+    from mnemowire.embedders import Embedder, Vectors
     from mnemowire.models import (
         Capabilities,
         ExpireRequest,
@@ -55,15 +56,15 @@ if TYPE_CHECKING:
         MergeResponse,
         RecallRequest,
         RecallResponse,
+        RememberBatchRequest,
+        RememberBatchResponse,
         RememberRequest,
         RememberResponse,
     )
 
 __all__ = [
     "BY_CAPABILITY",
-    "ApprovingStore",
     "AuditedStore",
-    "BulkStore",
     "GetStore",
     "GraphStore",
     "ListStore",
@@ -75,6 +76,7 @@ __all__ = [
     "ReviewStore",
     "RoutingStore",
     "UpdateStore",
+    "VectorBatchStore",
 ]
 
 
@@ -156,18 +158,19 @@ class GraphStore(Protocol):
 
 
 @runtime_checkable
-class BulkStore(Protocol):
-    """Optional extra: bulk import. The boundary validates every request before the store sees
-    any (one bad request stores nothing); ``vectors`` (one row per request, from the store's
-    embedder) skips the embedding."""
+class VectorBatchStore(RememberBatchStore, Protocol):
+    """Optional extra of a store that serves ``remember_batch`` and embeds with an embedder of
+    its own: its ``remember_batch`` also takes the requests' vectors (one row per request, from
+    ``embedder``), so an import that has them skips the embedding, as ``recall`` takes
+    ``query_vector``. A store that cannot use them (one over HTTP: no ``embedder``) is not one.
+    """
 
-    async def remember_many(
-        self,
-        requests: Sequence[RememberRequest],
-        *,
-        batch_size: int = ...,
-        vectors: Vectors | None = None,
-    ) -> list[RememberResponse]: ...
+    @property
+    def embedder(self) -> Embedder: ...
+
+    async def remember_batch(
+        self, request: RememberBatchRequest, *, vectors: Vectors | None = None
+    ) -> RememberBatchResponse: ...
 
 
 @runtime_checkable
@@ -181,16 +184,6 @@ class MaintainedStore(Protocol):
     async def vacuum(self, *, erase: bool = False) -> list[str]: ...
 
     async def prewarm(self) -> dict[str, int]: ...
-
-
-@runtime_checkable
-class ApprovingStore(Protocol):
-    """Optional extra of a store that declares ``governance``: staged remembers
-    (``approval_required``) become visible when approved; rejecting one is forgetting it by id
-    (docs/spec/v0.md#remember.pending). Returns the ids approved, in request order. The wire's
-    way to decide is ``decide`` (``ReviewStore``); this one stays for stores without it."""
-
-    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]: ...
 
 
 @runtime_checkable
@@ -220,10 +213,10 @@ class RoutingStore(Protocol):
 
 #: the optional protocols a declared capability promises (a store declaring the capability
 #: without the protocol cannot be reached through a router for it): each optional operation's
-#: generated Protocol, the review queue's two together, and governance's approve
+#: generated Protocol and the review queue's two together (``governance``, staging a write,
+#: promises no method: a staged write is decided through ``decide``)
 BY_CAPABILITY: dict[str, type[Any]] = {
     **PROTOCOLS,
     "reviews": ReviewStore,
     "decide": ReviewStore,
-    "governance": ApprovingStore,
 }

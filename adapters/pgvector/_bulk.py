@@ -1,98 +1,40 @@
-"""The pgvector store's bulk import (``remember_many``): batches written with binary COPY,
-several at once on as many connections, or, for a first import into an unused store, every
-row loaded and both indexes built once at the end."""
+"""The pgvector store's first import into an unused store (``PgVectorStore.load_fresh``, an
+operator's method outside the protocol, like ``vacuum``): every row loaded with binary COPY
+while both indexes are dropped, then the indexes built once at the end, all in one
+transaction. A bulk build is several times faster than growing the HNSW graph row by row;
+any other import goes through ``remember_batch`` (the facade's ``remember_many``)."""
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mnemowire.adapters.pgvector._database import Database, one
 from mnemowire.adapters.pgvector._migrations import HNSW_M, keyword_index, vector_index
 from mnemowire.adapters.pgvector._writes import Result, write
 from mnemowire.embedders import Vectors
-from mnemowire.kit import searchable_text
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import RememberRequest, RememberResponse
 
-__all__ = ["BulkOptions", "bulk_import"]
-
-Typed = Sequence[tuple[RememberRequest, dict[str, Any]]]
+__all__ = ["load_fresh"]
 
 
-@dataclass(frozen=True)
-class BulkOptions:
-    """``remember_many``'s knobs (its docstring says what each does)."""
-
-    batch_size: int
-    rebuild_index: bool
-    concurrency: int
-    #: the store's staging policy: a bulk import is staged like any remember
-    policy: StagingRules | None = None
-
-
-async def bulk_import(
+async def load_fresh(  # noqa: PLR0917
     db: Database,
-    typed: Typed,
-    vectors: Vectors | None,
-    *,
-    embed: Callable[[list[str]], Awaitable[Vectors]],
-    clock: Callable[[], int],
-    results: Callable[[float], Result],
-    options: BulkOptions,
-) -> list[RememberResponse]:
-    """Write every request (already validated), embedding the ones without ``vectors``."""
-    if options.rebuild_index:
-        if vectors is None:  # embed everything first: never inside the long transaction
-            vectors = await embed([searchable_text(r.type, r.content) for r, _ in typed])
-        return await _rebuild(db, typed, vectors, options, clock, results)
-    batch_size = options.batch_size
-    batches = [
-        (start, typed[start : start + batch_size]) for start in range(0, len(typed), batch_size)
-    ]
-    ids = [r.id for r, _ in typed if r.id is not None]
-    concurrency = options.concurrency
-    if len(set(ids)) < len(ids):  # a repeated id must replay its first write: in order
-        concurrency = 1
-    lanes = asyncio.Semaphore(max(1, concurrency))
-
-    async def one(start: int, batch: Typed) -> list[RememberResponse]:
-        async with lanes:
-            began = time.perf_counter()
-            if vectors is None:
-                embedded = await embed([searchable_text(r.type, r.content) for r, _ in batch])
-            else:
-                embedded = vectors[start : start + len(batch)]
-            async with db.transaction("remember_many") as conn:
-                return await write(
-                    conn, batch, embedded, now=clock(), result=results(began), copy=True,
-                    policy=options.policy,
-                )  # fmt: skip
-
-    try:  # a failure cancels (rolls back) the batches still running
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(one(start, batch)) for start, batch in batches]
-    except ExceptionGroup as failed:
-        raise failed.exceptions[0] from None
-    return [response for task in tasks for response in task.result()]
-
-
-async def _rebuild(  # noqa: PLR0917
-    db: Database,
-    typed: Typed,
+    typed: Sequence[tuple[RememberRequest, dict[str, Any]]],
     vectors: Vectors,
-    options: BulkOptions,
+    batch_size: int,
     clock: Callable[[], int],
     results: Callable[[float], Result],
+    policy: StagingRules | None,
 ) -> list[RememberResponse]:
-    """Every row COPYed with both indexes dropped, then the indexes built once, all in one
-    transaction (it blocks the store's other readers and writers until it commits)."""
+    """Every row COPYed (``batch_size`` per COPY) with both indexes dropped, then the indexes
+    built once, all in one transaction (it blocks the store's other readers and writers until
+    it commits); a staging policy stages rows as it would any remember."""
     started = time.perf_counter()
     responses: list[RememberResponse] = []
-    async with db.transaction("remember_many") as conn:
+    async with db.transaction("load_fresh") as conn:
         cursor = await conn.execute("SELECT count(*) FROM memories WHERE state = 'active'")
         rows = int((await one(cursor))[0]) + len(typed)
         # the graph must fit in maintenance_work_mem, or the build slows down many times
@@ -102,7 +44,6 @@ async def _rebuild(  # noqa: PLR0917
         # through) made a 100k COPY ~20 % slower
         await conn.execute("DROP INDEX memories_embedding")
         await conn.execute("DROP INDEX memories_search")
-        batch_size = options.batch_size
         for start in range(0, len(typed), batch_size):
             responses.extend(
                 await write(
@@ -112,7 +53,8 @@ async def _rebuild(  # noqa: PLR0917
                     now=clock(),
                     result=results(started),
                     copy=True,
-                    policy=options.policy,
+                    offset=start,
+                    policy=policy,
                 )
             )
         await conn.execute(

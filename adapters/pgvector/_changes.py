@@ -177,7 +177,7 @@ async def reject(conn: Any, req: DecideRequest, operation: str, now: int) -> lis
     return [req.review_id]
 
 
-async def set_visible(  # noqa: PLR0917 (the store's approve and restore, one statement each)
+async def set_visible(  # noqa: PLR0917 (an approved remember and restore, one statement each)
     conn: Any,
     agent_id: str,
     user_id: str | None,
@@ -196,12 +196,6 @@ async def set_visible(  # noqa: PLR0917 (the store's approve and restore, one st
     )
     found = {row[0] for row in await cursor.fetchall()}
     done = [record_id for record_id in dict.fromkeys(ids) if record_id in found]
-    if from_state == "pending" and done:  # approved outside the review queue: its review ends
-        await conn.execute(
-            "UPDATE reviews SET state = 'approved', decision = jsonb_build_object('at', %s) "
-            "WHERE state = 'pending' AND review_id = ANY(%s)",
-            (now, done),
-        )
     request = {"agent_id": agent_id, "ids": ids}
     await insert_audit(conn, entry(now, operation, agent_id, done, request, None))
     return done

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from mnemowire.adapters.pgvector._database import Database
     from mnemowire.adapters.pgvector._search import AgentSizes
-    from mnemowire.embedders import Vectors
+    from mnemowire.embedders import Embedder, Vectors
     from mnemowire.kit import EmbedderSetup
     from mnemowire.kit.staging import StagingRules
     from mnemowire.models import StoreResult
@@ -23,6 +23,7 @@ __all__ = ["StoreHost"]
 class StoreHost(Protocol):
     schema: str
     _name: str
+    embedder: Embedder
     _db: Database
     _clock: Callable[[], int]
     _sizes: AgentSizes

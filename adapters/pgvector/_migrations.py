@@ -59,7 +59,7 @@ HNSW_EF_CONSTRUCTION = 64
 
 
 def vector_index() -> sql.Composed:
-    """The vector index as the latest migration defines it (``remember_many`` rebuilds it)."""
+    """The vector index as the latest migration defines it (``load_fresh`` rebuilds it)."""
     return sql.SQL(
         "CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops) "
         "WITH (m = {}, ef_construction = {}) WHERE state = 'active'"
@@ -67,7 +67,7 @@ def vector_index() -> sql.Composed:
 
 
 def keyword_index() -> sql.SQL:
-    """The keyword index as the latest migration defines it (``remember_many`` rebuilds it):
+    """The keyword index as the latest migration defines it (``load_fresh`` rebuilds it):
     the visible records' words, written through (``fastupdate = off``; ``_sql.VISIBLE_WORDS``
     says why)."""
     return sql.SQL(

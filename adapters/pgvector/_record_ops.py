@@ -1,5 +1,5 @@
 """The pgvector store's spec v0.1 operations (get, list, restore, update, remember_batch),
-kept apart from the five of ``store.py``; ``PgVectorStore`` inherits them. Their SQL is
+kept apart from the five of ``store.py``; ``PgVectorStore`` holds them. Their SQL is
 ``_browse``'s, their rules the kit's."""
 
 from __future__ import annotations
@@ -11,14 +11,15 @@ from typing import Any
 from mnemowire.adapters.pgvector import _browse
 from mnemowire.adapters.pgvector._host import StoreHost
 from mnemowire.adapters.pgvector._writes import write
+from mnemowire.embedders import Vectors
 from mnemowire.kit import (
     Cursors,
     UpdatePlan,
     batch_answer,
+    batch_vectors,
     get_answer,
     list_answer,
     restore_answer,
-    searchable_text,
     to_wire,
 )
 from mnemowire.kit.audit import stored_entry
@@ -105,16 +106,21 @@ class RecordOperations:
             await _browse.apply_update(conn, request, to_wire(request), plan, now)
         return plan.answer(request, now, self._host._result(1, started))
 
-    async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
-        """Many remembers in one transaction, all or nothing ([batch.atomic])."""
+    async def remember_batch(
+        self, request: RememberBatchRequest, *, vectors: Vectors | None = None
+    ) -> RememberBatchResponse:
+        """Many remembers in one transaction, written with COPY, all or nothing
+        ([batch.atomic]); ``vectors`` (checked first) skip the embedding, which otherwise runs
+        outside the transaction."""
         await self._host._setup()
         started = time.perf_counter()
         batch = [(r, to_wire(r)) for r in request.requests]
-        vectors = await self._host._embed([searchable_text(r.type, r.content) for r, _ in batch])
+        embedded = await batch_vectors(self._host.embedder, request.requests, vectors)
         async with self._host._db.transaction("remember_batch") as conn:
             results = await write(
-                conn, batch, vectors, now=self._host._clock(), result=self._host._results(started),
-                copy=True, offset=0, policy=self._host._policy,
+                conn, batch, embedded, now=self._host._clock(),
+                result=self._host._results(started), copy=True, offset=0,
+                policy=self._host._policy,
             )  # fmt: skip
         self._host._sizes.changed({r.agent_id for r, _ in batch})
         return batch_answer(results, self._host._result(len(results), started))

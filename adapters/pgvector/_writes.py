@@ -1,5 +1,5 @@
 """Writing records: replay or conflict for known ids, then one INSERT (remember) or a binary
-COPY per batch (remember_many), each record with its audit row, inside the caller's
+COPY per batch (remember_batch, load_fresh), each record with its audit row, inside the caller's
 transaction."""
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from psycopg.rows import dict_row
 
 from mnemowire import __version__
 from mnemowire.adapters.pgvector import _changes
-from mnemowire.adapters.pgvector._bulk import BulkOptions, bulk_import
+from mnemowire.adapters.pgvector._bulk import load_fresh
 from mnemowire.adapters.pgvector._database import Database
 from mnemowire.adapters.pgvector._record_ops import RecordOperations
 from mnemowire.adapters.pgvector._review_ops import ReviewOperations
@@ -50,7 +50,7 @@ from mnemowire.kit import (
     EmbedderSetup,
     Implements,
     MergePlan,
-    bulk_requests,
+    check_vectors,
     elapsed_ms,
     embed,
     now_ms,
@@ -269,8 +269,12 @@ class PgVectorStore:
     async def update(self, request: UpdateRequest) -> UpdateResponse:
         return await self._record_ops.update(request)
 
-    async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
-        return await self._record_ops.remember_batch(request)
+    async def remember_batch(
+        self, request: RememberBatchRequest, *, vectors: Vectors | None = None
+    ) -> RememberBatchResponse:
+        """``vectors``: one row per request from this store's embedder (an import that has
+        them skips the embedding; ``protocol.VectorBatchStore``)."""
+        return await self._record_ops.remember_batch(request, vectors=vectors)
 
     async def reviews(self, request: ReviewsRequest) -> ReviewsResponse:
         return await self._review_ops.reviews(request)
@@ -422,53 +426,40 @@ class PgVectorStore:
 
     # -- extras beyond the protocol ----------------------------------------------------------
 
-    async def remember_many(
+    async def load_fresh(
         self,
         requests: Sequence[RememberRequest],
         *,
-        batch_size: int = 1000,
         vectors: Vectors | None = None,
-        rebuild_index: bool = False,
-        concurrency: int = 1,
+        batch_size: int = 5_000,
     ) -> builtins.list[RememberResponse]:
-        """Bulk import (the boundary validates every request before this sees any, so one bad
-        request stores nothing): the vectors are checked first,
-        then each batch is embedded (outside any transaction) and written with COPY in one
-        transaction. A backend failure mid-import keeps the batches already committed.
+        """An operator's first import into a store nobody uses yet (not a protocol operation:
+        the usual import is ``Memory.remember_many``, chunks of ``remember_batch``). Both
+        indexes are dropped, every row COPYed (``batch_size`` rows per COPY), the indexes
+        built once at the end (several times faster than growing the HNSW graph row by row),
+        all in one transaction that blocks every other reader and writer of the store until
+        it commits (all or nothing); then the planner's statistics are refreshed.
 
-        ``vectors`` (one row per request, from this store's embedder) skips the embedding.
-        ``concurrency`` batches are written at once, on as many connections: growing the HNSW
-        graph is CPU work in the server, so this scales with its cores (it stays 1 when an id
-        repeats, so the repeat replays its first write).
-        ``rebuild_index`` is for a first import into a store nobody else is using yet: the
-        HNSW index is dropped, every row loaded, and the index built once at the end (a bulk
-        build is several times faster than growing the graph row by row), all in a single
-        transaction that blocks other readers and writers of the store until it commits.
-        """
-        typed = bulk_requests(requests, vectors, self.embedder.dimension)
+        ``requests`` are trusted as a store trusts a request (validate them first:
+        ``mnemowire.layers.validating.parse_requests``); ``vectors`` (one row per request,
+        from this store's embedder) skip the embedding, which otherwise runs before the
+        transaction starts."""
         if batch_size < 1:
-            raise ValueError("batch_size must be at least 1")
+            raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+        if vectors is not None:
+            check_vectors(vectors, len(requests), self.embedder.dimension)
         await self._setup()
+        typed = [(r, to_wire(r)) for r in requests]
+        if vectors is None:
+            vectors = await self._embed([searchable_text(r.type, r.content) for r, _ in typed])
         try:
-            responses = await bulk_import(
-                self._db,
-                typed,
-                vectors,
-                embed=self._embed,
-                clock=self._clock,
-                results=self._results,
-                options=BulkOptions(batch_size, rebuild_index, concurrency, self._policy),
+            responses = await load_fresh(
+                self._db, typed, vectors, batch_size, self._clock, self._results, self._policy
             )
-        finally:  # batches already committed count, even when a later one failed
+        finally:
             self._sizes.changed({r.agent_id for r, _ in typed})
-        if len(typed) >= 1000:
-            await self._analyze()
+        await self._analyze()
         return responses
-
-    async def approve(self, agent_id: str, ids: Sequence[str]) -> builtins.list[str]:
-        """Governance: make staged (pending) writes of ``agent_id`` visible; returns the ids
-        approved. Rejecting a staged write is forgetting it (docs/spec/v0.md#remember.pending)."""
-        return await self._set_visible(agent_id, None, list(ids), "pending", "approve")
 
     # -- plumbing ----------------------------------------------------------------------------
 

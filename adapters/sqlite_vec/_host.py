@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from mnemowire.adapters.sqlite_vec._accel import IndexCache
     from mnemowire.adapters.sqlite_vec._database import Database
     from mnemowire.adapters.sqlite_vec._writes import IndexWriter
-    from mnemowire.embedders import Vectors
+    from mnemowire.embedders import Embedder, Vectors
     from mnemowire.kit import EmbedderSetup
     from mnemowire.kit.staging import StagingRules
     from mnemowire.models import RememberRequest, RememberResponse, StoreResult
@@ -23,6 +23,7 @@ T = TypeVar("T")
 
 
 class StoreHost(Protocol):
+    embedder: Embedder
     _db: Database
     _clock: Callable[[], int]
     _index: IndexWriter

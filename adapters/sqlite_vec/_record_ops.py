@@ -1,5 +1,5 @@
 """The sqlite-vec store's spec v0.1 operations (get, list, restore, update, remember_batch),
-kept apart from the five of ``store.py``; ``SqliteVecStore`` inherits them. Their database
+kept apart from the five of ``store.py``; ``SqliteVecStore`` holds them. Their database
 steps are ``_browse``'s, their rules the kit's."""
 
 from __future__ import annotations
@@ -11,14 +11,15 @@ from typing import Any, TypeVar
 from mnemowire.adapters.sqlite_vec import _browse
 from mnemowire.adapters.sqlite_vec._host import StoreHost
 from mnemowire.adapters.sqlite_vec._schema import cursor_key
+from mnemowire.embedders import Vectors
 from mnemowire.kit import (
     Cursors,
     UpdatePlan,
     batch_answer,
+    batch_vectors,
     get_answer,
     list_answer,
     restore_answer,
-    searchable_text,
     to_wire,
 )
 from mnemowire.models import (
@@ -83,15 +84,18 @@ class RecordOperations:
         now = await self._host._call(self._update, request, to_wire(request), plan)
         return plan.answer(request, now, self._host._result(1, started))
 
-    async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
-        """Many remembers in one transaction, all or nothing ([batch.atomic])."""
+    async def remember_batch(
+        self, request: RememberBatchRequest, *, vectors: Vectors | None = None
+    ) -> RememberBatchResponse:
+        """Many remembers in one transaction, all or nothing ([batch.atomic]); ``vectors``
+        (checked first) skip the embedding."""
         await self._host._setup()
         started = time.perf_counter()
         batch: builtins.list[tuple[RememberRequest, dict[str, Any]]] = [
             (r, to_wire(r)) for r in request.requests
         ]
-        vectors = await self._host._embed([searchable_text(r.type, r.content) for r, _ in batch])
-        results = await self._host._call(self._host._insert, batch, vectors, started, 0)
+        embedded = await batch_vectors(self._host.embedder, request.requests, vectors)
+        results = await self._host._call(self._host._insert, batch, embedded, started, 0)
         return batch_answer(results, self._host._result(len(results), started))
 
     # -- the database steps (run by ``_locked`` or ``_inline``) --------------------------------

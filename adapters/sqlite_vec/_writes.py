@@ -364,7 +364,7 @@ def reject(tx: Any, req: DecideRequest, operation: str, now: int) -> list[str]:
     return [req.review_id]
 
 
-def set_visible(  # noqa: PLR0917 (the store's approve and restore, one statement each)
+def set_visible(  # noqa: PLR0917 (an approved remember and restore, one statement each)
     tx: Any,
     agent_id: str,
     user_id: str | None,
@@ -391,11 +391,5 @@ def set_visible(  # noqa: PLR0917 (the store's approve and restore, one statemen
         index.add(tx, found["rowid"], found, np.frombuffer(row[-1], np.float32))
     restored = {row[1] for row in rows}
     done = [record_id for record_id in dict.fromkeys(ids) if record_id in restored]
-    if from_state == "pending" and done:  # approved outside the review queue: its review ends
-        tx.execute(
-            f"UPDATE reviews SET state = 'approved', decision = json_object('at', ?) "
-            f"WHERE state = 'pending' AND review_id IN ({','.join('?' * len(done))})",
-            [now, *done],
-        )
     append_sqlite(tx, now, operation, agent_id, done, {"agent_id": agent_id, "ids": ids})
     return done

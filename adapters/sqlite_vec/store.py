@@ -15,7 +15,7 @@ import asyncio
 import builtins
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
@@ -35,7 +35,6 @@ from mnemowire.kit import (
     EmbedderSetup,
     Implements,
     MergePlan,
-    bulk_requests,
     elapsed_ms,
     embed,
     in_batch,
@@ -229,8 +228,12 @@ class SqliteVecStore:
     async def update(self, request: UpdateRequest) -> UpdateResponse:
         return await self._record_ops.update(request)
 
-    async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
-        return await self._record_ops.remember_batch(request)
+    async def remember_batch(
+        self, request: RememberBatchRequest, *, vectors: Vectors | None = None
+    ) -> RememberBatchResponse:
+        """``vectors``: one row per request from this store's embedder (an import that has
+        them skips the embedding; ``protocol.VectorBatchStore``)."""
+        return await self._record_ops.remember_batch(request, vectors=vectors)
 
     async def reviews(self, request: ReviewsRequest) -> ReviewsResponse:
         return await self._review_ops.reviews(request)
@@ -307,39 +310,6 @@ class SqliteVecStore:
         )
 
     # -- extras beyond the protocol ----------------------------------------------------------
-
-    async def remember_many(
-        self,
-        requests: Sequence[RememberRequest],
-        *,
-        batch_size: int = 64,
-        vectors: Vectors | None = None,
-    ) -> builtins.list[RememberResponse]:
-        """Bulk import (the boundary validates every request before this sees any, so one bad
-        request stores nothing): the vectors are checked first,
-        then content is embedded in batches and each batch is written in one transaction.
-
-        ``vectors`` (one row per request, from this store's embedder) skips the embedding, for
-        imports that already have them. A backend failure mid-import keeps earlier batches.
-        """
-        typed = bulk_requests(requests, vectors, self.embedder.dimension)
-        responses: builtins.list[RememberResponse] = []
-        await self._setup()
-        for start in range(0, len(typed), batch_size):
-            batch = typed[start : start + batch_size]
-            started = time.perf_counter()
-            if vectors is None:
-                texts = [searchable_text(r.type, r.content) for r, _ in batch]
-                embedded = await self._embed(texts)
-            else:
-                embedded = vectors[start : start + batch_size]
-            responses.extend(await self._call(self._insert, batch, embedded, started))
-        return responses
-
-    async def approve(self, agent_id: str, ids: Sequence[str]) -> builtins.list[str]:
-        """Governance: make staged (pending) writes of ``agent_id`` visible; returns the ids
-        approved. Rejecting a staged write is forgetting it (docs/spec/v0.md#remember.pending)."""
-        return await self._call(self._set_visible, agent_id, None, list(ids), "pending", "approve")
 
     async def audit_entries(self) -> builtins.list[dict[str, Any]]:
         """The audit log, oldest first: every entry with its chain digest (kit.audit), for

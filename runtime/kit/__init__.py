@@ -11,7 +11,7 @@ through a whole store built from it):
 - records: ``record_fields``, ``recall_answer``, ``store_result``, ``searchable_text``,
   ``TYPE_FIELDS``, the embedder calls (``embed``: concurrent small calls share one batch;
   ``query_embedding``, ``EmbedderSetup``) and
-  ``bulk_requests`` (a bulk import's requests and its precomputed vectors, checked first);
+  ``batch_vectors`` and ``check_vectors`` (a remember_batch's precomputed vectors, checked);
 - capabilities: ``needs`` (what a request needs; the router routes by the same table),
   ``refuse_undeclared`` (``unsupported`` for a request needing what the store lacks, or
   carrying a field it cannot keep), ``fidelity_of`` and ``worst_fidelity`` (how a store, or
@@ -69,7 +69,8 @@ from mnemowire.kit._records import (
     HIT_RECORD_FIELDS,
     TYPE_FIELDS,
     EmbedderSetup,
-    bulk_requests,
+    batch_vectors,
+    check_vectors,
     query_embedding,
     recall_answer,
     record_fields,
@@ -107,7 +108,8 @@ __all__ = [
     "StoredWrite",
     "UpdatePlan",
     "batch_answer",
-    "bulk_requests",
+    "batch_vectors",
+    "check_vectors",
     "cutoff",
     "declare",
     "digest",

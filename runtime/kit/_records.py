@@ -12,7 +12,7 @@ import numpy as np
 
 from mnemowire.embedders import Embedder, Preparable, Vectors
 from mnemowire.errors import UnsupportedError
-from mnemowire.kit._basics import elapsed_ms, to_wire
+from mnemowire.kit._basics import elapsed_ms
 from mnemowire.kit._embedding import embed
 from mnemowire.models import (
     MEMORY_RECORD_FIELDS,
@@ -32,7 +32,8 @@ __all__ = [
     "HIT_RECORD_FIELDS",
     "TYPE_FIELDS",
     "EmbedderSetup",
-    "bulk_requests",
+    "batch_vectors",
+    "check_vectors",
     "query_embedding",
     "recall_answer",
     "record_fields",
@@ -138,17 +139,24 @@ async def query_embedding(
     return (await embed(embedder, [request.query]))[0]
 
 
-def bulk_requests(
-    requests: Sequence[RememberRequest], vectors: Vectors | None, dimension: int
-) -> list[tuple[RememberRequest, dict[str, Any]]]:
-    """A bulk import's requests with their wire JSON, once its precomputed vectors are checked:
-    one row per request, of the store's dimension (before anything is written)."""
-    typed = [(r, to_wire(r)) for r in requests]
-    if vectors is not None and vectors.shape != (len(typed), dimension):
+def check_vectors(vectors: Vectors, count: int, dimension: int) -> None:
+    """Precomputed vectors for ``count`` requests: one row each, of the store's ``dimension``
+    (checked before anything is written)."""
+    if vectors.shape != (count, dimension):
         raise ValueError(
-            f"vectors must have shape ({len(typed)}, {dimension}), not {vectors.shape}"
+            f"vectors must have shape ({count}, {dimension}) (one row per request, from the "
+            f"store's embedder), not {vectors.shape}"
         )
-    return typed
+
+
+async def batch_vectors(
+    embedder: Embedder, requests: Sequence[RememberRequest], vectors: Vectors | None
+) -> Vectors:
+    """A remember_batch's vectors: the caller's (``vectors``, checked), or ``embedder``'s."""
+    if vectors is None:
+        return await embed(embedder, [searchable_text(r.type, r.content) for r in requests])
+    check_vectors(vectors, len(requests), embedder.dimension)
+    return vectors
 
 
 class EmbedderSetup:

@@ -384,11 +384,9 @@ class DocumentStore(abc.ABC):
         self._ids.audit(self._clock(), "forget", req.agent_id, ids, payload, detail)
         return ids
 
-    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
-        """Staged writes of ``agent_id`` made visible ([remember.pending]); the ids approved."""
-        return await self._run(lambda: self._approve(agent_id, ids))
-
     def _approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
+        """Staged writes of ``agent_id`` made visible (a decision's, ``kit._document_reviews``);
+        the ids approved."""
         found = self._named(ids)
         approved = []
         for record_id in ids:

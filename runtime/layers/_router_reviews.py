@@ -15,13 +15,21 @@ from mnemowire.kit import elapsed_ms, new_id, to_wire
 from mnemowire.kit.reviews import CALLER, same_decision, staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.layers._fanout import FanOut
-from mnemowire.layers._routing import Outcome, call_child, failure, results, validated
+from mnemowire.layers._routing import (
+    InvalidResponse,
+    Outcome,
+    call_child,
+    failure,
+    results,
+    validated,
+)
 from mnemowire.models import (
     DecideRequest,
     DecideResponse,
     ErrorCode,
     ForgetRequest,
     MergeRequest,
+    ReviewOutcome,
     ReviewRequest,
     ReviewsRequest,
     ReviewsResponse,
@@ -139,7 +147,7 @@ async def decide(fan: FanOut, request: DecideRequest) -> DecideResponse:
             child.name,
             lambda: child.decide(request.model_copy(deep=True)),
             fan.deadline_s,
-            lambda raw: validated("decide.response", DecideResponse, raw),
+            lambda raw: _decided(request, raw),
         )
 
     asked: list[Outcome[DecideResponse]] = []
@@ -171,6 +179,19 @@ async def decide(fan: FanOut, request: DecideRequest) -> DecideResponse:
         latency_ms=elapsed_ms(started),
         stores=results(reported, lambda r: len(r.changed_ids)),
     )
+
+
+def _decided(request: DecideRequest, raw: Any) -> DecideResponse:
+    """A child's decision, if it is of the review asked about: one naming another review
+    (or another verdict) is not believed, and its changed ids are no copy's."""
+    answer = validated("decide.response", DecideResponse, raw)
+    if answer.review_id != request.review_id:
+        raise InvalidResponse(
+            f"decided review {answer.review_id!r}, asked about {request.review_id!r}"
+        )
+    if (answer.outcome == ReviewOutcome.REJECTED.value) == request.approved:
+        raise InvalidResponse(f"answered {answer.outcome}, asked approved={request.approved}")
+    return answer
 
 
 def _code(outcome: Outcome[Any]) -> Any:

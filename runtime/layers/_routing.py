@@ -1,6 +1,6 @@
 """The router's plumbing: one child call under a deadline, checking what a child answered (the
 response schema, then honesty), and the fan-outs that are not one of the five operations
-(undoing a conflicting remember, the neighbours of the hop boost, approve and restore).
+(undoing a conflicting remember, the neighbours of the hop boost, restore).
 
 Kept apart from ``router.py`` so the router reads as the five operations; nothing here does
 fusion (``fusion.py``), and which children can serve a request is the kit's capability table
@@ -330,7 +330,7 @@ def check_expire(response: ExpireResponse, sent: Mapping[str, Any]) -> None:
 
 
 def id_subset(raw: Any, asked: Sequence[str]) -> list[str]:
-    """An id operation's answer (approve, restore): a list of ids, each one asked about."""
+    """An id operation's answer (restore): a list of ids, each one asked about."""
     if not isinstance(raw, list) or not all(isinstance(i, str) for i in raw):
         raise InvalidResponse(f"answered a {type(raw).__name__}, not a list of ids")
     unknown = set(raw) - set(asked)
@@ -510,7 +510,7 @@ async def fan_out_ids(
     send: Callable[[Any], Awaitable[Any]],
     deadline_s: float,
 ) -> list[str]:
-    """An id operation of an optional protocol (approve, restore) sent to every child in
+    """An id operation of an optional protocol (restore) sent to every child in
     ``able`` under the deadline: the ids any child answered, in ``asked`` order; the
     operation's failure when no child answered."""
 

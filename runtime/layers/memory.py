@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from mnemowire.embedders import Vectors
 from mnemowire.errors import MnemowireError
 from mnemowire.layers.validating import ValidatingStore
 from mnemowire.models import (
@@ -133,9 +134,19 @@ class SyncMemory(SyncOperations):
         return self._runner.run(self._memory.recall(request, query_vector=query_vector))
 
     def remember_many(
-        self, requests: Sequence[RememberRequest | Mapping[str, Any]], **options: Any
+        self,
+        requests: Sequence[RememberRequest | Mapping[str, Any]],
+        *,
+        batch_size: int | None = None,
+        vectors: Vectors | None = None,
+        concurrency: int = 1,
     ) -> builtins.list[RememberResponse]:
-        return self._runner.run(self._memory.remember_many(requests, **options))
+        """:meth:`Memory.remember_many <ValidatingStore.remember_many>`, blocking."""
+        return self._runner.run(
+            self._memory.remember_many(
+                requests, batch_size=batch_size, vectors=vectors, concurrency=concurrency
+            )
+        )
 
     def health(self) -> Health:
         return self._runner.run(self._memory.health())

@@ -501,15 +501,6 @@ class MemoryRouter:
             stores=children,
         )
 
-    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
-        """Governance through the router (``ApprovingStore``): every child declaring
-        ``governance`` approves the staged copies it holds; the ids approved anywhere, in
-        request order. Fails when no child can, or when every child that could failed."""
-        asked = list(dict.fromkeys(ids))
-        return await self._fan.extra(
-            "approve", "governance", asked, lambda c: c.approve(agent_id, asked)
-        )
-
     # -- spec v0.1's record operations, v0.2's review queue and the graph: ``_router_*`` -------
 
     async def get(self, request: GetRequest) -> GetResponse:

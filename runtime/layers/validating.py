@@ -16,7 +16,9 @@ mnemowire.errors.RequestError: invalid recall.request: `/k` 5000 is greater than
 
 from __future__ import annotations
 
+import asyncio
 import builtins
+import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
@@ -24,13 +26,15 @@ from typing import Any, TypeVar, cast
 from pydantic import BaseModel, ValidationError
 
 from mnemowire import spec
+from mnemowire.embedders import Vectors
 from mnemowire.errors import MnemowireError, RequestError, StoreError, UnsupportedError
-from mnemowire.kit import to_wire
+from mnemowire.kit import check_vectors, to_wire
 from mnemowire.models import (
     Capabilities,
     Health,
     RecallRequest,
     RecallResponse,
+    RememberBatchRequest,
     RememberRequest,
     RememberResponse,
 )
@@ -40,15 +44,17 @@ from mnemowire.models.operations import (
     RECALL,
     ClientOperations,
     Operation,
+    RememberBatchStore,
     Req,
     Resp,
 )
-from mnemowire.protocol import BY_CAPABILITY, BulkStore, MemoryStore, QueryEmbedding
+from mnemowire.protocol import BY_CAPABILITY, MemoryStore, QueryEmbedding, VectorBatchStore
 
 __all__ = [
     "MESSAGES",
     "Elsewhere",
     "ValidatingStore",
+    "batch_ceiling",
     "parse_request",
     "parse_requests",
     "spoken_version",
@@ -301,18 +307,87 @@ class ValidatingStore(ClientOperations):
         return store
 
     async def remember_many(
-        self, requests: Sequence[RememberRequest | Mapping[str, Any]], **options: Any
+        self,
+        requests: Sequence[RememberRequest | Mapping[str, Any]],
+        *,
+        batch_size: int | None = None,
+        vectors: Vectors | None = None,
+        concurrency: int = 1,
     ) -> builtins.list[RememberResponse]:
-        """A bulk import (the store's :class:`~mnemowire.protocol.BulkStore`; ``options`` are
-        its own, e.g. ``vectors``): every request validated before any is written, every
-        answer held to ``remember.response``."""
-        store = self.store
-        if not isinstance(store, BulkStore):
-            raise UnsupportedError(
-                f"{self.name} has no bulk import; send the requests one by one (remember)"
-            )
+        """A bulk import as ``remember_batch`` messages: every request validated before any is
+        sent (one bad request writes nothing), then chunks of ``batch_size`` (at most, and by
+        default, the spec's ``maxItems`` of a batch) sent, each all or nothing; the chunks
+        written before one fails stay written. Every answer is held to
+        ``remember_batch.response``.
+
+        ``vectors`` (one row per request, from the store's embedder) skip the embedding, on a
+        store that takes them (``protocol.VectorBatchStore``: not a router or a store over
+        HTTP). ``concurrency`` chunks are in flight at once (a database store writes them on
+        as many connections); it is 1 when an id repeats, so the repeat replays its first
+        write."""
         typed = parse_requests(RememberRequest, requests, version=self.version, newer=self._newer)
-        return await self._answer_all("remember.response", store.remember_many(typed, **options))
+        store = self._batch_store(vectors, len(typed))
+        ceiling = batch_ceiling(self.version)
+        size = ceiling if batch_size is None else batch_size
+        if not 1 <= size <= ceiling:
+            raise ValueError(
+                f"batch_size must be 1..{ceiling} (the most requests one remember_batch holds), "
+                f"not {batch_size}"
+            )
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, not {concurrency}")
+        ids = [r.id for r in typed if r.id is not None]
+        lanes = asyncio.Semaphore(1 if len(set(ids)) < len(ids) else concurrency)
+
+        async def send(start: int) -> builtins.list[RememberResponse]:
+            chunk = RememberBatchRequest(requests=typed[start : start + size])
+            async with lanes:
+                if vectors is None:
+                    pending = store.remember_batch(chunk)
+                else:
+                    rows = vectors[start : start + size]
+                    pending = cast(VectorBatchStore, store).remember_batch(chunk, vectors=rows)
+                try:
+                    answer = await self._answer("remember_batch.response", pending)
+                except MnemowireError as exc:
+                    raise _in_import(exc, start, len(chunk.requests)) from exc
+            if len(answer.results) != len(chunk.requests):
+                raise StoreError(
+                    f"{self.name} answered {len(answer.results)} results to a remember_batch "
+                    f"of {len(chunk.requests)}; this is a bug in that store"
+                )
+            return answer.results
+
+        try:  # a failing chunk cancels (rolls back) the ones still waiting or running
+            async with asyncio.TaskGroup() as group:
+                tasks = [group.create_task(send(s)) for s in range(0, len(typed), size)]
+        except ExceptionGroup as failed:
+            raise failed.exceptions[0] from None
+        return [response for task in tasks for response in task.result()]
+
+    def _batch_store(self, vectors: Vectors | None, count: int) -> RememberBatchStore:
+        """The store, when it serves remember_batch (declared, implemented, in the version
+        requests are held to) and, for ``vectors``, takes them (checked here, before any
+        chunk is sent)."""
+        # two names: mypy cannot narrow one to both protocols (one extends the other)
+        store, embedding = self.store, self.store
+        served = "remember_batch.request" in spec.read_spec(self.version).messages
+        declared = "remember_batch" in store.capabilities().capabilities
+        if not (served and declared and isinstance(store, RememberBatchStore)):
+            raise UnsupportedError(
+                f"{self.name} does not serve remember_batch (capability remember_batch), which "
+                "a bulk import sends; send the requests one by one (remember), or use a store "
+                "that declares remember_batch"
+            )
+        if vectors is not None:
+            if not isinstance(embedding, VectorBatchStore):
+                raise UnsupportedError(
+                    f"{self.name} takes no precomputed vectors (it has no embedder of its own, "
+                    "as a router or a store over HTTP); leave vectors out and it embeds the "
+                    "content itself"
+                )
+            check_vectors(vectors, count, embedding.embedder.dimension)
+        return store
 
     async def health(self) -> Health:
         return await self._answer("health", self.store.health())
@@ -325,14 +400,6 @@ class ValidatingStore(ClientOperations):
         response = await self._awaited(pending)
         self._hold(message, response)
         return response
-
-    async def _answer_all(
-        self, message: str, pending: Awaitable[builtins.list[R]]
-    ) -> builtins.list[R]:
-        responses = await self._awaited(pending)
-        for response in responses:
-            self._hold(message, response)
-        return responses
 
     async def _awaited(self, pending: Awaitable[T]) -> T:
         try:
@@ -355,3 +422,30 @@ class ValidatingStore(ClientOperations):
                 details=envelope["details"],
             )
         return wire
+
+
+def batch_ceiling(version: str = spec.LATEST) -> int:
+    """The most requests one ``remember_batch`` holds in spec ``version`` (the ``maxItems`` of
+    its ``requests``): read from the schema, never typed again."""
+    schema = spec.inlined_schema("remember_batch.request", version=version)
+    return int(schema["properties"]["requests"]["maxItems"])
+
+
+def _in_import(exc: MnemowireError, start: int, count: int) -> MnemowireError:
+    """A chunk's error as the import's: its requests numbered in the whole import (``/2003``
+    in details, as a request that failed validation is), and which were not written."""
+    envelope = exc.envelope
+    details = [
+        {**d, "path": _rebased(str(d.get("path", "")), start)} for d in envelope.get("details", [])
+    ]
+    message = re.sub(r"^request (\d+): ", lambda m: f"request {start + int(m[1])}: ", str(exc))
+    message = (
+        f"{message} (requests {start}..{start + count - 1} were not written; chunks that "
+        "finished before them were)"
+    )
+    return type(exc)({**envelope, "message": message, "details": details})
+
+
+def _rebased(path: str, start: int) -> str:
+    """``/requests/3/id`` of a chunk starting at ``start`` as ``/{start + 3}/id``."""
+    return re.sub(r"^/requests/(\d+)", lambda m: f"/{start + int(m[1])}", path)

@@ -13,7 +13,6 @@ import pytest
 
 from mnemowire.conformance.checks import MACHINE
 from mnemowire.errors import ConflictError, NotFoundError, RequestError
-from mnemowire.protocol import ApprovingStore
 from tests.adapters._support import Clock
 
 StoreFactory = Any
@@ -473,9 +472,10 @@ async def test_rejecting_a_pending_write_is_forgetting_it(make_store: StoreFacto
     )
     forgotten = await store.forget({"agent_id": "a", "ids": [staged.id], "hard_delete": True})
     assert forgotten.forgotten_ids == [staged.id]
-    if not isinstance(store.inner, ApprovingStore):  # over HTTP: review operations are not on
-        return  # the wire yet (the governance issue adds them), so there is nothing to approve
-    assert await store.inner.approve("a", [staged.id]) == []
+    with pytest.raises(ConflictError, match="forgotten"):  # its review ended with it
+        await store.decide(
+            {"agent_id": "a", "review_id": staged.id, "approved": True, "reviewer": "r"}
+        )
 
 
 async def test_procedural_state_machine_round_trips(make_store: StoreFactory) -> None:

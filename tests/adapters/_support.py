@@ -9,8 +9,7 @@ from typing import Any
 
 from mnemowire import spec
 from mnemowire.kit import to_wire
-from mnemowire.layers.validating import parse_request, parse_requests
-from mnemowire.models import RememberRequest
+from mnemowire.layers.validating import ValidatingStore, parse_request
 from mnemowire.models.operations import BY_NAME
 
 __all__ = ["RESPONSES", "CheckedStore", "Clock", "Parsing"]
@@ -33,10 +32,11 @@ class Clock:
 
 
 class Parsing:
-    """A store that takes requests as spec JSON: the five operations' (and a bulk import's)
-    requests are parsed into models first, a bad one refused with the spec's envelope before
-    the store sees it; answers come back raw. Everything else is the store's own (``inner``),
-    so it can stand as a router's child, extras and internals (read and set) included."""
+    """A store that takes requests as spec JSON: the operations' requests are parsed into
+    models first (``remember_many``, the facade's bulk import, goes through the facade), a
+    bad one refused with the spec's envelope before the store sees it; answers come back raw.
+    Everything else is the store's own (``inner``), so it can stand as a router's child, extras
+    and internals (read and set) included."""
 
     def __init__(self, store: Any) -> None:
         object.__setattr__(self, "inner", store)
@@ -52,15 +52,14 @@ class Parsing:
         await self.inner.__aexit__(*exc)
 
     def __getattr__(self, name: str) -> Any:
-        attribute = getattr(self.inner, name)
-        if name == "remember_many":
+        if name == "remember_many":  # the facade's bulk import: remember_batch in chunks
+            importing = ValidatingStore(self.inner).remember_many
 
             async def bulk(requests: Any, **kwargs: Any) -> Any:
-                return self._answer(
-                    name, await attribute(parse_requests(RememberRequest, requests), **kwargs)
-                )
+                return self._answer(name, await importing(requests, **kwargs))
 
             return bulk
+        attribute = getattr(self.inner, name)
         if name in BY_NAME:
             model = BY_NAME[name].request
 

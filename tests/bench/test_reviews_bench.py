@@ -24,6 +24,6 @@ def test_the_reviews_benchmark_writes_a_report(tmp_path: Path) -> None:
 
 
 def test_more_decisions_than_records_is_a_usage_error() -> None:
-    result = CliRunner().invoke(cli, ["bench", "reviews", "--pending", "10", "--decisions", "6"])
+    result = CliRunner().invoke(cli, ["bench", "reviews", "--pending", "10", "--decisions", "11"])
     assert result.exit_code == 2
     assert "--decisions" in result.output

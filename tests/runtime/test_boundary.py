@@ -6,23 +6,28 @@ anything (``spec.check``, ``spec.validate``, a store, the router) is seen."""
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator
 from typing import Any
 
+import numpy as np
 import pytest
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.embedders import HashEmbedder
-from mnemowire.errors import RequestError, StoreError, UnsupportedError
+from mnemowire.embedders import HashEmbedder, Vectors
+from mnemowire.errors import ConflictError, RequestError, StoreError, UnsupportedError
 from mnemowire.layers.memory import Memory
 from mnemowire.layers.router import MemoryRouter
-from mnemowire.layers.validating import ValidatingStore, parse_request
+from mnemowire.layers.validating import ValidatingStore, batch_ceiling, parse_request
 from mnemowire.models import (
     Capabilities,
+    ListRequest,
     RecallHit,
     RecallRequest,
     RecallResponse,
+    RememberBatchRequest,
+    RememberBatchResponse,
     RememberRequest,
     v0,
 )
@@ -153,10 +158,132 @@ async def test_a_bulk_import_with_one_bad_request_stores_nothing(
     assert len(stored) == 2
 
 
-async def test_a_store_without_bulk_import_says_so(stores: list[SqliteVecStore]) -> None:
-    boundary = ValidatingStore(MemoryRouter(stores))
-    with pytest.raises(UnsupportedError, match="no bulk import"):
-        await boundary.remember_many([{"agent_id": AGENT, "type": "semantic", "content": "x"}])
+def facts(count: int, **fields: Any) -> list[dict[str, Any]]:
+    return [
+        {"agent_id": AGENT, "type": "semantic", "content": f"fact {i}", **fields}
+        for i in range(count)
+    ]
+
+
+async def test_a_bulk_import_is_remember_batch_in_chunks_validated_once(
+    stores: list[SqliteVecStore], validations: Counter[str]
+) -> None:
+    """Through a router too (it serves remember_batch): each request validated once, each
+    chunk's answer held to remember_batch.response, no batch validated again as a whole."""
+    memory = Memory(MemoryRouter(stores))
+    stored = await memory.remember_many(facts(5), batch_size=2)
+    assert len({r.id for r in stored}) == 5
+    assert validations["remember.request"] == 5
+    assert validations["remember_batch.request"] == 0
+    assert validations["remember_batch.response"] == 3 + 2 * 3  # and the router's checks
+    for store in stores:
+        listed = await store.list(ListRequest(agent_id=AGENT))
+        assert sorted(r.id for r in listed.records) == sorted(r.id for r in stored)
+
+
+async def test_a_bulk_import_chunk_is_at_most_the_specs_batch(
+    stores: list[SqliteVecStore],
+) -> None:
+    ceiling = batch_ceiling()
+    [limit] = [
+        m.max_length
+        for m in RememberBatchRequest.model_fields["requests"].metadata
+        if hasattr(m, "max_length")
+    ]
+    assert ceiling == limit == 1000  # the schema's maxItems, as the model has it
+    boundary = ValidatingStore(stores[0])
+    for wrong in (0, ceiling + 1):
+        with pytest.raises(ValueError, match=f"batch_size must be 1..{ceiling}"):
+            await boundary.remember_many(facts(1), batch_size=wrong)
+    with pytest.raises(ValueError, match="concurrency"):
+        await boundary.remember_many(facts(1), concurrency=0)
+    with pytest.raises(ValueError, match=r"shape \(2, 64\)"):
+        await boundary.remember_many(facts(2), vectors=np.zeros((3, 64), np.float32))
+    assert (await stores[0].list(ListRequest(agent_id=AGENT))).records == []
+
+
+async def test_a_failed_chunk_keeps_the_chunks_before_it_and_names_its_request(
+    stores: list[SqliteVecStore],
+) -> None:
+    boundary = ValidatingStore(stores[0])
+    await boundary.remember({"agent_id": AGENT, "id": "taken", "type": "semantic", "content": "x"})
+    requests = facts(3)
+    requests.append({**requests[0], "id": "taken", "content": "another"})
+    with pytest.raises(ConflictError) as caught:
+        await boundary.remember_many(requests, batch_size=2)
+    assert str(caught.value).startswith("request 3: ")
+    assert "requests 2..3 were not written" in str(caught.value)
+    assert [d["path"] for d in caught.value.details] == ["/3"]
+    listed = await stores[0].list(ListRequest(agent_id=AGENT))
+    assert sorted(r.content for r in listed.records) == ["fact 0", "fact 1", "x"]
+
+
+class Counting(SqliteVecStore):
+    """Counts the remember_batch calls in flight at once (``most``)."""
+
+    running = most = 0
+
+    async def remember_batch(
+        self, request: RememberBatchRequest, *, vectors: Vectors | None = None
+    ) -> RememberBatchResponse:
+        self.running += 1
+        self.most = max(self.most, self.running)
+        await asyncio.sleep(0.01)
+        try:
+            return await super().remember_batch(request, vectors=vectors)
+        finally:
+            self.running -= 1
+
+
+class Dropping(SqliteVecStore):
+    """Answers a batch with one result fewer than it had requests."""
+
+    async def remember_batch(
+        self, request: RememberBatchRequest, *, vectors: Vectors | None = None
+    ) -> RememberBatchResponse:
+        answer = await super().remember_batch(request, vectors=vectors)
+        return answer.model_copy(update={"results": answer.results[1:]})
+
+
+async def test_chunks_run_concurrently_unless_an_id_repeats() -> None:
+    store = Counting(":memory:", embedder=HashEmbedder(64))
+    async with store:
+        boundary = ValidatingStore(store)
+        vectors = np.eye(64, dtype=np.float32)[:6]
+        requests = [{**fact, "id": f"r{i}"} for i, fact in enumerate(facts(6))]
+        stored = await boundary.remember_many(
+            requests, batch_size=1, concurrency=3, vectors=vectors
+        )
+        assert (store.most, [r.id for r in stored]) == (3, [f"r{i}" for i in range(6)])
+        store.most = 0
+        again = [{**r, "id": "same"} for r in facts(4)[:1] * 4]
+        replayed = await boundary.remember_many(again, batch_size=1, concurrency=3)
+        assert store.most == 1
+        assert [bool(r.replayed) for r in replayed] == [False, True, True, True]
+
+
+async def test_a_store_answering_too_few_results_is_a_store_error() -> None:
+    async with Dropping(":memory:", embedder=HashEmbedder(64)) as store:
+        with pytest.raises(StoreError, match="1 results to a remember_batch of 2"):
+            await ValidatingStore(store).remember_many(facts(2))
+
+
+class NoBatch(SqliteVecStore):
+    def capabilities(self) -> Capabilities:
+        declared = super().capabilities()
+        kept = [c for c in declared.capabilities if c != "remember_batch"]
+        return declared.model_copy(update={"capabilities": kept})
+
+
+async def test_a_store_without_remember_batch_or_an_embedder_says_so(
+    stores: list[SqliteVecStore],
+) -> None:
+    async with NoBatch(":memory:", embedder=HashEmbedder(64)) as store:
+        with pytest.raises(UnsupportedError, match="one by one"):
+            await ValidatingStore(store).remember_many(facts(1))
+    routed = ValidatingStore(MemoryRouter(stores))
+    with pytest.raises(UnsupportedError, match="leave vectors out"):
+        await routed.remember_many(facts(1), vectors=np.zeros((1, 64), np.float32))
 
 
 class Crashing(SqliteVecStore):

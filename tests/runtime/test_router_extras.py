@@ -1,10 +1,9 @@
 """What a store offers beyond the five operations, through the router: the optional protocols
-(governance review, restore), reached by the capability that promises them, and the spec
+(the review queue, restore), reached by the capability that promises them, and the spec
 version the router can speak for all its children."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -13,27 +12,44 @@ from mnemowire.adapters.pgvector import PgVectorStore
 from mnemowire.adapters.sqlite_vec import CAPABILITIES, SqliteVecStore
 from mnemowire.errors import MnemowireError
 from mnemowire.layers.router import ROUTES
-from mnemowire.models import Capabilities, ForgetRequest, ForgetResponse, v0
-from mnemowire.protocol import ApprovingStore, BulkStore, GraphStore, RestoreStore
+from mnemowire.models import (
+    Capabilities,
+    DecideRequest,
+    DecideResponse,
+    ForgetRequest,
+    ForgetResponse,
+    v0,
+)
+from mnemowire.protocol import (
+    GraphStore,
+    RememberBatchStore,
+    RestoreStore,
+    ReviewStore,
+    VectorBatchStore,
+)
 from tests.runtime.conftest import RouterFactory, StoreFactory
 
 AGENT = "agent-1"
 
 
-class NoGovernance(SqliteVecStore):
-    """Keeps approve() but does not declare governance: the router must not reach it."""
+class NoQueue(SqliteVecStore):
+    """Keeps decide() but does not declare the review queue: the router must not reach it."""
 
     def capabilities(self) -> Capabilities:
-        kept = [c for c in CAPABILITIES if c != "governance"]
-        return Capabilities(store=self.name, spec_version="v0", capabilities=kept)
+        declared = super().capabilities()
+        kept = [c for c in declared.capabilities if c not in ("reviews", "decide")]
+        return declared.model_copy(update={"capabilities": kept})
 
 
 class LyingReviewer(SqliteVecStore):
-    """Says it approved an id nobody asked about."""
+    """Decides what it was asked, then answers about another review (``lie``: the field and
+    the value it changes)."""
 
-    async def approve(self, agent_id: str, ids: Sequence[str]) -> list[str]:
-        await super().approve(agent_id, ids)
-        return [*ids, "someone-else"]
+    lie: tuple[str, Any] = ("review_id", "someone-else")
+
+    async def decide(self, request: DecideRequest) -> DecideResponse:
+        answer = await super().decide(request)
+        return answer.model_copy(update=dict([self.lie]))
 
 
 class OlderStore(SqliteVecStore):
@@ -46,10 +62,18 @@ class OlderStore(SqliteVecStore):
 
 def test_the_stores_offer_the_optional_protocols_they_declare() -> None:
     for store in (SqliteVecStore, PgVectorStore):
-        assert issubclass(store, BulkStore)
-        assert issubclass(store, ApprovingStore)  # declares governance
+        assert issubclass(store, ReviewStore)  # declares reviews and decide
+        assert issubclass(store, RememberBatchStore)
         assert issubclass(store, RestoreStore)  # declares archive
         assert not issubclass(store, GraphStore)  # declares no graph
+
+
+async def test_precomputed_vectors_go_only_to_a_store_with_an_embedder(
+    make_store: StoreFactory, make_router: RouterFactory
+) -> None:
+    store = make_store("a")
+    assert isinstance(store.inner, VectorBatchStore)
+    assert not isinstance(make_router([store]).inner, VectorBatchStore)
 
 
 async def staged(router: Any, content: str = "the launch is on friday") -> str:
@@ -62,20 +86,6 @@ async def staged(router: Any, content: str = "the launch is on friday") -> str:
 
 async def recalled(router: Any, query: str) -> list[str]:
     return [h.id for h in (await router.recall({"agent_id": AGENT, "query": query})).results]
-
-
-async def test_a_staged_write_is_approved_through_the_router_on_every_copy(
-    make_store: StoreFactory, make_router: RouterFactory
-) -> None:
-    a, b = make_store("a"), make_store("b")
-    router = make_router([a, b])
-    record = await staged(router)
-    assert await recalled(router, "launch friday") == []
-    assert await router.approve(AGENT, [record, record, "never-staged"]) == [record]
-    for child in (a, b):  # both copies are visible now, not only the router's view
-        found = await child.recall({"agent_id": AGENT, "query": "launch friday"})
-        assert [h.id for h in found.results] == [record]
-    assert await router.approve(AGENT, [record]) == []  # approved once
 
 
 async def test_an_archived_record_is_restored_through_the_router(
@@ -95,35 +105,55 @@ async def test_an_archived_record_is_restored_through_the_router(
     assert await recalled(router, "old tea") == [stored.id]
 
 
-async def test_a_child_that_does_not_declare_governance_is_not_asked(
+def decision(review_id: str) -> dict[str, Any]:
+    return {"agent_id": AGENT, "review_id": review_id, "approved": True, "reviewer": "r"}
+
+
+async def test_a_child_that_does_not_declare_the_review_queue_is_not_asked(
     make_store: StoreFactory, make_router: RouterFactory
 ) -> None:
     declared = make_store("declared")
-    undeclared = make_store("undeclared", cls=NoGovernance)
+    undeclared = make_store("undeclared", cls=NoQueue)
     router = make_router([declared, undeclared])
-    record = await staged(router)  # only the declaring child can stage it
-    assert await router.approve(AGENT, [record]) == [record]
-    alone = make_router([make_store("alone", cls=NoGovernance)])
+    record = await staged(router)  # both stage it: staging needs governance alone
+    decided = await router.decide(decision(record))
+    assert [r.store for r in decided.stores or []] == ["declared"]
+    assert [
+        h.id for h in (await declared.recall({"agent_id": AGENT, "query": "launch"})).results
+    ] == [record]
+    assert (await undeclared.recall({"agent_id": AGENT, "query": "launch"})).results == []
+    alone = make_router([make_store("alone", cls=NoQueue)])
     with pytest.raises(MnemowireError) as refused:
-        await alone.approve(AGENT, [record])
+        await alone.decide(decision(await staged(alone)))
     assert refused.value.code == "unsupported"
-    assert "governance" in str(refused.value)
+    assert "decide" in str(refused.value)
 
 
-async def test_a_reviewer_naming_ids_it_was_not_asked_about_is_not_believed(
-    make_store: StoreFactory, make_router: RouterFactory
+@pytest.mark.parametrize(
+    "lie", [("review_id", "someone-else"), ("outcome", "rejected")], ids=["review", "verdict"]
+)
+async def test_a_reviewer_answering_about_another_decision_is_not_believed(
+    make_store: StoreFactory, make_router: RouterFactory, lie: tuple[str, Any]
 ) -> None:
     honest, liar = make_store("honest"), make_store("liar", cls=LyingReviewer)
+    liar.inner.lie = lie
     router = make_router([honest, liar])
     record = await staged(router)
-    assert await router.approve(AGENT, [record]) == [record]  # the honest child's answer
-    lonely = make_router([make_store("lonely", cls=LyingReviewer)])
+    decided = await router.decide(decision(record))  # the honest child's answer
+    assert (decided.review_id, decided.outcome) == (record, "approved")
+    assert {r.store: r.status for r in decided.stores or []} == {
+        "honest": "ok",
+        "liar": "invalid_response",
+    }
+    alone = make_store("lonely", cls=LyingReviewer)
+    alone.lie = lie
+    lonely = make_router([alone])
     record = await staged(lonely)
     with pytest.raises(MnemowireError) as failed:
-        await lonely.approve(AGENT, [record])
+        await lonely.decide(decision(record))
     [child] = failed.value.envelope["stores"]
     assert child["status"] == "invalid_response"
-    assert "someone-else" in child["error"]
+    assert str(lie[1]) in child["error"]
 
 
 async def test_a_router_speaks_the_oldest_spec_version_of_its_children(

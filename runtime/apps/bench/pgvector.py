@@ -4,8 +4,9 @@ One agent holds ``size`` memories (synthetic texts, embeddings computed once and
 so every number here excludes embedding unless it says otherwise). Measured:
 
 - bulk ingest with precomputed embeddings, two ways: a first import that builds the HNSW index
-  once at the end (``remember_many(..., rebuild_index=True)``), and rows added to the full
-  store with the index maintained row by row (batches on ``concurrency`` connections). After
+  once at the end (the store's operator method ``load_fresh``, outside the protocol), and rows
+  added to the full store with the index maintained row by row (``Memory.remember_many``:
+  ``remember_batch`` chunks on ``concurrency`` connections). After
   the import, ``VACUUM (ANALYZE)`` (what autovacuum would start on its own) is run and timed
   apart, and the table and indexes are loaded into PostgreSQL's buffer cache
   (``pg_prewarm``), so recall is measured in the steady state;
@@ -41,6 +42,8 @@ from mnemowire.apps.bench._timing import percentiles
 from mnemowire.embedders import Embedder
 from mnemowire.errors import ConfigError
 from mnemowire.layers.memory import Memory
+from mnemowire.layers.validating import parse_requests
+from mnemowire.models import RememberRequest
 from mnemowire.protocol import MaintainedStore, QueryEmbedding
 
 __all__ = ["SERVER_SETTINGS", "run_pgvector_bench"]
@@ -119,9 +122,9 @@ async def _ingest(
     if progress is not None:
         progress("bulk ingest", 0, 1)
     started = time.perf_counter()
-    stored = await Memory(store).remember_many(  # validated first, as an application does
-        requests, vectors=vectors, batch_size=5_000, rebuild_index=True
-    )
+    # validated first, as an application's requests are; load_fresh is an operator's method
+    typed = parse_requests(RememberRequest, requests)
+    stored = await store.load_fresh(typed, vectors=vectors, batch_size=5_000)
     seconds = time.perf_counter() - started
     # what autovacuum does after a big load anyway; measured apart, so the recall numbers are
     # the steady state and not an index vacuum running beside them
@@ -138,7 +141,7 @@ async def _ingest(
     return {
         "ids": [r.id for r in stored],
         "bulk_ingest": {
-            "mode": "COPY, HNSW built once at the end (rebuild_index=True)",
+            "mode": "COPY, HNSW built once at the end (load_fresh)",
             "memories": len(texts),
             "seconds": round(seconds, 2),
             "per_second": round(len(texts) / seconds, 1),

@@ -57,7 +57,7 @@ async def _load(memory: Memory, store: SqliteVecStore, count: int) -> list[str]:
             for i in range(n)
         ]
         vectors = rng.standard_normal((n, store.embedder.dimension)).astype(np.float32)
-        done = await memory.remember_many(requests, vectors=vectors, batch_size=1000)
+        done = await memory.remember_many(requests, vectors=vectors)
         ids += [d.id for d in done]
     return ids
 

@@ -4,10 +4,13 @@ same agent (each remember's diff searches them for its closest three), and what 
 to the write it applies.
 
 The decision's cost is measured against the write alone, side by side in one run: approving a
-staged remember through ``decide`` against making it visible with the store's ``approve`` (the
-same write: index rows, audit entry), and an approved staged forget against the same forget sent
-directly. The difference is what deciding adds: reading the review, ending it first thing in
-the transaction, recording the decision and its audit entry, the response.
+staged remember through ``decide`` against bringing an archived record back with ``restore``
+(the same write: the record made visible, its index rows, an audit entry), and an approved
+staged forget against the same forget sent directly. The difference is what deciding adds:
+reading the review, ending it first thing in the transaction, recording the decision and its
+audit entry, the response. (Before spec v0.2's queue was the one way to approve, the
+remember's baseline was the store's own ``approve``, called past the boundary; ``restore``
+goes through it, as ``decide`` does.)
 
 Everything goes through the validating boundary (``Memory``), as a reviewer's requests would.
 Vectors are random 384-d rows (the dimension of all-MiniLM-L6-v2), bulk-imported: what the
@@ -37,8 +40,9 @@ PAGE = 50
 DIMENSION = 384
 
 
-async def _load(memory: Memory, store: SqliteVecStore, count: int, *, staged: bool) -> list[str]:
-    rng = np.random.default_rng(1 if staged else 0)
+async def _load(memory: Memory, count: int, kind: str) -> list[str]:
+    """``count`` records: ``kept`` (active), ``staged`` (pending review) or ``archived``."""
+    rng = np.random.default_rng(("kept", "staged", "archived").index(kind))
     ids: list[str] = []
     for start in range(0, count, 2000):
         n = min(2000, count - start)
@@ -47,16 +51,20 @@ async def _load(memory: Memory, store: SqliteVecStore, count: int, *, staged: bo
                 "agent_id": AGENT,
                 "user_id": f"user-{(start + i) % 20}",
                 "type": "semantic",
-                "content": f"{'staged' if staged else 'kept'} memory {start + i} about item {i}",
+                "content": f"{kind} memory {start + i} about item {i}",
                 "metadata": {"n": start + i},
-                **({"approval_required": True} if staged else {}),
+                **({"approval_required": True} if kind == "staged" else {}),
+                **({"confidence": 0.1} if kind == "archived" else {}),
             }
             for i in range(n)
         ]
         vectors = rng.standard_normal((n, DIMENSION)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        done = await memory.remember_many(requests, vectors=vectors, batch_size=1000)
+        done = await memory.remember_many(requests, vectors=vectors)
         ids += [d.id for d in done]
+    if kind == "archived":
+        policy = {"confidence_below": 0.5}
+        await memory.expire({"agent_id": AGENT, "policy": policy, "action": "archive"})
     return ids
 
 
@@ -80,15 +88,16 @@ def _timed(samples: list[float], started: float) -> None:
 
 
 async def _decisions(
-    memory: Memory, store: SqliteVecStore, staged: list[str], kept: list[str], rounds: int
+    memory: Memory, staged: list[str], kept: list[str], archived: list[str], rounds: int
 ) -> dict[str, Any]:
     """Interleaved, so drift hits both sides alike: decide vs the same write alone."""
     decided: list[float] = []
-    approved: list[float] = []
+    restored: list[float] = []
     forget_decided: list[float] = []
     forgotten: list[float] = []
     pending = iter(staged)
     victims = iter(kept)
+    hidden = iter(archived)
     for _ in range(rounds):
         started = time.perf_counter()
         await memory.decide(
@@ -96,8 +105,8 @@ async def _decisions(
         )
         _timed(decided, started)
         started = time.perf_counter()
-        await store.approve(AGENT, [next(pending)])
-        _timed(approved, started)
+        await memory.restore({"agent_id": AGENT, "ids": [next(hidden)]})
+        _timed(restored, started)
         staged_forget = await memory.forget(
             {"agent_id": AGENT, "ids": [next(victims)], "approval_required": True}
         )
@@ -115,7 +124,7 @@ async def _decisions(
         await memory.forget({"agent_id": AGENT, "ids": [next(victims)]})
         _timed(forgotten, started)
     return {
-        "remember": _added(percentiles(decided), percentiles(approved)),
+        "remember": _added(percentiles(decided), percentiles(restored)),
         "forget": _added(percentiles(forget_decided), percentiles(forgotten)),
     }
 
@@ -131,14 +140,15 @@ async def _run(pending: int, existing: int, page_rounds: int, decisions: int) ->
         store = SqliteVecStore(str(Path(folder) / "reviews.db"), embedder=HashEmbedder(DIMENSION))
         async with Memory(store) as memory:
             load_started = time.perf_counter()
-            kept = await _load(memory, store, existing, staged=False)
-            staged = await _load(memory, store, pending, staged=True)
+            kept = await _load(memory, existing, "kept")
+            staged = await _load(memory, pending, "staged")
             load_s = time.perf_counter() - load_started
+            archived = await _load(memory, decisions, "archived")
             pages = await _pages(memory, staged, page_rounds)
             rng = random.Random(1)
             rng.shuffle(staged)
             rng.shuffle(kept)
-            decided = await _decisions(memory, store, staged, kept, decisions)
+            decided = await _decisions(memory, staged, kept, archived, decisions)
     return {
         "store": f"sqlite-vec (file, {DIMENSION}-d vectors)",
         "pending": pending,

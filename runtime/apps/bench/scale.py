@@ -7,9 +7,13 @@ search's recall@10 against exact brute-force search over the same vectors, for t
 asked. Probes: half the quality benchmark's questions, half template sentences. Plus bulk
 ingest throughput with real embedding. Corpus texts are synthetic
 (``_corpus``: templates, seeded) and their embeddings are computed once and cached on disk
-(``_cache``), so a rerun skips the slow part. Loading N memories uses the store's bulk import
-(``remember_many(requests, vectors=...)``, with the cached vectors); a store without one is
-reported as skipped rather than made to re-embed 100,000 texts one by one.
+(``_cache``), so a rerun skips the slow part. Loading N memories is the facade's bulk import
+(``Memory.remember_many(requests, vectors=...)``: ``remember_batch`` in chunks, with the cached
+vectors); a store that cannot take them (no ``remember_batch``, or no embedder of its own, as
+over HTTP) is reported as skipped rather than made to re-embed 100,000 texts one by one. A
+store with upkeep (``MaintainedStore``: pgvector) is vacuumed after each load, timed apart,
+so recall is measured on fresh planner statistics, not beside the ANALYZE a stale table
+starts.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from mnemowire.apps.bench._timing import load_average, percentiles
 from mnemowire.apps.bench.quality import load_queries
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.layers.memory import Memory
-from mnemowire.protocol import BulkStore, QueryEmbedding
+from mnemowire.protocol import MaintainedStore, QueryEmbedding, VectorBatchStore
 
 __all__ = ["DEFAULT_SIZES", "run_scale"]
 
@@ -52,8 +56,11 @@ async def run_scale(
     async with opened(url, embedder) as handle:
         entry["store"] = handle.url
         store = handle.store
-        if not isinstance(store, BulkStore):
-            entry["skipped"] = "the store has no bulk import (remember_many with vectors)"
+        served = "remember_batch" in store.capabilities().capabilities
+        if not (served and isinstance(store, VectorBatchStore)):
+            entry["skipped"] = (
+                "the store takes no precomputed vectors (remember_batch with vectors)"
+            )
             loads["end"] = load_average()
             entry["load_average"] = loads
             return entry
@@ -97,24 +104,30 @@ async def run_scale(
             ]  # fmt: skip
             # through the boundary, as an application imports: every request validated first
             bulk = Memory(handle.store)
-            stored = await bulk.remember_many(requests, batch_size=1000, vectors=vectors[:size])
+            stored = await bulk.remember_many(requests, vectors=vectors[:size])
             load_s = time.perf_counter() - started
+            upkeep_s = None
+            if isinstance(handle.store, MaintainedStore):  # what autovacuum would start
+                begun = time.perf_counter()
+                await handle.store.vacuum()
+                upkeep_s = round(time.perf_counter() - begun, 2)
             handle.written.extend(
                 (request["agent_id"], response.id)
                 for request, response in zip(requests, stored, strict=True)
             )
             position = {response.id: i for i, response in enumerate(stored)}
-            entry["layouts"].append(
-                await _measure(
-                    handle,
-                    embedder,
-                    queries=(probes, probe_vectors),
-                    corpus=(vectors[:size], position),
-                    agents=agents,
-                    load_s=load_s,
-                    progress=progress,
-                )
+            layout = await _measure(
+                handle,
+                embedder,
+                queries=(probes, probe_vectors),
+                corpus=(vectors[:size], position),
+                agents=agents,
+                load_s=load_s,
+                progress=progress,
             )
+            if upkeep_s is not None:
+                layout["vacuum_seconds"] = upkeep_s
+            entry["layouts"].append(layout)
     loads["end"] = load_average()
     entry["load_average"] = loads
     return entry

@@ -69,8 +69,8 @@ def reviews_command(
     from mnemowire.apps.bench import environment
     from mnemowire.apps.bench.reviews import run_reviews
 
-    if decisions * 2 > pending or decisions * 2 > existing:
-        raise click.UsageError("--decisions takes two staged and two active records each")
+    if decisions > pending or decisions * 2 > existing:
+        raise click.UsageError("--decisions takes one staged and two active records each")
     env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
     _publish("reviews", env, run_reviews(pending, existing, page_rounds, decisions), out)
 

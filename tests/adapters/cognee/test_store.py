@@ -13,7 +13,13 @@ import pytest
 
 from mnemowire.adapters.cognee import COGNEE, CogneeStore
 from mnemowire.embedders import HashEmbedder
-from mnemowire.errors import ConfigError, ConflictError, StoreError, UnsupportedError
+from mnemowire.errors import (
+    ConfigError,
+    ConflictError,
+    NotFoundError,
+    StoreError,
+    UnsupportedError,
+)
 from tests.adapters._semantics_reviews import a_policy_file_on_the_url_stages_writes
 from tests.adapters.cognee.conftest import CheckedStore, Clock
 
@@ -184,8 +190,10 @@ async def test_a_changed_record_is_one_new_item_and_the_old_one_is_gone(
     assert (await store.remember(staged)).pending_approval
     assert (await store.recall({"agent_id": "a", "query": "tea"})).results == []
     before = [str(item.id) for item in _items(raw)]
-    assert await raw.approve("b", ["p1"]) == []
-    assert await raw.approve("a", ["p1"]) == ["p1"]
+    decision = {"review_id": "p1", "approved": True, "reviewer": "r"}
+    with pytest.raises(NotFoundError):  # another agent's review
+        await store.decide({**decision, "agent_id": "b"})
+    assert (await store.decide({**decision, "agent_id": "a"})).changed_ids == ["p1"]
     after = [str(item.id) for item in _items(raw)]
     assert len(before) == len(after) == 1
     assert before != after

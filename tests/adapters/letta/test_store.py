@@ -18,7 +18,13 @@ import pytest
 from mnemowire.adapters.letta import LettaStore
 from mnemowire.adapters.letta._client import connect
 from mnemowire.adapters.letta._tags import tags_of, write_tag
-from mnemowire.errors import ConflictError, MnemowireError, StoreError, UnavailableError
+from mnemowire.errors import (
+    ConflictError,
+    MnemowireError,
+    NotFoundError,
+    StoreError,
+    UnavailableError,
+)
 from tests.adapters._semantics_reviews import a_policy_file_on_the_url_stages_writes
 from tests.adapters.letta.conftest import CheckedStore, Clock, letta_database, server_url
 
@@ -256,8 +262,10 @@ async def test_a_changed_record_is_one_new_passage_and_the_old_one_is_gone(
     assert (await store.remember(staged)).pending_approval
     assert (await store.recall({"agent_id": "a", "query": "tea"})).results == []
     before = [str(p.id) for p in _passages(raw, "a")]
-    assert await raw.approve("b", ["p1"]) == []
-    assert await raw.approve("a", ["p1"]) == ["p1"]
+    decision = {"review_id": "p1", "approved": True, "reviewer": "r"}
+    with pytest.raises(NotFoundError):  # another agent's review
+        await store.decide({**decision, "agent_id": "b"})
+    assert (await store.decide({**decision, "agent_id": "a"})).changed_ids == ["p1"]
     after = [str(p.id) for p in _passages(raw, "a")]
     assert len(before) == len(after) == 1
     assert before != after

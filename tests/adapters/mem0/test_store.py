@@ -12,7 +12,7 @@ import pytest
 from mnemowire.adapters.mem0 import Mem0Store
 from mnemowire.adapters.mem0._backend import entity
 from mnemowire.embedders import HashEmbedder, load_embedder
-from mnemowire.errors import ConfigError, ConflictError, StoreError
+from mnemowire.errors import ConfigError, ConflictError, NotFoundError, StoreError
 from mnemowire.models import RecallRequest
 from mnemowire.protocol import QueryEmbedding
 from tests.adapters.mem0.conftest import CheckedStore, Clock
@@ -150,15 +150,15 @@ async def test_ids_replay_conflict_and_are_never_reused(store: CheckedStore) -> 
         await store.remember(first)
 
 
-async def test_pending_writes_stay_invisible_until_approved(
-    raw: Mem0Store, store: CheckedStore
-) -> None:
+async def test_pending_writes_stay_invisible_until_approved(store: CheckedStore) -> None:
     staged = {"agent_id": "a", "id": "p1", "type": "semantic", "content": "Alice likes tea",
               "approval_required": True}  # fmt: skip
     assert (await store.remember(staged)).pending_approval
     assert (await store.recall({"agent_id": "a", "query": "tea"})).results == []
-    assert await raw.approve("b", ["p1"]) == []
-    assert await raw.approve("a", ["p1"]) == ["p1"]
+    decision = {"review_id": "p1", "approved": True, "reviewer": "r"}
+    with pytest.raises(NotFoundError):  # another agent's review
+        await store.decide({**decision, "agent_id": "b"})
+    assert (await store.decide({**decision, "agent_id": "a"})).changed_ids == ["p1"]
     assert [h.id for h in (await store.recall({"agent_id": "a", "query": "tea"})).results] == ["p1"]
 
 

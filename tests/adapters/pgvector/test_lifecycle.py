@@ -167,7 +167,10 @@ async def test_expire_never_touches_hidden_records(make_store: StoreFactory, clo
     clock.advance(days=3)
     response = await store.expire({"agent_id": "a", "policy": {"older_than_days": 1}})
     assert response.matched_ids == []
-    assert await store.inner.approve("a", [pending]) == [pending]
+    decided = await store.decide(
+        {"agent_id": "a", "review_id": pending, "approved": True, "reviewer": "r"}
+    )
+    assert decided.changed_ids == [pending]  # still pending: expire passed it over
 
 
 async def test_no_recall_in_days_uses_recall_tracking(

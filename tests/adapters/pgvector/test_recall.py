@@ -15,7 +15,8 @@ from mnemowire.adapters.pgvector import _search
 from mnemowire.adapters.pgvector._search import COUNT_QUERY, recall_query
 from mnemowire.adapters.pgvector._sql import Scope, agent_key, lexeme
 from mnemowire.embedders import HashEmbedder
-from mnemowire.models import RecallRequest
+from mnemowire.layers.validating import parse_requests
+from mnemowire.models import RecallRequest, RememberRequest
 from mnemowire.protocol import QueryEmbedding
 from tests.adapters._semantics import ids, remember
 
@@ -133,14 +134,11 @@ def _with_options(dsn: str, settings: list[str]) -> str:
 
 async def _tenants(store: Any) -> list[str]:
     """A big agent whose records all lie closer to the query than the small agent's do."""
-    await store.remember_many(
-        [
-            {"agent_id": "big", "type": "semantic", "content": f"peanut allergy note {i}"}
-            for i in range(BIG)
-        ],
-        batch_size=500,
-        rebuild_index=True,
-    )
+    big = [
+        {"agent_id": "big", "type": "semantic", "content": f"peanut allergy note {i}"}
+        for i in range(BIG)
+    ]
+    await store.inner.load_fresh(parse_requests(RememberRequest, big), batch_size=500)
     small = await store.remember_many(
         [
             {"agent_id": "small", "type": "semantic", "content": f"peanut allergy fact {i}"}

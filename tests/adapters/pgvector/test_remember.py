@@ -6,7 +6,7 @@ import pytest
 
 from mnemowire.adapters.pgvector import PgVectorStore
 from mnemowire.embedders import HashEmbedder
-from mnemowire.errors import ConfigError
+from mnemowire.errors import ConfigError, ConflictError, NotFoundError
 
 from .conftest import Database, StoreFactory
 
@@ -32,11 +32,15 @@ async def test_pending_write_is_invisible_until_approved(make_store: StoreFactor
         }
     )
     assert (replay.replayed, replay.pending_approval) == (True, True)
-    assert await store.inner.approve("b", [staged.id]) == []  # another agent cannot approve it
-    assert await store.inner.approve("a", [staged.id]) == [staged.id]
+    decision = {"review_id": staged.id, "approved": True, "reviewer": "r"}
+    with pytest.raises(NotFoundError):  # another agent cannot approve it
+        await store.decide({**decision, "agent_id": "b"})
+    approved = await store.decide({**decision, "agent_id": "a"})
+    assert approved.changed_ids == [staged.id]
     found = await store.recall({"agent_id": "a", "query": "peanuts"})
     assert [h.id for h in found.results] == [staged.id]
-    assert await store.inner.approve("a", [staged.id]) == []  # already visible
+    with pytest.raises(ConflictError):  # decided once
+        await store.decide({**decision, "agent_id": "a"})
 
 
 async def test_every_field_round_trips_losslessly(make_store: StoreFactory, db: Database) -> None:

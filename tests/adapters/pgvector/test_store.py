@@ -13,6 +13,8 @@ from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import ConfigError, ConflictError, RequestError, UnavailableError
 from mnemowire.kit import to_wire
 from mnemowire.layers.memory import Memory
+from mnemowire.layers.validating import parse_requests
+from mnemowire.models import RememberRequest
 from mnemowire.protocol import MaintainedStore
 from mnemowire.registry import open_store
 
@@ -73,19 +75,29 @@ async def test_bulk_import_replays_known_ids_and_keeps_every_field(
         )
 
 
-async def test_bulk_import_with_vectors_and_an_index_rebuild(
+async def test_bulk_import_with_vectors_and_a_fresh_load(
     make_store: StoreFactory, db: Database
 ) -> None:
+    """The facade's import takes precomputed vectors; ``load_fresh`` (outside the protocol)
+    loads a fresh store with both indexes built once at the end."""
     store = make_store()
-    embedder = store.inner.embedder
+    raw = store.inner
     texts = [f"report number {i} about topic {i % 7}" for i in range(300)]
     requests = [{"agent_id": "a", "type": "semantic", "content": t} for t in texts]
     with pytest.raises(ValueError, match="shape"):
         await store.remember_many(requests, vectors=np.zeros((3, 64), np.float32))
-    stored = await store.remember_many(
-        requests, vectors=embedder.embed(texts), batch_size=128, rebuild_index=True
+    typed = parse_requests(RememberRequest, requests)
+    with pytest.raises(ValueError, match="shape"):
+        await raw.load_fresh(typed, vectors=np.zeros((3, 64), np.float32))
+    with pytest.raises(ValueError, match="batch_size"):
+        await raw.load_fresh(typed, batch_size=0)
+    stored = await raw.load_fresh(
+        typed[:200], vectors=raw.embedder.embed(texts[:200]), batch_size=128
     )
+    stored += await raw.load_fresh(typed[200:])  # embedded by the store
     assert len(stored) == 300
+    # the refused loads wrote nothing
+    assert db.rows("SELECT count(*) FROM audit_log WHERE operation = 'remember'") == [(300,)]
     [(definition,)] = db.rows(
         "SELECT indexdef FROM pg_indexes WHERE indexname = 'memories_embedding' "
         "AND schemaname = %s",

@@ -176,7 +176,7 @@ async def test_small_tenants_beside_a_hundred_thousand_rows(make_store: StoreFac
     ]
     vectors = rng.standard_normal((len(big), 16)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    await store.remember_many(big, batch_size=5_000, vectors=vectors)
+    await store.remember_many(big, vectors=vectors)
     small = {
         (
             await store.remember(

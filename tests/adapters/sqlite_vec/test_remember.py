@@ -25,7 +25,10 @@ async def test_pending_write_is_invisible_until_approved(make_store: StoreFactor
     )
     assert staged.pending_approval is True
     assert (await store.recall({"agent_id": "a", "query": "peanuts"})).results == []
-    assert await store.approve("a", [staged.id]) == [staged.id]
+    approved = await store.decide(
+        {"agent_id": "a", "review_id": staged.id, "approved": True, "reviewer": "r"}
+    )
+    assert approved.changed_ids == [staged.id]
     found = await store.recall({"agent_id": "a", "query": "peanuts"})
     assert [h.id for h in found.results] == [staged.id]
 
