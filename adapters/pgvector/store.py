@@ -47,6 +47,7 @@ from mnemowire.adapters.pgvector._writes import existing, write
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import ConfigError, MnemowireError, UnavailableError
 from mnemowire.kit import (
+    ComposedStore,
     EmbedderSetup,
     Implements,
     MergePlan,
@@ -66,32 +67,18 @@ from mnemowire.kit.reviews import staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     Capabilities,
-    DecideRequest,
-    DecideResponse,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
     ForgetResponse,
-    GetRequest,
-    GetResponse,
     Health,
-    ListRequest,
-    ListResponse,
     MergeRequest,
     MergeResponse,
     RecallRequest,
     RecallResponse,
-    RememberBatchRequest,
-    RememberBatchResponse,
     RememberRequest,
     RememberResponse,
-    RestoreRequest,
-    RestoreResponse,
-    ReviewsRequest,
-    ReviewsResponse,
     StoreResult,
-    UpdateRequest,
-    UpdateResponse,
 )
 from mnemowire.protocol import QueryEmbedding
 
@@ -113,7 +100,7 @@ IMPLEMENTS = Implements(
 )
 
 
-class PgVectorStore:
+class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
     """A memorywire store in a PostgreSQL database with pgvector.
 
     >>> store = PgVectorStore.from_url("pgvector://app@db:5432/memory", embedder=embedder)
@@ -174,8 +161,7 @@ class PgVectorStore:
         )
         self._db = connect(dsn, name=self._name)
         self._sizes = AgentSizes()
-        self._record_ops = RecordOperations(self)
-        self._review_ops = ReviewOperations(self)
+        super().__init__(RecordOperations(self), ReviewOperations(self))
         self._upkeep = Upkeep(self)
         #: the ANALYZE a recall started because the statistics were stale, while it runs
         self._analyzing: asyncio.Task[None] | None = None
@@ -251,36 +237,12 @@ class PgVectorStore:
         if self._replica is not None:
             await self._replica.close()
 
-    # -- spec v0.1's record operations and v0.2's review queue: ``_record_ops``, ``_review_ops``
+    # -- spec v0.1's record operations and v0.2's review queue: ``_record_ops`` and
+    # ``_review_ops``, answered by ``kit.ComposedStore``; the audit log is read there too
 
     async def audit_entries(self) -> builtins.list[dict[str, Any]]:
         """The audit log's hash chain, oldest first (``RecordOperations.audit_entries``)."""
         return await self._record_ops.audit_entries()
-
-    async def get(self, request: GetRequest) -> GetResponse:
-        return await self._record_ops.get(request)
-
-    async def list(self, request: ListRequest) -> ListResponse:
-        return await self._record_ops.list(request)
-
-    async def restore(self, request: RestoreRequest) -> RestoreResponse:
-        return await self._record_ops.restore(request)
-
-    async def update(self, request: UpdateRequest) -> UpdateResponse:
-        return await self._record_ops.update(request)
-
-    async def remember_batch(
-        self, request: RememberBatchRequest, *, vectors: Vectors | None = None
-    ) -> RememberBatchResponse:
-        """``vectors``: one row per request from this store's embedder (an import that has
-        them skips the embedding; ``protocol.VectorBatchStore``)."""
-        return await self._record_ops.remember_batch(request, vectors=vectors)
-
-    async def reviews(self, request: ReviewsRequest) -> ReviewsResponse:
-        return await self._review_ops.reviews(request)
-
-    async def decide(self, request: DecideRequest) -> DecideResponse:
-        return await self._review_ops.decide(request)
 
     # -- upkeep: ``_upkeep`` ----------------------------------------------------------------
 

@@ -32,6 +32,7 @@ from mnemowire.adapters.sqlite_vec._search import search
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import ConfigError, MnemowireError, UnavailableError
 from mnemowire.kit import (
+    ComposedStore,
     EmbedderSetup,
     Implements,
     MergePlan,
@@ -54,33 +55,19 @@ from mnemowire.kit.reviews import staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     Capabilities,
-    DecideRequest,
-    DecideResponse,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
     ForgetResponse,
-    GetRequest,
-    GetResponse,
     Health,
     HealthStatus,
-    ListRequest,
-    ListResponse,
     MergeRequest,
     MergeResponse,
     RecallRequest,
     RecallResponse,
-    RememberBatchRequest,
-    RememberBatchResponse,
     RememberRequest,
     RememberResponse,
-    RestoreRequest,
-    RestoreResponse,
-    ReviewsRequest,
-    ReviewsResponse,
     StoreResult,
-    UpdateRequest,
-    UpdateResponse,
 )
 from mnemowire.protocol import QueryEmbedding
 
@@ -117,7 +104,7 @@ URL_OPTIONS = {
 }
 
 
-class SqliteVecStore:
+class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
     """A memorywire store in one SQLite file (or ``:memory:``).
 
     >>> store = SqliteVecStore(":memory:", embedder=HashEmbedder())   # doctest: +SKIP
@@ -166,8 +153,7 @@ class SqliteVecStore:
         #: recall times not written yet, record id -> epoch ms (see ``_track_recalls``)
         self._recalled: dict[str, int] = {}
         self._db = Database(path, self._name, find_driver(driver), embedder)
-        self._record_ops = RecordOperations(self)
-        self._review_ops = ReviewOperations(self)
+        super().__init__(RecordOperations(self), ReviewOperations(self))
 
     @classmethod
     def from_url(
@@ -214,32 +200,8 @@ class SqliteVecStore:
     async def aclose(self) -> None:
         self._db.close()
 
-    # -- spec v0.1's record operations and v0.2's review queue: ``_record_ops``, ``_review_ops``
-
-    async def get(self, request: GetRequest) -> GetResponse:
-        return await self._record_ops.get(request)
-
-    async def list(self, request: ListRequest) -> ListResponse:
-        return await self._record_ops.list(request)
-
-    async def restore(self, request: RestoreRequest) -> RestoreResponse:
-        return await self._record_ops.restore(request)
-
-    async def update(self, request: UpdateRequest) -> UpdateResponse:
-        return await self._record_ops.update(request)
-
-    async def remember_batch(
-        self, request: RememberBatchRequest, *, vectors: Vectors | None = None
-    ) -> RememberBatchResponse:
-        """``vectors``: one row per request from this store's embedder (an import that has
-        them skips the embedding; ``protocol.VectorBatchStore``)."""
-        return await self._record_ops.remember_batch(request, vectors=vectors)
-
-    async def reviews(self, request: ReviewsRequest) -> ReviewsResponse:
-        return await self._review_ops.reviews(request)
-
-    async def decide(self, request: DecideRequest) -> DecideResponse:
-        return await self._review_ops.decide(request)
+    # spec v0.1's record operations and v0.2's review queue are ``_record_ops`` and
+    # ``_review_ops``, answered by ``kit.ComposedStore``
 
     def capabilities(self) -> Capabilities:
         policy = None if self._policy is None else self._policy.document

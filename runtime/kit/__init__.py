@@ -27,7 +27,8 @@ through a whole store built from it):
 - spec v0.1 (get, list, update): ``RecordRows`` and ``record_state`` (records read back
   whole), ``get_answer``, ``list_answer``, ``Cursors`` (list cursors bound to their request),
   ``UpdatePlan`` (optimistic concurrency, what changed, what to embed again),
-  ``restore_answer`` and ``batch_answer``.
+  ``restore_answer`` and ``batch_answer``; ``ComposedStore`` answers them (and the review
+  queue) for a store that holds them as objects of their own (``RecordOps``).
 
 ``mnemowire.kit.sql`` writes the scopes as SQL for relational stores (``mnemowire.kit.sql_reviews``
 the review queue, as steps ``mnemowire.kit.sql_steps`` runs on a sync or an async driver),
@@ -63,6 +64,7 @@ from mnemowire.kit._capabilities import (
     refuse_unkept,
     worst_fidelity,
 )
+from mnemowire.kit._composed import ComposedStore, RecordOps
 from mnemowire.kit._embedding import embed
 from mnemowire.kit._implements import Implements
 from mnemowire.kit._records import (
@@ -99,11 +101,13 @@ __all__ = [
     "MIN_SEARCH_DEPTH",
     "TYPE_FIELDS",
     "UPDATABLE_FIELDS",
+    "ComposedStore",
     "Cursors",
     "EmbedderSetup",
     "Implements",
     "MergePlan",
     "OptionParser",
+    "RecordOps",
     "RecordRows",
     "StoredWrite",
     "UpdatePlan",

@@ -1,0 +1,77 @@
+"""A store that holds its spec v0.1 record operations and its v0.2 review queue as objects of
+their own (the sqlite-vec and pgvector stores: ``_record_ops``, ``_review_ops``), and answers
+for them by handing each request on: written once here instead of once per store."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+
+from mnemowire.protocol import GetStore, ListStore, RestoreStore, ReviewStore, UpdateStore
+
+if TYPE_CHECKING:
+    from mnemowire.embedders import Vectors
+    from mnemowire.models import (
+        DecideRequest,
+        DecideResponse,
+        GetRequest,
+        GetResponse,
+        ListRequest,
+        ListResponse,
+        RememberBatchRequest,
+        RememberBatchResponse,
+        RestoreRequest,
+        RestoreResponse,
+        ReviewsRequest,
+        ReviewsResponse,
+        UpdateRequest,
+        UpdateResponse,
+    )
+
+__all__ = ["ComposedStore", "RecordOps"]
+
+
+class RecordOps(GetStore, ListStore, RestoreStore, UpdateStore, Protocol):
+    """get, list, restore, update and remember_batch, the batch with its vectors when the
+    caller has them (``protocol.VectorBatchStore``)."""
+
+    async def remember_batch(
+        self, request: RememberBatchRequest, *, vectors: Vectors | None = None
+    ) -> RememberBatchResponse: ...
+
+
+Records = TypeVar("Records", bound=RecordOps)
+Reviews = TypeVar("Reviews", bound=ReviewStore)
+
+
+class ComposedStore(Generic[Records, Reviews]):
+    """The store's record operations and review queue, each an object it made over itself
+    (so ``_review_ops`` keeps its own type, with what the store's forget and merge stage)."""
+
+    def __init__(self, records: Records, reviews: Reviews) -> None:
+        self._record_ops = records
+        self._review_ops = reviews
+
+    async def get(self, request: GetRequest) -> GetResponse:
+        return await self._record_ops.get(request)
+
+    async def list(self, request: ListRequest) -> ListResponse:
+        return await self._record_ops.list(request)
+
+    async def restore(self, request: RestoreRequest) -> RestoreResponse:
+        return await self._record_ops.restore(request)
+
+    async def update(self, request: UpdateRequest) -> UpdateResponse:
+        return await self._record_ops.update(request)
+
+    async def remember_batch(
+        self, request: RememberBatchRequest, *, vectors: Vectors | None = None
+    ) -> RememberBatchResponse:
+        """``vectors``: one row per request from this store's embedder (an import that has
+        them skips the embedding; ``protocol.VectorBatchStore``)."""
+        return await self._record_ops.remember_batch(request, vectors=vectors)
+
+    async def reviews(self, request: ReviewsRequest) -> ReviewsResponse:
+        return await self._review_ops.reviews(request)
+
+    async def decide(self, request: DecideRequest) -> DecideResponse:
+        return await self._review_ops.decide(request)
