@@ -118,6 +118,34 @@ async def test_merge_into_is_for_a_staged_remember_only(make_store: StoreFactory
     assert (await store.reviews({"agent_id": "a"})).reviews  # still pending
 
 
+async def test_a_review_id_names_one_staged_write_whoever_staged_it(
+    make_store: StoreFactory,
+) -> None:
+    """A staged forget or merge under a review id already taken, by this agent or another,
+    is a conflict and leaves nothing of itself: not queued, nothing hidden."""
+    store = make_store()
+    first, second = await remember(store, "one"), await remember(store, "two")
+    theirs = await remember(store, "theirs", agent_id="b")
+    taken = await store.forget(
+        {"agent_id": "b", "ids": [theirs], "approval_required": True, "review_id": "rv-1"}
+    )
+    assert taken.review_id == "rv-1"
+    for body in (
+        {"agent_id": "a", "ids": [first], "approval_required": True, "review_id": "rv-1"},
+        {"agent_id": "b", "ids": [theirs], "approval_required": True, "review_id": "rv-1"},
+    ):
+        with pytest.raises(ConflictError):
+            await store.forget(body)
+    merge = {"agent_id": "a", "canonical": first, "duplicates": [second], "review_id": "rv-1"}
+    with pytest.raises(ConflictError):
+        await store.merge({**merge, "approval_required": True})
+    assert (await store.reviews({"agent_id": "a"})).reviews == []
+    assert [r.review_id for r in (await store.reviews({"agent_id": "b"})).reviews] == ["rv-1"]
+    got = await store.get({"agent_id": "a", "ids": [first, second]})
+    assert sorted(r.id for r in got.records) == sorted([first, second])
+    assert all(r.state == "active" for r in got.records)
+
+
 async def test_a_rejected_remember_is_erased_unless_kept(
     make_store: StoreFactory, holds: Callable[[str], bool]
 ) -> None:

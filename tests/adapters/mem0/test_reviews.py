@@ -18,12 +18,14 @@ from mnemowire.errors import ConflictError, NotFoundError
 from mnemowire.models import DecideRequest
 from tests.adapters._semantics_reviews import (
     a_policy_file_on_the_url_stages_writes,
+    test_a_review_id_names_one_staged_write_whoever_staged_it,
     test_a_staging_policy_stages_what_it_matches_and_says_which_rule,
     test_an_update_cannot_carry_a_write_past_the_staging_policy,
 )
 from tests.adapters.mem0.conftest import CheckedStore, Clock
 
 __all__ = [
+    "test_a_review_id_names_one_staged_write_whoever_staged_it",
     "test_a_staging_policy_stages_what_it_matches_and_says_which_rule",
     "test_an_update_cannot_carry_a_write_past_the_staging_policy",
 ]
