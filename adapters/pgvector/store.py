@@ -51,7 +51,7 @@ from mnemowire.kit import (
     EmbedderSetup,
     Implements,
     MergePlan,
-    check_vectors,
+    batch_vectors,
     elapsed_ms,
     embed,
     now_ms,
@@ -408,12 +408,9 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
         transaction starts."""
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
-        if vectors is not None:
-            check_vectors(vectors, len(requests), self.embedder.dimension)
+        vectors = await batch_vectors(self.embedder, requests, vectors)  # checked or made
         await self._setup()
         typed = [(r, to_wire(r)) for r in requests]
-        if vectors is None:
-            vectors = await self._embed([searchable_text(r.type, r.content) for r, _ in typed])
         try:
             responses = await load_fresh(
                 self._db, typed, vectors, batch_size, self._clock, self._results, self._policy

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import functools
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -294,15 +295,19 @@ class ValidatingStore(ClientOperations):
         call: Callable[[BaseModel], Awaitable[BaseModel]] = getattr(store, operation)
         return call(request)
 
-    def _optional(self, operation: str) -> Any:
+    def _optional(
+        self,
+        operation: str,
+        instead: str = "use a store that declares it (see `mnemowire capabilities`)",
+    ) -> Any:
         """The store, when it serves ``operation`` (one a later spec version added: it declares
-        the capability and implements the protocol); ``unsupported`` otherwise."""
+        the capability and implements the protocol); ``unsupported`` otherwise, saying what
+        to do ``instead``."""
         store = self.store
         declared = operation in self.store.capabilities().capabilities
         if not declared or not isinstance(store, BY_CAPABILITY[operation]):
             raise UnsupportedError(
-                f"{self.name} does not serve {operation} (capability {operation}); "
-                "use a store that declares it (see `mnemowire capabilities`)"
+                f"{self.name} does not serve {operation} (capability {operation}); {instead}"
             )
         return store
 
@@ -369,16 +374,14 @@ class ValidatingStore(ClientOperations):
         """The store, when it serves remember_batch (declared, implemented, in the version
         requests are held to) and, for ``vectors``, takes them (checked here, before any
         chunk is sent)."""
-        # two names: mypy cannot narrow one to both protocols (one extends the other)
-        store, embedding = self.store, self.store
-        served = "remember_batch.request" in spec.read_spec(self.version).messages
-        declared = "remember_batch" in store.capabilities().capabilities
-        if not (served and declared and isinstance(store, RememberBatchStore)):
-            raise UnsupportedError(
-                f"{self.name} does not serve remember_batch (capability remember_batch), which "
-                "a bulk import sends; send the requests one by one (remember), or use a store "
-                "that declares remember_batch"
-            )
+        instead = (
+            "a bulk import sends it; send the requests one by one (remember), or use a store "
+            "that declares remember_batch"
+        )
+        if "remember_batch.request" not in spec.read_spec(self.version).messages:
+            raise UnsupportedError(f"spec {self.version} has no remember_batch; {instead}")
+        store: RememberBatchStore = self._optional("remember_batch", instead)
+        embedding = self.store  # another name: mypy cannot narrow one to both protocols
         if vectors is not None:
             if not isinstance(embedding, VectorBatchStore):
                 raise UnsupportedError(
@@ -424,6 +427,7 @@ class ValidatingStore(ClientOperations):
         return wire
 
 
+@functools.cache
 def batch_ceiling(version: str = spec.LATEST) -> int:
     """The most requests one ``remember_batch`` holds in spec ``version`` (the ``maxItems`` of
     its ``requests``): read from the schema, never typed again."""
