@@ -37,6 +37,7 @@ from mnemowire import kit
 from mnemowire.adapters.cognee._backend import COGNEE, offline_tasks
 from mnemowire.embedders import MINILM_NAME, Embedder
 from mnemowire.errors import ConfigError, MnemowireError
+from mnemowire.kit import ARCHIVE_NOT_YET
 from mnemowire.kit.documents import DECLINED, DocumentStore, Hit, IdMap, Record
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
@@ -64,6 +65,7 @@ IMPLEMENTS = kit.Implements(
         *("decide", "staging_policy"),
     ),
     declined={
+        **ARCHIVE_NOT_YET,
         **DECLINED,
         "fts": "cognee offers no keyword search over chunks",
         "graph": "cognee's cognify needs an LLM",

@@ -43,6 +43,7 @@ from mnemowire.adapters.letta._client import connect, gone, letta_errors
 from mnemowire.adapters.letta._tags import id_tag, record_of, tags_of, write_tag
 from mnemowire.embedders import Embedder, Preparable, default_embedder
 from mnemowire.errors import ConfigError, MnemowireError
+from mnemowire.kit import ARCHIVE_NOT_YET
 from mnemowire.kit.documents import DECLINED, DocumentStore, Hit, IdMap, Record
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
@@ -67,6 +68,7 @@ IMPLEMENTS = kit.Implements(
         *("decide", "staging_policy"),
     ),
     declined={
+        **ARCHIVE_NOT_YET,
         **DECLINED,
         "fts": "Letta's archival search offers no keyword search",
         "graph": "Letta keeps no links between passages",

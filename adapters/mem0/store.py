@@ -36,6 +36,7 @@ from mnemowire.adapters.mem0._backend import close_memory, entity, open_memory
 from mnemowire.adapters.mem0._rows import payload_of, record_of, unit
 from mnemowire.embedders import MINILM_NAME, Embedder
 from mnemowire.errors import ConfigError, MnemowireError
+from mnemowire.kit import ARCHIVE_NOT_YET
 from mnemowire.kit.documents import DECLINED, DocumentStore, Hit, IdMap, Record
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
@@ -60,6 +61,7 @@ IMPLEMENTS = kit.Implements(
         *("decide", "staging_policy"),
     ),
     declined={
+        **ARCHIVE_NOT_YET,
         **DECLINED,
         "fts": "mem0's BM25 needs fastembed, which downloads a model",
         "graph": "mem0's graph memory needs an LLM",

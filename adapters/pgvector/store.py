@@ -47,6 +47,7 @@ from mnemowire.adapters.pgvector._writes import existing, write
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import ConfigError, MnemowireError, UnavailableError
 from mnemowire.kit import (
+    ARCHIVE_NOT_YET,
     ComposedStore,
     EmbedderSetup,
     Implements,
@@ -96,7 +97,10 @@ CAPABILITIES = (
 IMPLEMENTS = Implements(
     "v0.2",
     (*CAPABILITIES, "staging_policy"),
-    declined={"graph": "the store knows no neighbours between records"},
+    declined={
+        **ARCHIVE_NOT_YET,
+        "graph": "the store knows no neighbours between records",
+    },
 )
 
 

@@ -206,6 +206,19 @@ def _v6(connection: Any, dimension: int) -> None:
         )
 
 
+def _v7(connection: Any, dimension: int) -> None:
+    # spec v0.3: an export carries an agent's erased ids as tombstones, so each erased id
+    # names its agent; ids erased before are found in the audit log, whose entries name the
+    # agent of every id they touched (its remember's, at least)
+    connection.execute("ALTER TABLE erased ADD COLUMN agent_id TEXT")
+    connection.execute(
+        """UPDATE erased SET agent_id = (
+            SELECT a.agent_id FROM audit_log a, json_each(a.ids) j
+            WHERE j.value = erased.id ORDER BY a.seq LIMIT 1)"""
+    )
+    connection.execute("CREATE INDEX erased_agent ON erased(agent_id, id)")
+
+
 #: a remember's fields a record keeps as they were sent
 _STAGED_FIELDS = (
     "agent_id", "user_id", "type", "content", "metadata", "confidence", "source", "expires_at",
@@ -214,7 +227,7 @@ _STAGED_FIELDS = (
 )  # fmt: skip
 
 #: migration n (1-based) brings the schema from version n-1 to n; never edit a published one
-MIGRATIONS: list[Callable[[Any, int], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
+MIGRATIONS: list[Callable[[Any, int], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7]
 
 
 def cursor_key(connection: Any) -> bytes:

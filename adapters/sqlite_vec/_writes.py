@@ -226,7 +226,10 @@ def forget(
     detail: dict[str, Any] = {"hard_delete": hard}
     if hard:
         erased = [*ids, *(record_id for _, record_id, _ in absorbed)]
-        tx.executemany("INSERT OR IGNORE INTO erased(id) VALUES (?)", [(i,) for i in erased])
+        tx.executemany(
+            "INSERT OR IGNORE INTO erased(id, agent_id) VALUES (?, ?)",
+            [(i, req.agent_id) for i in erased],
+        )
         run(tx, QUEUE.erase_requests(erased))  # whatever state their reviews ended in
         if absorbed:
             detail["erased_with"] = [record_id for _, record_id, _ in absorbed]
@@ -353,7 +356,10 @@ def reject(tx: Any, req: DecideRequest, operation: str, now: int) -> list[str]:
         return []
     if req.hard:
         tx.execute("DELETE FROM memories WHERE id = ? AND state = 'pending'", (req.review_id,))
-        tx.execute("INSERT OR IGNORE INTO erased(id) VALUES (?)", (req.review_id,))
+        tx.execute(
+            "INSERT OR IGNORE INTO erased(id, agent_id) VALUES (?, ?)",
+            (req.review_id, req.agent_id),
+        )
         run(tx, QUEUE.erase_requests([req.review_id]))
     else:
         tx.execute(

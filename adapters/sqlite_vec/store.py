@@ -22,6 +22,7 @@ from urllib.parse import unquote, urlsplit
 from mnemowire import __version__
 from mnemowire.adapters.sqlite_vec import _writes
 from mnemowire.adapters.sqlite_vec._accel import IndexCache
+from mnemowire.adapters.sqlite_vec._archive_ops import ArchiveOperations
 from mnemowire.adapters.sqlite_vec._database import Database, Job
 from mnemowire.adapters.sqlite_vec._driver import find_driver
 from mnemowire.adapters.sqlite_vec._record_ops import RecordOperations
@@ -57,16 +58,22 @@ from mnemowire.models import (
     Capabilities,
     ExpireRequest,
     ExpireResponse,
+    ExportRecordsRequest,
+    ExportRecordsResponse,
     ForgetRequest,
     ForgetResponse,
     Health,
     HealthStatus,
+    ImportRecordsRequest,
+    ImportRecordsResponse,
     MergeRequest,
     MergeResponse,
     RecallRequest,
     RecallResponse,
     RememberRequest,
     RememberResponse,
+    ScopesRequest,
+    ScopesResponse,
     StoreResult,
 )
 from mnemowire.protocol import QueryEmbedding
@@ -74,17 +81,18 @@ from mnemowire.protocol import QueryEmbedding
 __all__ = ["CAPABILITIES", "IMPLEMENTS", "SqliteVecStore"]
 
 T = TypeVar("T")
-#: what the store serves when no staging policy is set, written against spec v0.2
+#: what the store serves when no staging policy is set, written against spec v0.3
 CAPABILITIES = (
     *("semantic", "episodic", "procedural", "emotional", "vector", "fts", "user_scope"),
     *("metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete"),
     *("governance", "recall_tracking", "demote", "archive", "relevance", "client_ids"),
     *("get", "list", "restore", "update", "remember_batch", "query_vector", "seals"),
     *("reviews", "decide"),
+    *("export_records", "import_records", "scopes"),
 )
 #: the pinned claim: a new spec version adds nothing here until the store opts in
 IMPLEMENTS = Implements(
-    "v0.2",
+    "v0.3",
     (*CAPABILITIES, "staging_policy"),
     declined={"graph": "the store knows no neighbours between records"},
 )
@@ -154,6 +162,7 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
         self._recalled: dict[str, int] = {}
         self._db = Database(path, self._name, find_driver(driver), embedder)
         super().__init__(RecordOperations(self), ReviewOperations(self))
+        self._archive_ops = ArchiveOperations(self)
 
     @classmethod
     def from_url(
@@ -206,6 +215,17 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
     def capabilities(self) -> Capabilities:
         policy = None if self._policy is None else self._policy.document
         return IMPLEMENTS.declaration(self._name, staging_policy=policy)
+
+    # -- spec v0.3: the archive (``_archive_ops``) ------------------------------------------
+
+    async def export_records(self, request: ExportRecordsRequest) -> ExportRecordsResponse:
+        return await self._archive_ops.export_records(request)
+
+    async def import_records(self, request: ImportRecordsRequest) -> ImportRecordsResponse:
+        return await self._archive_ops.import_records(request)
+
+    async def scopes(self, request: ScopesRequest) -> ScopesResponse:
+        return await self._archive_ops.scopes(request)
 
     # -- the five operations -----------------------------------------------------------------
 

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from mnemowire import spec
 from mnemowire.errors import ConflictError, NotFoundError, RequestError
 from mnemowire.kit._basics import to_wire
@@ -168,9 +170,11 @@ class Cursors:
     def __init__(self, key: bytes) -> None:
         self._key = key
 
-    def make(self, req: ListRequest, last: Mapping[str, Any]) -> str:
-        """The cursor after ``last`` (the page's last record) in ``req``'s order."""
-        position = [last["id"]] if req.order == "id" else [last["created_at"], last["id"]]
+    def make(self, req: BaseModel, last: Mapping[str, Any]) -> str:
+        """The cursor after ``last`` (the page's last record) in ``req``'s order (a request
+        without ``order``, as an export's or a scope listing's, pages by id)."""
+        order = getattr(req, "order", "id")
+        position = [last["id"]] if order == "id" else [last["created_at"], last["id"]]
         body = json.dumps(position, separators=(",", ":")).encode()
         token = body + self._mac(req, body)
         return base64.urlsafe_b64encode(token).rstrip(b"=").decode()
@@ -183,13 +187,14 @@ class Cursors:
         page = rows[: req.limit]
         return page, self.make(req, page[-1]) if len(rows) > req.limit else None
 
-    def position(self, req: ListRequest) -> tuple[Any, ...] | None:
+    def position(self, req: BaseModel) -> tuple[Any, ...] | None:
         """Where ``req``'s page starts: None for the first page, else the position its cursor
         holds (``(id,)`` or ``(created_at, id)``); RequestError for any other cursor."""
-        if req.cursor is None:
+        cursor: str | None = getattr(req, "cursor", None)
+        if cursor is None:
             return None
         try:
-            token = base64.urlsafe_b64decode(req.cursor + "=" * (-len(req.cursor) % 4))
+            token = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         except (binascii.Error, ValueError):
             token = b""
         body, mac = token[:-_CURSOR_MAC_BYTES], token[-_CURSOR_MAC_BYTES:]
@@ -198,7 +203,7 @@ class Cursors:
         position = json.loads(body)  # ours: the MAC vouches for it
         return tuple(position)
 
-    def _mac(self, req: ListRequest, body: bytes) -> bytes:
+    def _mac(self, req: BaseModel, body: bytes) -> bytes:
         # every field but the cursor and the page size, defaults filled in: a field sent
         # with its default value is the same request as one leaving it out
         fields = req.model_dump(mode="json", by_alias=True, exclude={"cursor", "limit"})

@@ -18,6 +18,7 @@ import numpy as np
 
 from mnemowire.errors import ConfigError
 from mnemowire.kit import (
+    ARCHIVE_NOT_YET,
     Implements,
     elapsed_ms,
     missing_reason,
@@ -96,7 +97,7 @@ HitCheck = Callable[[RecallHit, Mapping[str, Any]], str | None]
 #: what the router routes, pinned like a store's claim: every capability of spec v0.2 (children
 #: may speak newer versions; a version's new capabilities wait until the router is written for
 #: them, which tests/adapters/test_implements.py asks for)
-ROUTES = Implements("v0.2", capability_names("v0.2"), declined={})
+ROUTES = Implements("v0.2", capability_names("v0.2"), declined=ARCHIVE_NOT_YET)
 
 
 class MemoryRouter:

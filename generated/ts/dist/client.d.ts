@@ -1,10 +1,10 @@
 /**
- * The operations of memorywire v0.2 as a typed interface: a transport (HTTP,
+ * The operations of memorywire v0.3 as a typed interface: a transport (HTTP,
  * in-process, ...) implements it; callers program against it.
  *
  * @module
  */
-import type { DecideRequest, DecideResponse, ErrorEnvelope, ExpireRequest, ExpireResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, UpdateRequest, UpdateResponse } from "./types.js";
+import type { DecideRequest, DecideResponse, ErrorEnvelope, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
 /**
  * A failed operation: the store answered with the spec's error envelope (`error` message), kept
  * whole in `envelope`. Its `details` list every broken rule when the code is `invalid_request`.
@@ -48,6 +48,20 @@ export interface MemoryClient {
      */
     expire(request: ExpireRequest): Promise<ExpireResponse>;
     /**
+     * Page out everything an agent's scope holds, as archive lines, in id order
+     * (docs/spec/v0.3.md#export.page). Closed.
+     *
+     * Resolves with `ExportRecordsResponse` (message `export_records.response`). One page of an
+     * export: records and tombstones, together in id order, at most limit. Extensible.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `export_records.request`).
+     *
+     * Optional: added in v0.3; a store that has it declares the capability `export_records`.
+     */
+    export_records?(request: ExportRecordsRequest): Promise<ExportRecordsResponse>;
+    /**
      * Forget memories by id and/or by metadata filter. Closed: unknown fields are rejected. A forget
      * must name its scope: ids, a non-empty filter, or both (then a record must be listed in ids and
      * match the filter).
@@ -73,6 +87,20 @@ export interface MemoryClient {
      * Optional: added in v0.1; a store that has it declares the capability `get`.
      */
     get?(request: GetRequest): Promise<GetResponse>;
+    /**
+     * Write one page of archive lines into a store, keeping what they say
+     * (docs/spec/v0.3.md#import.ids). Closed.
+     *
+     * Resolves with `ImportRecordsResponse` (message `import_records.response`). What one import page
+     * did, record by record, and how the store keeps each field. Extensible.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `import_records.request`).
+     *
+     * Optional: added in v0.3; a store that has it declares the capability `import_records`.
+     */
+    import_records?(request: ImportRecordsRequest): Promise<ImportRecordsResponse>;
     /**
      * Page through an agent's records. Closed.
      *
@@ -157,6 +185,20 @@ export interface MemoryClient {
      * Optional: added in v0.2; a store that has it declares the capability `reviews`.
      */
     reviews?(request: ReviewsRequest): Promise<ReviewsResponse>;
+    /**
+     * List the agents a store holds memories of, with their users and counts
+     * (docs/spec/v0.3.md#scopes.list). Closed.
+     *
+     * Resolves with `ScopesResponse` (message `scopes.response`). One page of agents, in agent_id
+     * order. Extensible.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `scopes.request`).
+     *
+     * Optional: added in v0.3; a store that has it declares the capability `scopes`.
+     */
+    scopes?(request: ScopesRequest): Promise<ScopesResponse>;
     /**
      * Change one record, if it is still at the version the caller read. Closed.
      *

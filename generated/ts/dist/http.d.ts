@@ -16,7 +16,7 @@
  * @module
  */
 import { type MemoryClient } from "./client.js";
-import type { Capabilities, DecideRequest, DecideResponse, ExpireRequest, ExpireResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, Health, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, UpdateRequest, UpdateResponse } from "./types.js";
+import type { Capabilities, DecideRequest, DecideResponse, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, Health, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
 /** How an {@link HttpClient} talks to its server. */
 export interface HttpClientOptions {
     /** The bearer token the server was given for this caller (`Authorization: Bearer ...`). */
@@ -29,7 +29,7 @@ export interface HttpClientOptions {
     readonly fetch?: typeof fetch;
 }
 /** The spec version whose routes this client calls. */
-export declare const HTTP_SPEC_VERSION = "v0.2";
+export declare const HTTP_SPEC_VERSION = "v0.3";
 /**
  * A memorywire server over HTTP. Every operation resolves with the response message or rejects
  * with a {@link MemoryError} carrying the spec's error envelope: the server's own (its code,
@@ -42,71 +42,86 @@ export declare class HttpClient implements MemoryClient {
     readonly baseUrl: string;
     constructor(baseUrl: string, options?: HttpClientOptions);
     /**
-     * `POST /v0.2/decide`: sends a `decide.request`, resolves with a
+     * `POST /v0.3/decide`: sends a `decide.request`, resolves with a
      * `decide.response`.
      */
     decide(request: DecideRequest): Promise<DecideResponse>;
     /**
-     * `POST /v0.2/expire`: sends a `expire.request`, resolves with a
+     * `POST /v0.3/expire`: sends a `expire.request`, resolves with a
      * `expire.response`.
      */
     expire(request: ExpireRequest): Promise<ExpireResponse>;
     /**
-     * `POST /v0.2/forget`: sends a `forget.request`, resolves with a
+     * `POST /v0.3/export_records`: sends a `export_records.request`, resolves with a
+     * `export_records.response`.
+     */
+    export_records(request: ExportRecordsRequest): Promise<ExportRecordsResponse>;
+    /**
+     * `POST /v0.3/forget`: sends a `forget.request`, resolves with a
      * `forget.response`.
      */
     forget(request: ForgetRequest): Promise<ForgetResponse>;
     /**
-     * `POST /v0.2/get`: sends a `get.request`, resolves with a
+     * `POST /v0.3/get`: sends a `get.request`, resolves with a
      * `get.response`.
      */
     get(request: GetRequest): Promise<GetResponse>;
     /**
-     * `POST /v0.2/list`: sends a `list.request`, resolves with a
+     * `POST /v0.3/import_records`: sends a `import_records.request`, resolves with a
+     * `import_records.response`.
+     */
+    import_records(request: ImportRecordsRequest): Promise<ImportRecordsResponse>;
+    /**
+     * `POST /v0.3/list`: sends a `list.request`, resolves with a
      * `list.response`.
      */
     list(request: ListRequest): Promise<ListResponse>;
     /**
-     * `POST /v0.2/merge`: sends a `merge.request`, resolves with a
+     * `POST /v0.3/merge`: sends a `merge.request`, resolves with a
      * `merge.response`.
      */
     merge(request: MergeRequest): Promise<MergeResponse>;
     /**
-     * `POST /v0.2/recall`: sends a `recall.request`, resolves with a
+     * `POST /v0.3/recall`: sends a `recall.request`, resolves with a
      * `recall.response`.
      */
     recall(request: RecallRequest): Promise<RecallResponse>;
     /**
-     * `POST /v0.2/remember`: sends a `remember.request`, resolves with a
+     * `POST /v0.3/remember`: sends a `remember.request`, resolves with a
      * `remember.response`.
      */
     remember(request: RememberRequest): Promise<RememberResponse>;
     /**
-     * `POST /v0.2/remember_batch`: sends a `remember_batch.request`, resolves with a
+     * `POST /v0.3/remember_batch`: sends a `remember_batch.request`, resolves with a
      * `remember_batch.response`.
      */
     remember_batch(request: RememberBatchRequest): Promise<RememberBatchResponse>;
     /**
-     * `POST /v0.2/restore`: sends a `restore.request`, resolves with a
+     * `POST /v0.3/restore`: sends a `restore.request`, resolves with a
      * `restore.response`.
      */
     restore(request: RestoreRequest): Promise<RestoreResponse>;
     /**
-     * `POST /v0.2/reviews`: sends a `reviews.request`, resolves with a
+     * `POST /v0.3/reviews`: sends a `reviews.request`, resolves with a
      * `reviews.response`.
      */
     reviews(request: ReviewsRequest): Promise<ReviewsResponse>;
     /**
-     * `POST /v0.2/update`: sends a `update.request`, resolves with a
+     * `POST /v0.3/scopes`: sends a `scopes.request`, resolves with a
+     * `scopes.response`.
+     */
+    scopes(request: ScopesRequest): Promise<ScopesResponse>;
+    /**
+     * `POST /v0.3/update`: sends a `update.request`, resolves with a
      * `update.response`.
      */
     update(request: UpdateRequest): Promise<UpdateResponse>;
     /**
-     * `GET /v0.2/capabilities`: resolves with the `capabilities` message.
+     * `GET /v0.3/capabilities`: resolves with the `capabilities` message.
      */
     capabilities(): Promise<Capabilities>;
     /**
-     * `GET /v0.2/health`: resolves with the `health` message.
+     * `GET /v0.3/health`: resolves with the `health` message.
      */
     health(): Promise<Health>;
 }

@@ -1,5 +1,5 @@
 /**
- * memorywire v0.2 for TypeScript: the spec's types (`types.ts`), validators that
+ * memorywire v0.3 for TypeScript: the spec's types (`types.ts`), validators that
  * report exactly what the reference validator reports (`validators.ts`), the client interface
  * (`client.ts`) and its HTTP client (`http.ts`, on the platform's `fetch`). No runtime
  * dependency; no Node API outside the vectors runner.
@@ -13,6 +13,6 @@ export { stateMachineProblems } from "./semantic.js";
 export type * from "./types.js";
 export * from "./validators.js";
 /** The spec version these bindings were generated from. */
-export declare const SPEC_VERSION = "v0.2";
+export declare const SPEC_VERSION = "v0.3";
 /** sha256 over the spec's schema files: changes whenever the contract does. */
-export declare const SPEC_DIGEST = "sha256:acacf9ed427d3e5784d6a92c0d56f1667fb32f5ce8a118ba1b67e6d73ae42e98";
+export declare const SPEC_DIGEST = "sha256:602e10ff39dec37da886501ed1ee955a8c5a75fbe8aa3c3d60d72570e291f128";

@@ -5,4 +5,4 @@
  *
  * @module
  */
-export declare const SOURCES = "sha256:0edbc45fe56adf7ed84736c7e7e1d42c2b3c97c7f7bb706a4d4efde46e079f20";
+export declare const SOURCES = "sha256:c693a76bdbed79d9b57a60244cb39f524eb92f31462f361999d3228da5d54884";

@@ -1,5 +1,5 @@
 /**
- * Every type of memorywire v0.2: one per message and per definition of the spec.
+ * Every type of memorywire v0.3: one per message and per definition of the spec.
  * The objects are the JSON on the wire, so field names are the spec's (snake_case). A message a
  * client sends is closed (no index signature); everything a store emits is extensible and keeps
  * the fields a newer store adds under an index signature of `unknown`.
@@ -13,6 +13,224 @@
  * Constraints: at least 1 character, at most 256 characters.
  */
 export type AgentId = string;
+/** One agent: its records (every kept state), by type and by state; its erased ids; its users. */
+export interface AgentScope {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /**
+     * Records in every kept state.
+     *
+     * Constraints: an integer, ≥ 0.
+     */
+    records: number;
+    /** Counts by name. */
+    by_type: Counts;
+    /** Counts by name. */
+    by_state: Counts;
+    /**
+     * Erased ids (tombstones).
+     *
+     * Constraints: an integer, ≥ 0.
+     */
+    erased?: number;
+    /**
+     * Its users, the most populous first (then by user_id), at most max_users; a record without
+     * user_id counts under no user.
+     */
+    users: UserScope[];
+    /** More users than max_users. */
+    users_truncated?: boolean;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * The last line of an archive (docs/spec/v0.3.md#archive.digest): the counts, and the SHA-256 of
+ * every byte before this line. Extensible.
+ *
+ * Message `archive-end` (emitted by a store; extensible: keep and ignore fields you do not know).
+ */
+export interface ArchiveEnd {
+    /** end: the closing line. */
+    kind: "end";
+    /**
+     * Record lines.
+     *
+     * Constraints: an integer, ≥ 0.
+     */
+    records: number;
+    /**
+     * Tombstone lines.
+     *
+     * Constraints: an integer, ≥ 0.
+     */
+    tombstones: number;
+    /** SHA-256 over the archive's bytes from its first byte up to this line's first byte. */
+    sha256: Sha256;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * The first line of a memorywire archive (docs/spec/v0.3.md#archive.manifest). Extensible.
+ *
+ * Message `archive-manifest` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface ArchiveManifest {
+    /** manifest: the first line. */
+    kind: "manifest";
+    /** Always memorywire-archive. */
+    format: "memorywire-archive";
+    /**
+     * The archive format's version (this spec: 1).
+     *
+     * Constraints: an integer, ≥ 1.
+     */
+    format_version: number;
+    /**
+     * The memorywire version the record lines follow.
+     *
+     * Constraints: at least 1 character.
+     */
+    spec_version: string;
+    /**
+     * A point in time as integer milliseconds since the Unix epoch (UTC). Bounded by 2^53-1 so that
+     * every language, JavaScript included, represents it exactly.
+     */
+    created_at: EpochMillis;
+    /** The store exported. */
+    source: ArchiveSource;
+    /** What made the vectors, when records carry them. */
+    embedder?: EmbedderRef;
+    /** What was exported: the agents, and the filters of the export. */
+    scope: ArchiveScope;
+    /** The source's audit chain head when the export began. */
+    audit_head?: Sha256;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * Where the page comes from, for the target's audit log (docs/spec/v0.3.md#import.custody). Closed.
+ */
+export interface ArchiveOrigin {
+    /** The archive's digest (its end line's). */
+    sha256?: Sha256;
+    /** The source's audit chain head, from the manifest. */
+    audit_head?: Sha256;
+    /**
+     * The source store's name and kind.
+     *
+     * Constraints: at least 1 character, at most 256 characters.
+     */
+    source?: string;
+}
+/**
+ * One record as an archive line and an export page carry it (docs/spec/v0.3.md#archive.record): the
+ * record as get reports it, its kept state, what recall tracking learned, and optionally its
+ * vector. Extensible: a field a target cannot keep is reported, never silently changed
+ * (docs/spec/v0.3.md#import.fidelity).
+ *
+ * Message `archive-record` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface ArchiveRecord {
+    /** record: what an archive line says (docs/spec/v0.3.md#archive.format). */
+    kind: "record";
+    /**
+     * The record: id, agent_id, type, content and created_at always; updated_at and version as the
+     * source kept them; its state is the line's state, a state field here is ignored.
+     */
+    record: MemoryRecord;
+    /**
+     * Where a record stands as an archive keeps it (docs/spec/v0.3.md#archive.state): active, pending
+     * (staged for review), archived (hidden, restorable), forgotten (soft-forgotten: hidden,
+     * restorable by an operator), merged (folded into merged_into). Expired is not a state of its
+     * own: an active record past its expires_at.
+     */
+    state: KeptState;
+    /** A merged record: the id of the record it was merged into. */
+    merged_into?: MemoryId;
+    /** A pending record: the review it waits for. */
+    review?: StagedReview;
+    /** When recall last returned it (recall tracking). */
+    last_recalled_at?: EpochMillis;
+    /**
+     * The factor expire's demote action left on its relevance (1: none).
+     *
+     * Constraints: > 0, ≤ 1.
+     */
+    demote?: number;
+    /**
+     * Its embedding, made by the archive's embedder (export's include_vectors).
+     *
+     * Constraints: at least 1 item, at most 65536 items.
+     */
+    vector?: number[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/** What was exported: the agents, and the filters of the export. */
+export interface ArchiveScope {
+    /**
+     * The agents exported, in the order their lines follow.
+     *
+     * Constraints: no two items equal.
+     */
+    agent_ids: AgentId[];
+    /**
+     * Optional end-user scope inside an agent's memory. When a request carries it, the operation only
+     * sees records stored under the same user_id.
+     */
+    user_id?: UserId;
+    /** The export's types, when it named them. */
+    types?: OpenMemoryType[];
+    /** The export's states, when it named them. */
+    states?: string[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/** The store exported. */
+export interface ArchiveSource {
+    /**
+     * The store's configured name.
+     *
+     * Constraints: at least 1 character.
+     */
+    store: string;
+    /**
+     * Its adapter (sqlite-vec, pgvector, mem0, ...).
+     *
+     * Constraints: at least 1 character.
+     */
+    kind: string;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * An erased id (docs/spec/v0.3.md#archive.tombstone): no content travels, only that the id was
+ * taken, so a target never lets it be reused. Extensible.
+ *
+ * Message `archive-tombstone` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface ArchiveTombstone {
+    /** tombstone: what an archive line says. */
+    kind: "tombstone";
+    /**
+     * Stable identifier of one memory record. Minted once (by the client or the first component that
+     * stores the record) and kept by every store that holds a copy.
+     */
+    id: MemoryId;
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
 /**
  * Intensity of an emotional memory, from 0 (calm) to 1 (intense).
  *
@@ -33,7 +251,7 @@ export interface Capabilities {
      */
     store: string;
     /**
-     * memorywire version the store speaks, e.g. "v0.2".
+     * memorywire version the store speaks, e.g. "v0.3".
      *
      * Constraints: at least 1 character.
      */
@@ -74,15 +292,23 @@ export interface Capabilities {
  * query_vector from a caller using the same embedder. seals: keeps a remember's seal and returns it
  * with the record. v0.2: reviews / decide: lists pending reviews with their diffs / decides one
  * (docs/spec/v0.2.md#review.list). staging_policy: stages writes a configured policy matches, which
- * capabilities.staging_policy reports.
+ * capabilities.staging_policy reports. v0.3: export_records / import_records: pages a scope out as
+ * archive lines / writes them back keeping ids, timestamps, versions and states
+ * (docs/spec/v0.3.md#export.page); scopes: lists the agents and their users with counts
+ * (docs/spec/v0.3.md#scopes.list).
  */
-export type Capability = "semantic" | "episodic" | "procedural" | "emotional" | "vector" | "fts" | "graph" | "user_scope" | "metadata_filter" | "freshness" | "expiry" | "forget" | "merge" | "expire" | "hard_delete" | "governance" | "recall_tracking" | "demote" | "archive" | "relevance" | "client_ids" | "get" | "list" | "restore" | "update" | "remember_batch" | "query_vector" | "seals" | "reviews" | "decide" | "staging_policy";
+export type Capability = "semantic" | "episodic" | "procedural" | "emotional" | "vector" | "fts" | "graph" | "user_scope" | "metadata_filter" | "freshness" | "expiry" | "forget" | "merge" | "expire" | "hard_delete" | "governance" | "recall_tracking" | "demote" | "archive" | "relevance" | "client_ids" | "get" | "list" | "restore" | "update" | "remember_batch" | "query_vector" | "seals" | "reviews" | "decide" | "staging_policy" | "export_records" | "import_records" | "scopes";
 /**
  * How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
  *
  * Constraints: ≥ 0, ≤ 1.
  */
 export type Confidence = number;
+/** Counts by name. */
+export interface Counts {
+    /** Every key is application-defined; each value must satisfy the schema. */
+    [key: string]: number;
+}
 /**
  * Decide one pending review: approve, reject, or approve as a merge into an existing record.
  * Closed.
@@ -180,6 +406,27 @@ export interface Diff {
     related?: RelatedRecord[];
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
+}
+/**
+ * The embedder that made a set of vectors: vectors are reused only by a store embedding with the
+ * same name and dimension (docs/spec/v0.3.md#import.vectors). Closed.
+ */
+export interface EmbedderRef {
+    /**
+     * The embedder's name, as the store reports it (e.g. minilm).
+     *
+     * Constraints: at least 1 character, at most 128 characters.
+     */
+    name: string;
+    /**
+     * The vectors' length.
+     *
+     * Constraints: an integer, ≥ 1, ≤ 65536.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     */
+    dimension: number;
 }
 /**
  * A point in time as integer milliseconds since the Unix epoch (UTC). Bounded by 2^53-1 so that
@@ -341,6 +588,89 @@ export interface ExpireResponse {
     stores: StoreResult[];
     /** True when nothing was changed: the request asked for a preview. */
     dry_run?: boolean;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * Page out everything an agent's scope holds, as archive lines, in id order
+ * (docs/spec/v0.3.md#export.page). Closed.
+ *
+ * Message `export_records.request` (sent to a store; closed: a field not declared here is
+ * rejected).
+ */
+export interface ExportRecordsRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /** Only records stored under this user_id (tombstones are left out: they keep no user). */
+    user_id?: UserId;
+    /**
+     * Only these memory types (tombstones are left out: they keep no type).
+     *
+     * Constraints: at least 1 item, at most 4 items, no two items equal.
+     */
+    types?: MemoryType[];
+    /** Only records in these kept states; by default every state the store keeps. */
+    states?: KeptStates;
+    /**
+     * Carry each record's vector, and name the embedder that made them.
+     *
+     * @defaultValue `false`
+     */
+    include_vectors?: boolean;
+    /**
+     * Page size: records and tombstones together.
+     *
+     * Constraints: an integer, ≥ 1, ≤ 1000.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     *
+     * @defaultValue `500`
+     */
+    limit?: number;
+    /**
+     * next_cursor of the previous page, with every other field of that request unchanged. Opaque; a
+     * cursor made for another request is refused.
+     *
+     * Constraints: at least 1 character, at most 1024 characters, matches `^[A-Za-z0-9_-]+$`.
+     */
+    cursor?: string;
+}
+/**
+ * One page of an export: records and tombstones, together in id order, at most limit. Extensible.
+ *
+ * Message `export_records.response` (emitted by a store; extensible: keep and ignore fields you do
+ * not know).
+ */
+export interface ExportRecordsResponse {
+    /** The page's records, in id order. */
+    records: ArchiveRecord[];
+    /** The page's erased ids, in id order. */
+    tombstones: ArchiveTombstone[];
+    /**
+     * Where the next page starts; absent on the last page.
+     *
+     * Constraints: at least 1 character.
+     */
+    next_cursor?: string;
+    /** What made the vectors (include_vectors). */
+    embedder?: EmbedderRef;
+    /**
+     * The digest at the head of the store's audit chain when the page was read
+     * (docs/governance.md#audit), for the archive's chain of custody.
+     */
+    audit_head?: Sha256;
+    /**
+     * Time the operation took, in milliseconds.
+     *
+     * Constraints: ≥ 0.
+     */
+    latency_ms: number;
+    /** What each store did. */
+    stores?: StoreResult[];
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
 }
@@ -634,6 +964,132 @@ export type IdList = MemoryId[];
 export type Identifier = string;
 /** One bare identifier, or a list of them that must all hold. */
 export type IdentifierList = Identifier | Identifier[];
+/**
+ * Write one page of archive lines into a store, keeping what they say
+ * (docs/spec/v0.3.md#import.ids). Closed.
+ *
+ * Message `import_records.request` (sent to a store; closed: a field not declared here is
+ * rejected).
+ */
+export interface ImportRecordsRequest {
+    /**
+     * Every agent the whole archive names: a store (and a server's token check) refuses the page
+     * unless each record's and tombstone's agent_id is one of them, so an archive is refused whole on
+     * its first page (docs/spec/v0.3.md#import.agents).
+     *
+     * Constraints: at least 1 item, at most 1000 items, no two items equal.
+     */
+    agents: AgentId[];
+    /**
+     * Records to write, in any order.
+     *
+     * Constraints: at most 1000 items.
+     */
+    records?: ArchiveRecord[];
+    /**
+     * Erased ids the target must never reuse.
+     *
+     * Constraints: at most 1000 items.
+     */
+    tombstones?: ArchiveTombstone[];
+    /**
+     * keep: the archive's ids. new: a fresh id for every record. remap: the archive's id unless the
+     * target holds or erased it, then a fresh one (docs/spec/v0.3.md#import.ids).
+     *
+     * @defaultValue `"keep"`
+     */
+    id_policy?: "keep" | "new" | "remap";
+    /**
+     * With id_policy keep, a record whose id the target already holds: skip it, overwrite it, or fail
+     * the page with nothing written (docs/spec/v0.3.md#import.conflict).
+     *
+     * @defaultValue `"fail"`
+     */
+    on_conflict?: "skip" | "overwrite" | "fail";
+    /**
+     * What made the records' vectors: a store reuses them only when it embeds with the same name and
+     * dimension, and embeds the content otherwise.
+     */
+    embedder?: EmbedderRef;
+    /**
+     * Where the page comes from, for the target's audit log (docs/spec/v0.3.md#import.custody).
+     * Closed.
+     */
+    archive?: ArchiveOrigin;
+}
+/**
+ * What one import page did, record by record, and how the store keeps each field. Extensible.
+ *
+ * Message `import_records.response` (emitted by a store; extensible: keep and ignore fields you do
+ * not know).
+ */
+export interface ImportRecordsResponse {
+    /** One per record sent, in the order sent. */
+    results: Imported[];
+    /** How many erased ids were new to the target, and how many it knew. */
+    tombstones: TombstoneCounts;
+    /**
+     * How the store keeps each field and state it was sent, by name
+     * (docs/spec/v0.3.md#import.fidelity); a name not listed is kept exactly.
+     */
+    kept?: {
+        [key: string]: Kept;
+    };
+    /**
+     * Time the operation took, in milliseconds.
+     *
+     * Constraints: ≥ 0.
+     */
+    latency_ms: number;
+    /** What each store did. */
+    stores?: StoreResult[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/** One record's outcome. */
+export interface Imported {
+    /** The record's id in the archive. */
+    id: MemoryId;
+    /**
+     * imported: written. overwritten: replaced the target's record (on_conflict overwrite). skipped:
+     * the target holds the id (on_conflict skip). erased: the target erased the id, which is never
+     * reused (docs/spec/v0.3.md#import.erased).
+     */
+    outcome: "imported" | "overwritten" | "skipped" | "erased";
+    /** The id the record was written under, when not its own (id_policy new or remap). */
+    new_id?: MemoryId;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * exact: written as sent. transformed: written changed, as how says. dropped: not written, as why
+ * says.
+ */
+export interface Kept {
+    /** exact, transformed or dropped. */
+    as: "exact" | "transformed" | "dropped";
+    /**
+     * What changed, or why it was dropped.
+     *
+     * Constraints: at least 1 character, at most 512 characters.
+     */
+    how?: string;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * Where a record stands as an archive keeps it (docs/spec/v0.3.md#archive.state): active, pending
+ * (staged for review), archived (hidden, restorable), forgotten (soft-forgotten: hidden, restorable
+ * by an operator), merged (folded into merged_into). Expired is not a state of its own: an active
+ * record past its expires_at.
+ */
+export type KeptState = "active" | "pending" | "archived" | "forgotten" | "merged";
+/**
+ * The kept states a request reaches.
+ *
+ * Constraints: at least 1 item, at most 5 items, no two items equal.
+ */
+export type KeptStates = KeptState[];
 /**
  * Page through an agent's records. Closed.
  *
@@ -1603,6 +2059,75 @@ export interface ScopeFilter {
     [key: string]: FilterCondition;
 }
 /**
+ * List the agents a store holds memories of, with their users and counts
+ * (docs/spec/v0.3.md#scopes.list). Closed.
+ *
+ * Message `scopes.request` (sent to a store; closed: a field not declared here is rejected).
+ */
+export interface ScopesRequest {
+    /**
+     * Only these agents (a server narrows a token's listing to the agents it may act as).
+     *
+     * Constraints: at least 1 item, at most 1000 items, no two items equal.
+     */
+    agent_ids?: AgentId[];
+    /**
+     * At most this many users per agent, the most populous first.
+     *
+     * Constraints: an integer, ≥ 0, ≤ 1000.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     *
+     * @defaultValue `100`
+     */
+    max_users?: number;
+    /**
+     * Page size, in agents.
+     *
+     * Constraints: an integer, ≥ 1, ≤ 1000.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     *
+     * @defaultValue `100`
+     */
+    limit?: number;
+    /**
+     * next_cursor of the previous page, with every other field of that request unchanged. Opaque; a
+     * cursor made for another request is refused.
+     *
+     * Constraints: at least 1 character, at most 1024 characters, matches `^[A-Za-z0-9_-]+$`.
+     */
+    cursor?: string;
+}
+/**
+ * One page of agents, in agent_id order. Extensible.
+ *
+ * Message `scopes.response` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface ScopesResponse {
+    /** The page. */
+    agents: AgentScope[];
+    /**
+     * Where the next page starts; absent on the last page.
+     *
+     * Constraints: at least 1 character.
+     */
+    next_cursor?: string;
+    /**
+     * Time the operation took, in milliseconds.
+     *
+     * Constraints: ≥ 0.
+     */
+    latency_ms: number;
+    /** What each store did. */
+    stores?: StoreResult[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
  * A record seal: a keyed digest (HMAC-SHA256) the writer computed over the record's id, agent_id,
  * user_id, type, content and metadata (docs/spec/v0.1.md#seals.digest). A store keeps it with the
  * record and returns it unchanged; only a holder of the key can make or check one.
@@ -1626,6 +2151,31 @@ export interface Seal {
 }
 /** Overall polarity of an emotional memory. */
 export type Sentiment = "positive" | "negative" | "neutral" | "mixed";
+/**
+ * A SHA-256 digest, as 64 lowercase hex digits.
+ *
+ * Constraints: at least 64 characters, at most 64 characters, matches `^[0-9a-f]{64}$`.
+ */
+export type Sha256 = string;
+/**
+ * The review a pending record waits for (docs/spec/v0.2.md#review.staging): its request is rebuilt
+ * from the record, so only what the record does not hold travels. Closed.
+ */
+export interface StagedReview {
+    /**
+     * Stable identifier of one memory record. Minted once (by the client or the first component that
+     * stores the record) and kept by every store that holds a copy.
+     */
+    review_id: MemoryId;
+    /**
+     * Who staged it: caller or policy:<name>.
+     *
+     * Constraints: at least 1 character, at most 256 characters.
+     */
+    staged_by: string;
+    /** When it was staged. */
+    requested_at: EpochMillis;
+}
 /**
  * The operator's staging policy: a write that any rule matches is staged for review as if it said
  * approval_required (docs/spec/v0.2.md#review.policy). Closed.
@@ -1787,6 +2337,23 @@ export interface StoreResult {
  * store lacks a capability the operation needs).
  */
 export type StoreStatus = "ok" | "error" | "timeout" | "invalid_response" | "skipped";
+/** How many erased ids were new to the target, and how many it knew. */
+export interface TombstoneCounts {
+    /**
+     * Erased ids the target did not know.
+     *
+     * Constraints: an integer, ≥ 0.
+     */
+    added: number;
+    /**
+     * Erased ids the target knew already.
+     *
+     * Constraints: an integer, ≥ 0.
+     */
+    known: number;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
 /**
  * One transition of a procedural state machine. Only these five keys exist: callback keys (before,
  * after, prepare, ...) are rejected because they would name code to run.
@@ -1885,6 +2452,22 @@ export interface UpdateResponse {
  * Constraints: at most 256 characters.
  */
 export type UserId = string;
+/** One user of an agent (user_id absent: the records without one). */
+export interface UserScope {
+    /**
+     * Optional end-user scope inside an agent's memory. When a request carries it, the operation only
+     * sees records stored under the same user_id.
+     */
+    user_id?: UserId;
+    /**
+     * Records in every kept state.
+     *
+     * Constraints: an integer, ≥ 0.
+     */
+    records: number;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
 /**
  * Pleasantness of an emotional memory, from -1 (very unpleasant) to 1 (very pleasant).
  *

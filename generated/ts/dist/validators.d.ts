@@ -1,5 +1,5 @@
 /**
- * A validator for every type of memorywire v0.2, generated from the spec as
+ * A validator for every type of memorywire v0.3, generated from the spec as
  * straight-line code. Each reports the same (path, rule) set as the reference validator
  * (`mnemowire.spec`, Python) for every payload: every broken rule at once, each with the JSON
  * Pointer of the offending value, so a client can fix them all in one go.
@@ -7,7 +7,7 @@
  * @module
  */
 import { type ValidationError } from "./runtime.js";
-import type { AgentId, Arousal, Capabilities, Capability, Confidence, DecideRequest, DecideResponse, Diff, EpochMillis, ErrorCode, ErrorDetail, ErrorEnvelope, ExpireAction, ExpirePolicy, ExpireRequest, ExpireResponse, Fidelity, FieldFidelity, Filter, FilterCondition, FilterOperators, FilterScalar, ForgetRequest, ForgetResponse, FusionMethod, GetRequest, GetResponse, Health, HealthStatus, IdList, Identifier, IdentifierList, ListRequest, ListResponse, MemoryId, MemoryRecord, MemoryType, MergeRequest, MergeResponse, MergeStrategy, Metadata, ModifiedRecord, OpenCapability, OpenErrorCode, OpenExpireAction, OpenFusionMethod, OpenHealthStatus, OpenMemoryType, OpenMergeStrategy, OpenRecordState, OpenSentiment, OpenStoreStatus, Participants, QueryVector, RecallHit, RecallRequest, RecallResponse, RecordState, RecordStates, RecordVersion, RelatedRecord, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewDecision, ReviewOutcome, ReviewRequest, ReviewedOperation, ReviewsRequest, ReviewsResponse, ScopeFilter, Seal, Sentiment, StagingPolicy, StagingRule, StateMachine, StateName, StoreHealth, StoreResult, StoreStatus, Transition, UpdateRequest, UpdateResponse, UserId, Valence } from "./types.js";
+import type { AgentId, AgentScope, ArchiveEnd, ArchiveManifest, ArchiveOrigin, ArchiveRecord, ArchiveScope, ArchiveSource, ArchiveTombstone, Arousal, Capabilities, Capability, Confidence, Counts, DecideRequest, DecideResponse, Diff, EmbedderRef, EpochMillis, ErrorCode, ErrorDetail, ErrorEnvelope, ExpireAction, ExpirePolicy, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, Fidelity, FieldFidelity, Filter, FilterCondition, FilterOperators, FilterScalar, ForgetRequest, ForgetResponse, FusionMethod, GetRequest, GetResponse, Health, HealthStatus, IdList, Identifier, IdentifierList, ImportRecordsRequest, ImportRecordsResponse, Imported, Kept, KeptState, KeptStates, ListRequest, ListResponse, MemoryId, MemoryRecord, MemoryType, MergeRequest, MergeResponse, MergeStrategy, Metadata, ModifiedRecord, OpenCapability, OpenErrorCode, OpenExpireAction, OpenFusionMethod, OpenHealthStatus, OpenMemoryType, OpenMergeStrategy, OpenRecordState, OpenSentiment, OpenStoreStatus, Participants, QueryVector, RecallHit, RecallRequest, RecallResponse, RecordState, RecordStates, RecordVersion, RelatedRecord, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewDecision, ReviewOutcome, ReviewRequest, ReviewedOperation, ReviewsRequest, ReviewsResponse, ScopeFilter, ScopesRequest, ScopesResponse, Seal, Sentiment, Sha256, StagedReview, StagingPolicy, StagingRule, StateMachine, StateName, StoreHealth, StoreResult, StoreStatus, TombstoneCounts, Transition, UpdateRequest, UpdateResponse, UserId, UserScope, Valence } from "./types.js";
 /**
  * Every rule `value` breaks as a `AgentId`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -15,6 +15,62 @@ import type { AgentId, Arousal, Capabilities, Capability, Confidence, DecideRequ
 export declare function validateAgentId(value: unknown): ValidationError[];
 /** Whether `value` is a valid AgentId (no rule broken). */
 export declare function isAgentId(value: unknown): value is AgentId;
+/**
+ * Every rule `value` breaks as a `AgentScope`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateAgentScope(value: unknown): ValidationError[];
+/** Whether `value` is a valid AgentScope (no rule broken). */
+export declare function isAgentScope(value: unknown): value is AgentScope;
+/**
+ * Every rule `value` breaks as message `archive-end`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateArchiveEnd(value: unknown): ValidationError[];
+/** Whether `value` is a valid ArchiveEnd (no rule broken). */
+export declare function isArchiveEnd(value: unknown): value is ArchiveEnd;
+/**
+ * Every rule `value` breaks as message `archive-manifest`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateArchiveManifest(value: unknown): ValidationError[];
+/** Whether `value` is a valid ArchiveManifest (no rule broken). */
+export declare function isArchiveManifest(value: unknown): value is ArchiveManifest;
+/**
+ * Every rule `value` breaks as a `ArchiveOrigin`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateArchiveOrigin(value: unknown): ValidationError[];
+/** Whether `value` is a valid ArchiveOrigin (no rule broken). */
+export declare function isArchiveOrigin(value: unknown): value is ArchiveOrigin;
+/**
+ * Every rule `value` breaks as message `archive-record`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateArchiveRecord(value: unknown): ValidationError[];
+/** Whether `value` is a valid ArchiveRecord (no rule broken). */
+export declare function isArchiveRecord(value: unknown): value is ArchiveRecord;
+/**
+ * Every rule `value` breaks as a `ArchiveScope`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateArchiveScope(value: unknown): ValidationError[];
+/** Whether `value` is a valid ArchiveScope (no rule broken). */
+export declare function isArchiveScope(value: unknown): value is ArchiveScope;
+/**
+ * Every rule `value` breaks as a `ArchiveSource`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateArchiveSource(value: unknown): ValidationError[];
+/** Whether `value` is a valid ArchiveSource (no rule broken). */
+export declare function isArchiveSource(value: unknown): value is ArchiveSource;
+/**
+ * Every rule `value` breaks as message `archive-tombstone`, as `{path, rule, message}` (path: a
+ * JSON Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateArchiveTombstone(value: unknown): ValidationError[];
+/** Whether `value` is a valid ArchiveTombstone (no rule broken). */
+export declare function isArchiveTombstone(value: unknown): value is ArchiveTombstone;
 /**
  * Every rule `value` breaks as a `Arousal`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -44,6 +100,13 @@ export declare function validateConfidence(value: unknown): ValidationError[];
 /** Whether `value` is a valid Confidence (no rule broken). */
 export declare function isConfidence(value: unknown): value is Confidence;
 /**
+ * Every rule `value` breaks as a `Counts`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateCounts(value: unknown): ValidationError[];
+/** Whether `value` is a valid Counts (no rule broken). */
+export declare function isCounts(value: unknown): value is Counts;
+/**
  * Every rule `value` breaks as message `decide.request`, as `{path, rule, message}` (path: a JSON
  * Pointer), sorted by path and rule; empty when it is valid.
  */
@@ -64,6 +127,13 @@ export declare function isDecideResponse(value: unknown): value is DecideRespons
 export declare function validateDiff(value: unknown): ValidationError[];
 /** Whether `value` is a valid Diff (no rule broken). */
 export declare function isDiff(value: unknown): value is Diff;
+/**
+ * Every rule `value` breaks as a `EmbedderRef`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateEmbedderRef(value: unknown): ValidationError[];
+/** Whether `value` is a valid EmbedderRef (no rule broken). */
+export declare function isEmbedderRef(value: unknown): value is EmbedderRef;
 /**
  * Every rule `value` breaks as a `EpochMillis`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -120,6 +190,20 @@ export declare function isExpireRequest(value: unknown): value is ExpireRequest;
 export declare function validateExpireResponse(value: unknown): ValidationError[];
 /** Whether `value` is a valid ExpireResponse (no rule broken). */
 export declare function isExpireResponse(value: unknown): value is ExpireResponse;
+/**
+ * Every rule `value` breaks as message `export_records.request`, as `{path, rule, message}` (path:
+ * a JSON Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateExportRecordsRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid ExportRecordsRequest (no rule broken). */
+export declare function isExportRecordsRequest(value: unknown): value is ExportRecordsRequest;
+/**
+ * Every rule `value` breaks as message `export_records.response`, as `{path, rule, message}` (path:
+ * a JSON Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateExportRecordsResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid ExportRecordsResponse (no rule broken). */
+export declare function isExportRecordsResponse(value: unknown): value is ExportRecordsResponse;
 /**
  * Every rule `value` breaks as a `Fidelity`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -232,6 +316,48 @@ export declare function isIdentifier(value: unknown): value is Identifier;
 export declare function validateIdentifierList(value: unknown): ValidationError[];
 /** Whether `value` is a valid IdentifierList (no rule broken). */
 export declare function isIdentifierList(value: unknown): value is IdentifierList;
+/**
+ * Every rule `value` breaks as message `import_records.request`, as `{path, rule, message}` (path:
+ * a JSON Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateImportRecordsRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid ImportRecordsRequest (no rule broken). */
+export declare function isImportRecordsRequest(value: unknown): value is ImportRecordsRequest;
+/**
+ * Every rule `value` breaks as message `import_records.response`, as `{path, rule, message}` (path:
+ * a JSON Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateImportRecordsResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid ImportRecordsResponse (no rule broken). */
+export declare function isImportRecordsResponse(value: unknown): value is ImportRecordsResponse;
+/**
+ * Every rule `value` breaks as a `Imported`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateImported(value: unknown): ValidationError[];
+/** Whether `value` is a valid Imported (no rule broken). */
+export declare function isImported(value: unknown): value is Imported;
+/**
+ * Every rule `value` breaks as a `Kept`, as `{path, rule, message}` (path: a JSON Pointer), sorted
+ * by path and rule; empty when it is valid.
+ */
+export declare function validateKept(value: unknown): ValidationError[];
+/** Whether `value` is a valid Kept (no rule broken). */
+export declare function isKept(value: unknown): value is Kept;
+/**
+ * Every rule `value` breaks as a `KeptState`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateKeptState(value: unknown): ValidationError[];
+/** Whether `value` is a valid KeptState (no rule broken). */
+export declare function isKeptState(value: unknown): value is KeptState;
+/**
+ * Every rule `value` breaks as a `KeptStates`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateKeptStates(value: unknown): ValidationError[];
+/** Whether `value` is a valid KeptStates (no rule broken). */
+export declare function isKeptStates(value: unknown): value is KeptStates;
 /**
  * Every rule `value` breaks as message `list.request`, as `{path, rule, message}` (path: a JSON
  * Pointer), sorted by path and rule; empty when it is valid.
@@ -531,6 +657,20 @@ export declare function validateScopeFilter(value: unknown): ValidationError[];
 /** Whether `value` is a valid ScopeFilter (no rule broken). */
 export declare function isScopeFilter(value: unknown): value is ScopeFilter;
 /**
+ * Every rule `value` breaks as message `scopes.request`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateScopesRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid ScopesRequest (no rule broken). */
+export declare function isScopesRequest(value: unknown): value is ScopesRequest;
+/**
+ * Every rule `value` breaks as message `scopes.response`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateScopesResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid ScopesResponse (no rule broken). */
+export declare function isScopesResponse(value: unknown): value is ScopesResponse;
+/**
  * Every rule `value` breaks as a `Seal`, as `{path, rule, message}` (path: a JSON Pointer), sorted
  * by path and rule; empty when it is valid.
  */
@@ -544,6 +684,20 @@ export declare function isSeal(value: unknown): value is Seal;
 export declare function validateSentiment(value: unknown): ValidationError[];
 /** Whether `value` is a valid Sentiment (no rule broken). */
 export declare function isSentiment(value: unknown): value is Sentiment;
+/**
+ * Every rule `value` breaks as a `Sha256`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateSha256(value: unknown): ValidationError[];
+/** Whether `value` is a valid Sha256 (no rule broken). */
+export declare function isSha256(value: unknown): value is Sha256;
+/**
+ * Every rule `value` breaks as a `StagedReview`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateStagedReview(value: unknown): ValidationError[];
+/** Whether `value` is a valid StagedReview (no rule broken). */
+export declare function isStagedReview(value: unknown): value is StagedReview;
 /**
  * Every rule `value` breaks as a `StagingPolicy`, as `{path, rule, message}` (path: a JSON
  * Pointer), sorted by path and rule; empty when it is valid.
@@ -594,6 +748,13 @@ export declare function validateStoreStatus(value: unknown): ValidationError[];
 /** Whether `value` is a valid StoreStatus (no rule broken). */
 export declare function isStoreStatus(value: unknown): value is StoreStatus;
 /**
+ * Every rule `value` breaks as a `TombstoneCounts`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateTombstoneCounts(value: unknown): ValidationError[];
+/** Whether `value` is a valid TombstoneCounts (no rule broken). */
+export declare function isTombstoneCounts(value: unknown): value is TombstoneCounts;
+/**
  * Every rule `value` breaks as a `Transition`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
  */
@@ -622,6 +783,13 @@ export declare function validateUserId(value: unknown): ValidationError[];
 /** Whether `value` is a valid UserId (no rule broken). */
 export declare function isUserId(value: unknown): value is UserId;
 /**
+ * Every rule `value` breaks as a `UserScope`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateUserScope(value: unknown): ValidationError[];
+/** Whether `value` is a valid UserScope (no rule broken). */
+export declare function isUserScope(value: unknown): value is UserScope;
+/**
  * Every rule `value` breaks as a `Valence`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
  */
@@ -629,22 +797,30 @@ export declare function validateValence(value: unknown): ValidationError[];
 /** Whether `value` is a valid Valence (no rule broken). */
 export declare function isValence(value: unknown): value is Valence;
 /** Every message name of the spec, sorted. */
-export declare const MESSAGES: readonly ["capabilities", "decide.request", "decide.response", "error", "expire.request", "expire.response", "forget.request", "forget.response", "get.request", "get.response", "health", "list.request", "list.response", "merge.request", "merge.response", "recall.request", "recall.response", "remember.request", "remember.response", "remember_batch.request", "remember_batch.response", "restore.request", "restore.response", "review-decision", "review-request", "reviews.request", "reviews.response", "update.request", "update.response"];
+export declare const MESSAGES: readonly ["archive-end", "archive-manifest", "archive-record", "archive-tombstone", "capabilities", "decide.request", "decide.response", "error", "expire.request", "expire.response", "export_records.request", "export_records.response", "forget.request", "forget.response", "get.request", "get.response", "health", "import_records.request", "import_records.response", "list.request", "list.response", "merge.request", "merge.response", "recall.request", "recall.response", "remember.request", "remember.response", "remember_batch.request", "remember_batch.response", "restore.request", "restore.response", "review-decision", "review-request", "reviews.request", "reviews.response", "scopes.request", "scopes.response", "update.request", "update.response"];
 /** A message name of the spec (`"remember.request"`, ...). */
 export type MessageName = (typeof MESSAGES)[number];
 /** The type each message carries. */
 export interface MessageTypes {
+    "archive-end": ArchiveEnd;
+    "archive-manifest": ArchiveManifest;
+    "archive-record": ArchiveRecord;
+    "archive-tombstone": ArchiveTombstone;
     "capabilities": Capabilities;
     "decide.request": DecideRequest;
     "decide.response": DecideResponse;
     "error": ErrorEnvelope;
     "expire.request": ExpireRequest;
     "expire.response": ExpireResponse;
+    "export_records.request": ExportRecordsRequest;
+    "export_records.response": ExportRecordsResponse;
     "forget.request": ForgetRequest;
     "forget.response": ForgetResponse;
     "get.request": GetRequest;
     "get.response": GetResponse;
     "health": Health;
+    "import_records.request": ImportRecordsRequest;
+    "import_records.response": ImportRecordsResponse;
     "list.request": ListRequest;
     "list.response": ListResponse;
     "merge.request": MergeRequest;
@@ -661,6 +837,8 @@ export interface MessageTypes {
     "review-request": ReviewRequest;
     "reviews.request": ReviewsRequest;
     "reviews.response": ReviewsResponse;
+    "scopes.request": ScopesRequest;
+    "scopes.response": ScopesResponse;
     "update.request": UpdateRequest;
     "update.response": UpdateResponse;
 }

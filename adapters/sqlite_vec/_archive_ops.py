@@ -1,0 +1,324 @@
+"""The sqlite-vec store's spec v0.3 operations (export_records, import_records, scopes): the
+kit's archive rules (``mnemowire.kit.archive``) over this store's tables. An import page is one
+transaction: every record, its index rows, its review, the page's tombstones and its audit
+entries, or nothing."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+
+from mnemowire.adapters.sqlite_vec._host import StoreHost
+from mnemowire.adapters.sqlite_vec._records import COLUMNS, blob, record
+from mnemowire.adapters.sqlite_vec._reviews import QUEUE
+from mnemowire.adapters.sqlite_vec._schema import cursor_key
+from mnemowire.errors import ConflictError
+from mnemowire.kit import TYPE_FIELDS, Cursors, to_wire
+from mnemowire.kit.archive import (
+    ImportPlan,
+    Placed,
+    agent_scope,
+    archive_record,
+    export_answer,
+    export_states,
+    import_vectors,
+    page_items,
+    scopes_answer,
+    staged_request,
+)
+from mnemowire.kit.audit import append_sqlite
+from mnemowire.kit.sql_steps import run
+from mnemowire.models import (
+    ExportRecordsRequest,
+    ExportRecordsResponse,
+    ImportRecordsRequest,
+    ImportRecordsResponse,
+    ScopesRequest,
+    ScopesResponse,
+)
+
+__all__ = ["ArchiveOperations"]
+
+#: the columns an import writes, in ``_row``'s order
+_WRITTEN = (
+    "id", "agent_id", "user_id", "type", "content", "metadata", "confidence", "source",
+    "created_at", "updated_at", "expires_at", *TYPE_FIELDS, "state", "merged_into", "demote",
+    "last_recalled_at", "version", "seal", "embedding",
+)  # fmt: skip
+_JSON_COLUMNS = ("metadata", "participants", "seal")
+_INSERT = f"INSERT INTO memories({', '.join(_WRITTEN)}) VALUES ({', '.join('?' for _ in _WRITTEN)})"
+
+
+class ArchiveOperations:
+    """export_records, import_records and scopes on the store's database."""
+
+    def __init__(self, host: StoreHost) -> None:
+        self._host = host
+        self._cursors: Cursors | None = None
+
+    async def export_records(self, request: ExportRecordsRequest) -> ExportRecordsResponse:
+        started = time.perf_counter()
+        page: ExportRecordsResponse = await self._host._call(self._export, request, started)
+        return page
+
+    async def import_records(self, request: ImportRecordsRequest) -> ImportRecordsResponse:
+        """Planned on a read (which ids the target holds or erased), embedded outside the lock
+        where the archive's vectors cannot be reused, then written in one transaction that
+        plans again, so a write between the two cannot slip past the plan."""
+        await self._host._setup()
+        started = time.perf_counter()
+        plan: ImportPlan = await self._host._call(self._plan, request)
+        vectors, kept = await import_vectors(self._host.embedder, request, plan.written)
+        answer: ImportRecordsResponse = await self._host._call(
+            self._import, request, plan, vectors, kept, started
+        )
+        return answer
+
+    async def scopes(self, request: ScopesRequest) -> ScopesResponse:
+        started = time.perf_counter()
+        page: ScopesResponse = await self._host._call(self._scopes, request, started)
+        return page
+
+    # -- the database steps ----------------------------------------------------------------
+
+    def _cursor_codec(self, tx: Any) -> Cursors:
+        if self._cursors is None:
+            self._cursors = Cursors(cursor_key(tx))
+        return self._cursors
+
+    def _export(self, req: ExportRecordsRequest, started: float) -> ExportRecordsResponse:
+        with self._host._db.transaction(write=False) as tx:
+            cursors = self._cursor_codec(tx)
+            after = cursors.position(req)
+            start = "" if after is None else str(after[0])
+            states = export_states(req)
+            where = ["agent_id = ?", "id > ?", f"state IN ({', '.join('?' for _ in states)})"]
+            args: list[Any] = [req.agent_id, start, *states]
+            if req.user_id is not None:
+                where.append("user_id = ?")
+                args.append(req.user_id)
+            if req.types:
+                where.append(f"type IN ({', '.join('?' for _ in req.types)})")
+                args.extend(str(t) for t in req.types)
+            rows = tx.execute(
+                f"SELECT {COLUMNS}, embedding FROM memories WHERE {' AND '.join(where)} "
+                "ORDER BY id LIMIT ?",
+                (*args, req.limit + 1),
+            ).fetchall()
+            tombstones: list[tuple[str, str]] = []
+            if req.user_id is None and not req.types:
+                tombstones = tx.execute(
+                    "SELECT id, agent_id FROM erased WHERE agent_id = ? AND id > ? "
+                    "ORDER BY id LIMIT ?",
+                    (req.agent_id, start, req.limit + 1),
+                ).fetchall()
+            stored = [(record(row[:-1]), row[-1]) for row in rows]
+            kept, kept_tombstones, last = page_items(
+                [{"id": r["id"], "row": r, "embedding": e} for r, e in stored],
+                [(t[0], t[1]) for t in tombstones],
+                req.limit,
+            )
+            pending = [k["id"] for k in kept if k["row"]["state"] == "pending"]
+            reviews = _reviews_of(tx, pending)
+            head = tx.execute("SELECT digest FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
+        lines = [
+            archive_record(
+                k["row"],
+                review=reviews.get(k["id"]),
+                vector=np.frombuffer(k["embedding"], np.float32).tolist()
+                if req.include_vectors
+                else None,
+            )
+            for k in kept
+        ]
+        cursor = None if last is None else cursors.make(req, {"id": last})
+        return export_answer(
+            lines,
+            kept_tombstones,
+            cursor,
+            self._host._result(len(lines), started),
+            embedder=self._host.embedder if req.include_vectors else None,
+            audit_head=None if head is None else head[0],
+        )
+
+    def _plan(self, req: ImportRecordsRequest) -> ImportPlan:
+        with self._host._db.transaction(write=False) as tx:
+            return _plan(tx, req)
+
+    def _import(
+        self,
+        req: ImportRecordsRequest,
+        planned: ImportPlan,
+        vectors: Any,
+        kept: dict[str, dict[str, str]],
+        started: float,
+    ) -> ImportRecordsResponse:
+        now = self._host._clock()
+        index = self._host._index
+        row_of = {p.index: row for row, p in enumerate(planned.written)}
+        index.bulk = []
+        try:
+            with self._host._db.transaction() as tx:
+                plan = _plan(tx, req)  # again, under the write lock
+                if any(p.index not in row_of for p in plan.written):
+                    raise ConflictError(
+                        "the target changed while the page was embedded (another writer "
+                        "erased or removed one of its ids); send the page again"
+                    )
+                for p in plan.written:
+                    _write(tx, p, vectors[row_of[p.index]], index)
+                added, known, held = _tombstones(tx, req)
+                _audit(tx, req, plan, added, now)
+                index.flush(tx)
+        finally:
+            index.bulk = None
+        result = self._host._result(len(plan.written), started)
+        return plan.answer(result, (len(added), known, held), kept)
+
+    def _scopes(self, req: ScopesRequest, started: float) -> ScopesResponse:
+        with self._host._db.transaction(write=False) as tx:
+            cursors = self._cursor_codec(tx)
+            after = cursors.position(req)
+            start = "" if after is None else str(after[0])
+            named = ""
+            args: list[Any] = [start, start]
+            if req.agent_ids:
+                marks = ", ".join("?" for _ in req.agent_ids)
+                named = f" AND agent_id IN ({marks})"
+                args = [start, *req.agent_ids, start, *req.agent_ids]
+            agents = [
+                row[0]
+                for row in tx.execute(
+                    f"SELECT agent_id FROM memories WHERE agent_id > ?{named} "
+                    f"UNION SELECT agent_id FROM erased WHERE agent_id > ?{named} "
+                    "ORDER BY 1 LIMIT ?",
+                    (*args, req.limit + 1),
+                ).fetchall()
+            ]
+            page = agents[: req.limit]
+            entries = [_agent(tx, agent, req.max_users) for agent in page]
+        cursor = cursors.make(req, {"id": page[-1]}) if len(agents) > req.limit else None
+        return scopes_answer(entries, cursor, self._host._result(len(entries), started))
+
+
+def _plan(tx: Any, req: ImportRecordsRequest) -> ImportPlan:
+    ids = [line.record.id for line in req.records or []]
+    held: list[str] = []
+    erased: list[str] = []
+    for chunk in range(0, len(ids), 500):
+        part = ids[chunk : chunk + 500]
+        marks = ", ".join("?" for _ in part)
+        held += [r[0] for r in tx.execute(f"SELECT id FROM memories WHERE id IN ({marks})", part)]
+        erased += [r[0] for r in tx.execute(f"SELECT id FROM erased WHERE id IN ({marks})", part)]
+    return ImportPlan(req, held, erased)
+
+
+def _write(tx: Any, placed: Placed, vector: Any, index: Any) -> None:
+    """One record as the archive says, replacing the target's (overwrite), indexed if active,
+    queued for review if pending."""
+    fields = placed.record
+    if placed.outcome == "overwritten":
+        old = tx.execute(
+            "SELECT rowid, agent_id, state FROM memories WHERE id = ?", (placed.target_id,)
+        ).fetchone()
+        if old is not None:
+            if old[2] == "active":
+                index.remove(tx, old[0], old[1])
+            tx.execute("DELETE FROM memories WHERE rowid = ?", (old[0],))
+            tx.execute("DELETE FROM reviews WHERE review_id = ?", (placed.target_id,))
+    columns = {name: fields.get(name) for name in _WRITTEN}
+    values = [
+        json.dumps(value) if name in _JSON_COLUMNS and value is not None else value
+        for name, value in columns.items()
+    ]
+    values[_WRITTEN.index("embedding")] = blob(vector)
+    rowid = tx.execute(_INSERT, values).lastrowid
+    if fields["state"] == "active":
+        index.add(tx, rowid, columns, vector)
+    elif fields["state"] == "pending":
+        review = fields["review"]
+        staged = staged_request(fields)
+        run(
+            tx,
+            QUEUE.stage(
+                review["review_id"], "remember", fields["agent_id"], fields.get("user_id"),
+                staged, review["staged_by"], review["requested_at"],
+            ),
+        )  # fmt: skip
+
+
+def _tombstones(tx: Any, req: ImportRecordsRequest) -> tuple[list[str], int, int]:
+    """The page's erased ids, kept: (those added, how many were known already, how many the
+    target holds live: an id the source erased after this target copied it, left for the
+    operator to forget)."""
+    added: list[str] = []
+    known = held = 0
+    for tombstone in req.tombstones or []:
+        if tx.execute("SELECT 1 FROM memories WHERE id = ?", (tombstone.id,)).fetchone():
+            held += 1
+            continue
+        cursor = tx.execute(
+            "INSERT OR IGNORE INTO erased(id, agent_id) VALUES (?, ?)",
+            (tombstone.id, tombstone.agent_id),
+        )
+        if cursor.rowcount:
+            added.append(tombstone.id)
+        else:
+            known += 1
+    return added, known, held
+
+
+def _audit(
+    tx: Any, req: ImportRecordsRequest, plan: ImportPlan, added: list[str], now: int
+) -> None:
+    """One audit entry per agent the page changed: the ids written and the erased ids added,
+    and where they came from (the archive's digest, the source's audit head:
+    docs/spec/v0.3.md#import.custody). A page that changes nothing (a rerun) writes none."""
+    written: dict[str, list[str]] = defaultdict(list)
+    for p in plan.written:
+        written[p.record["agent_id"]].append(p.target_id)
+    new_tombstones = set(added)
+    for tombstone in req.tombstones or []:
+        if tombstone.id in new_tombstones:
+            written.setdefault(tombstone.agent_id, [])
+    payload = to_wire(req)
+    detail: dict[str, Any] = {"id_policy": req.id_policy, "on_conflict": req.on_conflict}
+    if req.archive is not None:
+        detail["archive"] = to_wire(req.archive)
+    for agent, ids in written.items():
+        tombstones = [
+            t.id for t in req.tombstones or [] if t.agent_id == agent and t.id in new_tombstones
+        ]
+        entry = {**detail, "tombstones": tombstones} if tombstones else detail
+        if ids or tombstones:
+            append_sqlite(tx, now, "import_records", agent, ids, payload, entry)
+
+
+def _reviews_of(tx: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
+    if not ids:
+        return {}
+    marks = ", ".join("?" for _ in ids)
+    rows = tx.execute(
+        f"SELECT review_id, staged_by, requested_at FROM reviews WHERE review_id IN ({marks}) "
+        "AND state = 'pending'",
+        ids,
+    ).fetchall()
+    return {r[0]: {"review_id": r[0], "staged_by": r[1], "requested_at": r[2]} for r in rows}
+
+
+def _agent(tx: Any, agent_id: str, max_users: int) -> dict[str, Any]:
+    counts = tx.execute(
+        "SELECT type, state, count(*) FROM memories WHERE agent_id = ? GROUP BY type, state",
+        (agent_id,),
+    ).fetchall()
+    users = tx.execute(
+        "SELECT user_id, count(*) AS n FROM memories WHERE agent_id = ? GROUP BY user_id "
+        "ORDER BY n DESC, user_id LIMIT ?",
+        (agent_id, max_users + 1),
+    ).fetchall()
+    (erased,) = tx.execute("SELECT count(*) FROM erased WHERE agent_id = ?", (agent_id,)).fetchone()
+    return agent_scope(agent_id, counts, users, erased, max_users)

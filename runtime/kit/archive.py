@@ -1,0 +1,380 @@
+"""Spec v0.3's archive operations as a store sees them, with no I/O (docs/spec/v0.3.md): an
+export page's lines from stored rows, the plan of an import page (which record goes under which
+id, which is skipped, overwritten or refused) and what the store keeps of it, and a scope
+listing's answer. A store reads and writes its own tables around these; the rules live here
+once, so every store that keeps records in a table of its own decides the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mnemowire.embedders import Embedder, Vectors
+from mnemowire.errors import ConflictError, RequestError
+from mnemowire.kit._basics import new_id, to_wire
+from mnemowire.kit._records import searchable_text
+from mnemowire.models import (
+    MEMORY_RECORD_FIELDS,
+    ArchiveRecord,
+    ExportRecordsRequest,
+    ExportRecordsResponse,
+    ImportRecordsRequest,
+    ImportRecordsResponse,
+    KeptState,
+    RememberRequest,
+    ScopesResponse,
+    StoreResult,
+)
+
+__all__ = [
+    "KEPT_FROM_STORED",
+    "STORED_FROM_KEPT",
+    "ImportPlan",
+    "Placed",
+    "archive_record",
+    "export_answer",
+    "import_vectors",
+    "scopes_answer",
+    "staged_request",
+]
+
+#: the kept states (the archive's names) as the SQL stores' ``state`` column spells them
+STORED_FROM_KEPT: dict[str, str] = {
+    KeptState.ACTIVE: "active",
+    KeptState.PENDING: "pending",
+    KeptState.ARCHIVED: "archived",
+    KeptState.FORGOTTEN: "deleted",
+    KeptState.MERGED: "merged",
+}
+KEPT_FROM_STORED: dict[str, str] = {stored: str(kept) for kept, stored in STORED_FROM_KEPT.items()}
+#: a record's fields that a remember sends (a pending record's staged request is rebuilt from
+#: them: docs/spec/v0.3.md#archive.record)
+_REMEMBER_FIELDS = tuple(RememberRequest.model_fields)
+#: what a stored record's confidence is when its archive line leaves it out (the spec default)
+DEFAULT_CONFIDENCE: float = RememberRequest.model_fields["confidence"].default
+
+
+def archive_record(
+    row: Mapping[str, Any],
+    *,
+    review: Mapping[str, Any] | None = None,
+    vector: Sequence[float] | None = None,
+) -> dict[str, Any]:
+    """An export's line for a stored row (columns by field name, JSON decoded, ``state`` as the
+    store spells it): the record's wire fields, its kept state, and what the row adds."""
+    record = {
+        name: row[name]
+        for name in MEMORY_RECORD_FIELDS
+        if name != "state" and row.get(name) is not None
+    }
+    line: dict[str, Any] = {"kind": "record", "record": record}
+    line["state"] = KEPT_FROM_STORED[row["state"]]
+    if row.get("merged_into") is not None:
+        line["merged_into"] = row["merged_into"]
+    if review is not None:
+        line["review"] = dict(review)
+    if row.get("last_recalled_at") is not None:
+        line["last_recalled_at"] = row["last_recalled_at"]
+    if row.get("demote") not in (None, 1.0):
+        line["demote"] = row["demote"]
+    if vector is not None:
+        line["vector"] = vector
+    return line
+
+
+def export_answer(
+    records: Sequence[dict[str, Any]],
+    tombstones: Sequence[tuple[str, str]],
+    next_cursor: str | None,
+    result: StoreResult,
+    *,
+    embedder: Embedder | None = None,
+    audit_head: str | None = None,
+) -> ExportRecordsResponse:
+    """An export page from its lines (``archive_record``) and its (id, agent_id) tombstones."""
+    answer: dict[str, Any] = {
+        "records": list(records),
+        "tombstones": [{"kind": "tombstone", "id": i, "agent_id": a} for i, a in tombstones],
+        "latency_ms": result.latency_ms,
+        "stores": [result],
+    }
+    if next_cursor is not None:
+        answer["next_cursor"] = next_cursor
+    if embedder is not None:
+        answer["embedder"] = {"name": embedder.name, "dimension": embedder.dimension}
+    if audit_head is not None:
+        answer["audit_head"] = audit_head
+    return ExportRecordsResponse.model_validate(answer)
+
+
+def page_items(
+    records: Sequence[Mapping[str, Any]], tombstones: Sequence[tuple[str, str]], limit: int
+) -> tuple[list[Mapping[str, Any]], list[tuple[str, str]], str | None]:
+    """An export page from up to ``limit + 1`` records and tombstones each read after the
+    cursor, both in id order: the first ``limit`` of the two together, and the last id kept
+    when more follow (where the next page starts)."""
+    merged = sorted(
+        [(r["id"], 0, r) for r in records] + [(t[0], 1, t) for t in tombstones],
+        key=lambda item: item[0],
+    )
+    kept = merged[:limit]
+    page_records = [item[2] for item in kept if item[1] == 0]
+    page_tombstones = [item[2] for item in kept if item[1] == 1]
+    last = kept[-1][0] if len(merged) > limit else None
+    return page_records, page_tombstones, last  # type: ignore[return-value]
+
+
+def staged_request(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A pending record's staged remember, rebuilt from the record (what the review queue keeps
+    and a reviewer sees: docs/spec/v0.2.md#review.staging)."""
+    sent = {name: record[name] for name in _REMEMBER_FIELDS if record.get(name) is not None}
+    return {**sent, "approval_required": True}
+
+
+@dataclass
+class Placed:
+    """One record of an import page: the line, the id it goes under, and what happens."""
+
+    index: int
+    line: ArchiveRecord
+    target_id: str
+    outcome: str  # imported | overwritten | skipped | erased
+    #: the record's fields as the store writes them (wire names; ``id`` is ``target_id``)
+    record: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def written(self) -> bool:
+        return self.outcome in ("imported", "overwritten")
+
+
+class ImportPlan:
+    """What one import page does on a target that holds ``held`` ids (a live or hidden record
+    each) and erased ``erased`` (docs/spec/v0.3.md#import.ids, #import.conflict,
+    #import.erased). Raises RequestError for a page that breaks a rule beyond its schema, and
+    ConflictError when ``on_conflict`` is fail and any record conflicts: nothing is written."""
+
+    def __init__(
+        self, request: ImportRecordsRequest, held: Iterable[str], erased: Iterable[str]
+    ) -> None:
+        self.request = request
+        lines = request.records or []
+        check_agents(request)
+        held_ids, erased_ids = set(held), set(erased)
+        seen: set[str] = set()
+        fresh: dict[str, str] = {}
+        conflicts: list[dict[str, str]] = []
+        self.placed: list[Placed] = []
+        for index, line in enumerate(lines):
+            source_id = line.record.id
+            if source_id in seen:
+                raise RequestError(
+                    f"records[{index}] repeats id {source_id!r}: an archive holds each id once",
+                    details=[{"path": f"/records/{index}/record/id", "rule": "uniqueItems",
+                              "message": "repeats an id of this page"}],
+                )  # fmt: skip
+            seen.add(source_id)
+            taken = source_id in held_ids or source_id in erased_ids
+            policy = request.id_policy
+            if policy == "new" or (policy == "remap" and taken):
+                fresh[source_id] = new_id()
+                self.placed.append(Placed(index, line, fresh[source_id], "imported"))
+                continue
+            if source_id in erased_ids:
+                outcome = "erased"
+            elif source_id in held_ids:
+                outcome = {"skip": "skipped", "overwrite": "overwritten"}.get(
+                    request.on_conflict, "conflict"
+                )
+            else:
+                outcome = "imported"
+            if outcome == "conflict" or (outcome == "erased" and request.on_conflict == "fail"):
+                conflicts.append({"path": f"/records/{index}/record/id", "rule": "conflict",
+                                  "message": "the target erased this id" if outcome == "erased"
+                                  else "the target holds this id"})  # fmt: skip
+            self.placed.append(Placed(index, line, source_id, outcome))
+        if conflicts:
+            raise ConflictError(
+                f"{len(conflicts)} record(s) of the page have ids the target holds or erased, "
+                "and on_conflict is fail: nothing was written; send on_conflict skip or "
+                "overwrite, or id_policy remap (the CLI: --on-conflict, --ids)",
+                details=conflicts[:100],
+            )
+        for placed in self.placed:
+            placed.record = _target_record(placed, fresh)
+
+    @property
+    def written(self) -> list[Placed]:
+        return [p for p in self.placed if p.written]
+
+    def answer(
+        self,
+        result: StoreResult,
+        tombstones: tuple[int, int, int],
+        kept: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> ImportRecordsResponse:
+        """The page's response: each record's outcome (and new id), the tombstones (added,
+        known, held live), and what the store kept other than exactly."""
+        results = []
+        for p in self.placed:
+            item: dict[str, Any] = {"id": p.line.record.id, "outcome": p.outcome}
+            if p.target_id != p.line.record.id:
+                item["new_id"] = p.target_id
+            results.append(item)
+        added, known, held = tombstones
+        counts: dict[str, int] = {"added": added, "known": known}
+        if held:
+            counts["held"] = held
+        answer: dict[str, Any] = {
+            "results": results,
+            "tombstones": counts,
+            "latency_ms": result.latency_ms,
+            "stores": [result],
+        }
+        if kept:
+            answer["kept"] = {name: dict(how) for name, how in kept.items()}
+        return ImportRecordsResponse.model_validate(answer)
+
+
+def check_agents(request: ImportRecordsRequest) -> None:
+    """Every record's and tombstone's agent is one the page says the archive names
+    (docs/spec/v0.3.md#import.agents): a RequestError naming each that is not."""
+    agents = set(request.agents)
+    outside = [
+        {"path": f"/records/{i}/record/agent_id", "rule": "agents",
+         "message": "is not one of the page's agents"}
+        for i, line in enumerate(request.records or []) if line.record.agent_id not in agents
+    ] + [
+        {"path": f"/tombstones/{i}/agent_id", "rule": "agents",
+         "message": "is not one of the page's agents"}
+        for i, t in enumerate(request.tombstones or []) if t.agent_id not in agents
+    ]  # fmt: skip
+    if outside:
+        raise RequestError(
+            f"{len(outside)} line(s) name an agent the page's agents leave out: list every "
+            "agent of the archive in agents",
+            details=outside[:100],
+        )
+
+
+def _target_record(placed: Placed, fresh: Mapping[str, str]) -> dict[str, Any]:
+    """The record as the target stores it: its own id, a merged_into that follows a record
+    of the same page to its new id, the spec's defaults for what the line leaves out."""
+    wire = to_wire(placed.line.record)
+    wire.pop("state", None)
+    wire["id"] = placed.target_id
+    wire.setdefault("updated_at", wire["created_at"])
+    wire.setdefault("version", 1)
+    wire.setdefault("confidence", DEFAULT_CONFIDENCE)
+    wire.setdefault("metadata", {})
+    line = placed.line
+    if line.merged_into is not None:
+        wire["merged_into"] = fresh.get(line.merged_into, line.merged_into)
+    wire["state"] = STORED_FROM_KEPT[line.state]
+    wire["last_recalled_at"] = line.last_recalled_at
+    wire["demote"] = 1.0 if line.demote is None else line.demote
+    if line.state == "pending":
+        review = line.review
+        wire["review"] = {
+            "review_id": placed.target_id,
+            "staged_by": review.staged_by if review else "import",
+            "requested_at": review.requested_at if review else wire["created_at"],
+        }
+    return wire
+
+
+async def import_vectors(
+    embedder: Embedder, request: ImportRecordsRequest, placed: Sequence[Placed]
+) -> tuple[Vectors, dict[str, dict[str, str]]]:
+    """The vectors of the records an import writes: the archive's where they came from this
+    store's embedder (same name and dimension: docs/spec/v0.3.md#import.vectors), the content
+    embedded otherwise; and what the store kept of the vectors sent, when not exactly."""
+    from mnemowire.kit._embedding import embed
+
+    dimension = embedder.dimension
+    same = request.embedder is not None and (
+        request.embedder.name == embedder.name and request.embedder.dimension == dimension
+    )
+    out = np.zeros((len(placed), dimension), dtype=np.float32)
+    missing: list[int] = []
+    for row, p in enumerate(placed):
+        vector = p.line.vector
+        if same and vector is not None:
+            if len(vector) != dimension:
+                raise RequestError(
+                    f"records[{p.index}].vector has {len(vector)} numbers; the embedder "
+                    f"{embedder.name} makes {dimension}",
+                    details=[{"path": f"/records/{p.index}/vector", "rule": "dimension",
+                              "message": f"must have {dimension} items"}],
+                )  # fmt: skip
+            out[row] = vector
+        else:
+            missing.append(row)
+    if missing:
+        texts = [
+            searchable_text(placed[r].record["type"], placed[r].record["content"]) for r in missing
+        ]
+        embedded = await embed(embedder, texts)
+        out[missing] = embedded
+    sent = any(p.line.vector is not None for p in placed)
+    kept: dict[str, dict[str, str]] = {}
+    if sent and not same:
+        named = request.embedder.name if request.embedder else "an unnamed embedder"
+        kept["vector"] = {"as": "transformed", "how": f"made by {named}; re-embedded with "
+                          f"{embedder.name} ({dimension} dimensions)"}  # fmt: skip
+    return out, kept
+
+
+def scopes_answer(
+    agents: Sequence[Mapping[str, Any]], next_cursor: str | None, result: StoreResult
+) -> ScopesResponse:
+    """A scope listing's page from each agent's counts."""
+    answer: dict[str, Any] = {
+        "agents": list(agents),
+        "latency_ms": result.latency_ms,
+        "stores": [result],
+    }
+    if next_cursor is not None:
+        answer["next_cursor"] = next_cursor
+    return ScopesResponse.model_validate(answer)
+
+
+def agent_scope(
+    agent_id: str,
+    counts: Iterable[tuple[str, str, int]],
+    users: Sequence[tuple[str | None, int]],
+    erased: int,
+    max_users: int,
+) -> dict[str, Any]:
+    """One agent's entry of a scope listing from its (type, stored state, count) rows, its
+    (user_id, count) rows most populous first (``max_users + 1`` of them at most), and its
+    count of erased ids."""
+    by_type: dict[str, int] = {}
+    by_state: dict[str, int] = {}
+    total = 0
+    for kind, state, count in counts:
+        by_type[kind] = by_type.get(kind, 0) + count
+        kept = KEPT_FROM_STORED.get(state, state)
+        by_state[kept] = by_state.get(kept, 0) + count
+        total += count
+    listed = [
+        {"records": count} if user is None else {"user_id": user, "records": count}
+        for user, count in users[:max_users]
+    ]
+    return {
+        "agent_id": agent_id,
+        "records": total,
+        "by_type": by_type,
+        "by_state": by_state,
+        "erased": erased,
+        "users": listed,
+        "users_truncated": len(users) > max_users,
+    }
+
+
+def export_states(request: ExportRecordsRequest) -> list[str]:
+    """The stored states an export reaches (every kept state when it names none)."""
+    states = request.states if request.states is not None else list(KeptState)
+    return [STORED_FROM_KEPT[s] for s in states]
