@@ -44,7 +44,7 @@ TIERS = {
         "mnemowire.models",
         "mnemowire.registry",
     ),
-    "layers": ("mnemowire.layers",),
+    "layers": ("mnemowire.layers", "mnemowire.portability"),
     "applications": ("mnemowire.apps",),
     "adapters": ("mnemowire.adapters",),
     "conformance": ("mnemowire.conformance",),

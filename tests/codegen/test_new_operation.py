@@ -17,10 +17,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mnemowire import codegen
+from mnemowire import codegen, spec
 
 ROOT = Path(__file__).parents[2]
-NEWEST = "v0.2"
+#: the version the toy operation is added to: the newest shipped
+NEWEST = spec.LATEST
 
 PING_REQUEST = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -172,7 +173,8 @@ def test_an_operation_added_to_the_spec_reaches_every_boundary_by_regenerating(
         "protocol": True,
         "typed": [
             "PingResponse",
-            "mnemowire.models.v0_2.PingRequest | collections.abc.Mapping[str, typing.Any]",
+            f"mnemowire.models.{NEWEST.replace('.', '_')}.PingRequest"
+            " | collections.abc.Mapping[str, typing.Any]",
         ],
         "boundary": "hi",
         "refused": ["/text", "minLength"],

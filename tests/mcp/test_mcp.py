@@ -33,10 +33,11 @@ from mnemowire.models import GetRequest
 
 MNEMOWIRE = shutil.which("mnemowire") or str(Path(sys.executable).with_name("mnemowire"))
 TOKEN = "mcp-test-token-0123456789abcdef"
-#: every operation but decide: an agent must not approve its own staged writes
+#: every operation but decide (an agent must not approve its own staged writes) and the archive
+#: moves (an operator's: docs/portability.md)
 ALL_OPERATIONS = {
     "remember", "recall", "forget", "merge", "expire",
-    "get", "list", "restore", "update", "remember_batch", "reviews",
+    "get", "list", "restore", "update", "remember_batch", "reviews", "scopes",
 }  # fmt: skip
 
 
@@ -52,10 +53,13 @@ def remember(content: str, agent: str = "a", **fields: Any) -> dict[str, Any]:
 
 
 def agent_ids(schema: Any) -> Iterator[Any]:
-    """Every ``agent_id`` property's schema in a tool's input schema (a batch's items too)."""
+    """Every ``agent_id`` property's schema in a tool's input schema (a batch's items too, and
+    the items of scopes' ``agent_ids``)."""
     if isinstance(schema, dict):
         if "agent_id" in schema.get("properties", {}):
             yield schema["properties"]["agent_id"]
+        if "agent_ids" in schema.get("properties", {}):  # scopes: a list of agents
+            yield schema["properties"]["agent_ids"]["items"]
         for value in schema.values():
             yield from agent_ids(value)
     elif isinstance(schema, list):

@@ -203,3 +203,25 @@ def test_authenticate_and_admit() -> None:
     with pytest.raises(UnauthorizedError):
         tokens.authenticate(f"Bearer {ALICE}x")
     assert tokens.authenticate(f"bearer {OPS}").name == "ops"  # the scheme is case-insensitive
+
+
+def test_an_archive_naming_a_foreign_agent_is_refused_whole_and_scopes_are_narrowed(
+    url: str,
+) -> None:
+    """docs/spec/v0.3.md#import.agents, #scopes.list: the page lists every agent of the
+    archive, so a token refused one is refused the first page; a listing shows its agents."""
+    for agent in ("assistant-alice", "assistant-bob"):
+        assert call(url, "/v0.3/remember", remember(agent), OPS).status_code == 200
+    exported = call(url, "/v0.3/export_records", {"agent_id": "assistant-alice"}, ALICE).json()
+    page = {"agents": ["assistant-alice", "assistant-bob"], "records": exported["records"],
+            "on_conflict": "skip"}  # fmt: skip
+    refused = call(url, "/v0.3/import_records", page, ALICE)
+    assert refused.status_code == 403
+    assert [d["path"] for d in refused.json()["details"]] == ["/agents/1"]
+    admitted = call(url, "/v0.3/import_records", {**page, "agents": ["assistant-alice"]}, ALICE)
+    assert [r["outcome"] for r in admitted.json()["results"]] == ["skipped"]
+    listed = call(url, "/v0.3/scopes", {}, ALICE).json()
+    assert [a["agent_id"] for a in listed["agents"]] == ["assistant-alice"]
+    everyone = call(url, "/v0.3/scopes", {}, OPS).json()
+    assert [a["agent_id"] for a in everyone["agents"]] == ["assistant-alice", "assistant-bob"]
+    assert call(url, "/v0.3/scopes", {"agent_ids": ["assistant-bob"]}, ALICE).status_code == 403

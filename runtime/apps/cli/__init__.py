@@ -13,6 +13,7 @@ from mnemowire.apps.cli import (  # noqa: F401  (each module registers its comma
     _demo,
     _mcp,
     _operations,
+    _portability,
     _review,
     _serve,
     _spec,

@@ -234,3 +234,29 @@ def _error(envelope: dict[str, Any], options: dict[str, Any]) -> str:
     if options["pretty"]:
         return render_pretty(envelope, error=True)
     return printable(json.dumps(envelope, ensure_ascii=False))
+
+
+@click.option("--agent", "agent_ids", multiple=True, help="Only this agent (repeat).")
+@click.option("--max-users", type=int, help="List at most this many users per agent (default 100).")
+@click.option("--limit", type=int, help="Agents per page (default 100).")
+@click.option("--cursor", help="next_cursor of the previous page.")
+@_operation(
+    "scopes",
+    "List the agents a store holds memory of, with their users and counts by type and state.",
+    {
+        "agent_ids": "--agent",
+        "max_users": "--max-users",
+        "limit": "--limit",
+        "cursor": "--cursor",
+        "": "the request",
+    },
+)
+def scopes_command(
+    agent_ids: tuple[str, ...], max_users: int | None, limit: int | None, cursor: str | None
+) -> dict[str, Any]:
+    return {
+        "agent_ids": list(agent_ids) or None,
+        "max_users": max_users,
+        "limit": limit,
+        "cursor": cursor,
+    }

@@ -70,7 +70,8 @@ def _bare(key: str, value: Any) -> Any:
 
 
 def _narrow(node: Any, agents: list[str]) -> None:
-    """Give every ``agent_id`` property under ``node`` the enum of ``agents`` (in place)."""
+    """Give every ``agent_id`` property under ``node``, and every item of an ``agent_ids``
+    list, the enum of ``agents`` (in place)."""
     if isinstance(node, list):
         for item in node:
             _narrow(item, agents)
@@ -84,6 +85,9 @@ def _narrow(node: Any, agents: list[str]) -> None:
             "description": f"The agent this server acts as: {agents_phrase(agents)}.",
             "enum": agents,
         }
+    if isinstance(properties, dict) and "agent_ids" in properties:  # scopes' list of agents
+        listed = properties["agent_ids"]
+        properties["agent_ids"] = {**listed, "items": {**listed.get("items", {}), "enum": agents}}
     for key, value in node.items():
         if key not in _INSTANCES:
             _narrow(value, agents)

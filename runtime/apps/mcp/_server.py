@@ -47,8 +47,10 @@ RESOURCE_NOT_FOUND = -32002
 
 
 #: operations an MCP host, which is the agent, is not given: deciding a review is the
-#: reviewer's (an agent approving its own staged writes would make staging pointless)
-NOT_FOR_AGENTS = ("decide",)
+#: reviewer's (an agent approving its own staged writes would make staging pointless); moving
+#: whole archives is an operator's (the CLI or HTTP: docs/portability.md), and pages of
+#: records and vectors have no place in a model's context
+NOT_FOR_AGENTS = ("decide", "export_records", "import_records")
 
 
 class MemoryTools:

@@ -36,7 +36,7 @@ from pydantic import BaseModel
 from mnemowire.errors import ConfigError, ForbiddenError, UnauthorizedError
 from mnemowire.kit.audit import as_caller
 from mnemowire.layers.validating import ValidatingStore
-from mnemowire.models import RememberBatchRequest
+from mnemowire.models import ImportRecordsRequest, RememberBatchRequest, ScopesRequest
 
 __all__ = [
     "ANYONE",
@@ -83,6 +83,14 @@ class Caller:
                     for path in sorted(refused)
                 ],
             )  # fmt: skip
+
+    def narrow(self, request: ScopesRequest) -> ScopesRequest:
+        """A scope listing of a token that may act as some agents only: of those agents
+        (docs/spec/v0.3.md#scopes.list), unless the request names agents itself (then each is
+        admitted as any request's)."""
+        if ALL_AGENTS in self.agents or request.agent_ids:
+            return request
+        return request.model_copy(update={"agent_ids": sorted(self.agents)[:1000]})
 
     def admit_decision(self, request: BaseModel) -> None:
         """Raise ``forbidden`` unless this caller may decide reviews, and as the reviewer the
@@ -247,6 +255,8 @@ def admitted(
     request (once, at ``boundary``), admit ``caller`` for every agent it names, and hand back
     the store's answer to come, as wire JSON."""
     parsed = boundary.parse(operation, payload)
+    if isinstance(parsed, ScopesRequest):
+        parsed = caller.narrow(parsed)
     caller.admit(agents_named(parsed))
     if operation == "decide":
         caller.admit_decision(parsed)
@@ -261,6 +271,10 @@ def agents_named(request: BaseModel) -> dict[str, str]:
     batch)."""
     if isinstance(request, RememberBatchRequest):
         return {f"/requests/{i}/agent_id": item.agent_id for i, item in enumerate(request.requests)}
+    if isinstance(request, ImportRecordsRequest):  # every record's agent is one of these
+        return {f"/agents/{i}": agent for i, agent in enumerate(request.agents)}
+    if isinstance(request, ScopesRequest):
+        return {f"/agent_ids/{i}": agent for i, agent in enumerate(request.agent_ids or [])}
     agent: object = getattr(request, "agent_id", None)
     if not isinstance(agent, str):
         raise TypeError(f"{type(request).__name__} names no agent_id")

@@ -16,6 +16,7 @@ import pytest
 
 from mnemowire.adapters.http import HttpStore
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
+from mnemowire.adapters.sqlite_vec.store import IMPLEMENTS
 from mnemowire.apps.server import MemoryServer
 from mnemowire.apps.transport import Tokens
 from mnemowire.embedders import HashEmbedder, Vectors
@@ -186,7 +187,8 @@ def test_the_served_name_is_the_stores(tmp_path: Path) -> None:
         renamed = HttpStore.from_url(f"{url}?name=pantry")
         assert renamed.name == "pantry"
         assert renamed.capabilities().store == "pantry"
-        assert json.loads(json.dumps(renamed.capabilities().spec_version)) == "v0.2"
+        served = json.loads(json.dumps(renamed.capabilities().spec_version))
+        assert served == IMPLEMENTS.spec_version  # the served store's, sqlite-vec's
 
 
 @contextlib.contextmanager

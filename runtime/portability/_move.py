@@ -1,0 +1,325 @@
+"""Moving memory between stores through spec v0.3's operations: an export to an archive file,
+an import from one, and a migration that streams one store's pages straight into another.
+
+Every request goes through the stores' validating boundary (``Memory``), a page at a time, so
+memory stays flat. An import keeps the archive's ids, timestamps, versions and states, and is
+resumable: with ``on_conflict`` skip, a rerun after a crash skips what the first run wrote and
+ends where one run would have. Each run ends with a ``Report``: what each record's import did,
+what the target says it keeps other than exactly, and a verification pass that reads every
+record written back (``get``) and compares it field by field with the archive."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from mnemowire.kit import to_wire
+from mnemowire.layers.memory import Memory
+from mnemowire.models import ExportRecordsResponse, ImportRecordsResponse, RecordState
+from mnemowire.portability._archive import Archive, ArchiveWriter, Page
+
+__all__ = ["Progress", "Report", "export_archive", "import_archive", "migrate"]
+
+#: ``progress(done, total)``: records and tombstones handled so far, of ``total`` (0: unknown)
+Progress = Callable[[int, int], None]
+#: the kept states ``get`` shows (forgotten and merged records are never shown by it)
+_SHOWN = {"active": ("active", "expired"), "pending": ("pending",), "archived": ("archived",)}
+_GET_STATES = [str(state) for state in RecordState]
+
+
+@dataclass
+class Report:
+    """What a move did, counted per record, per field and per state."""
+
+    records: int = 0
+    tombstones: Counter[str] = field(default_factory=Counter)
+    outcomes: Counter[str] = field(default_factory=Counter)
+    #: what the target said it keeps other than exactly (import_records' ``kept``)
+    kept: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: field -> exact / transformed / dropped, from reading the records back
+    fields: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    #: kept state -> exact / transformed / dropped / not shown by get
+    states: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    #: a few records that did not come back as the archive has them, with what differed
+    differences: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+    sha256: str | None = None
+
+    def add(self, page: Page, answer: ImportRecordsResponse) -> None:
+        self.records += len(page.records)
+        self.outcomes.update(str(r.outcome) for r in answer.results)
+        counts = answer.tombstones.model_dump()
+        self.tombstones.update({k: int(v) for k, v in counts.items() if isinstance(v, int)})
+        for name, how in (answer.kept or {}).items():
+            self.kept[name] = how.model_dump(by_alias=True, exclude_none=True)
+
+    def as_json(self) -> dict[str, Any]:
+        rate = self.records / self.seconds if self.seconds else None
+        out: dict[str, Any] = {
+            "records": self.records,
+            "outcomes": dict(sorted(self.outcomes.items())),
+            "tombstones": dict(sorted(self.tombstones.items())),
+            "kept": self.kept,
+            "verified": {
+                "fields": {name: dict(c) for name, c in sorted(self.fields.items())},
+                "states": {name: dict(c) for name, c in sorted(self.states.items())},
+                "differences": self.differences,
+            },
+            "seconds": round(self.seconds, 3),
+            "records_per_second": None if rate is None else round(rate, 1),
+        }
+        if self.sha256 is not None:
+            out["archive_sha256"] = self.sha256
+        return out
+
+    @property
+    def faithful(self) -> bool:
+        """Every record written came back exactly, in its state."""
+        return not self.differences and all(
+            set(c) <= {"exact", "not shown by get"} for c in self.states.values()
+        )
+
+
+async def _agents_of(memory: Memory, agents: Sequence[str] | None) -> AsyncIterator[str]:
+    if agents:
+        for agent in agents:
+            yield agent
+        return
+    request: dict[str, Any] = {"max_users": 0, "limit": 1000}
+    while True:
+        page = await memory.scopes(request)
+        for scope in page.agents:
+            yield scope.agent_id
+        if page.next_cursor is None:
+            return
+        request = {**request, "cursor": page.next_cursor}
+
+
+async def _export_pages(
+    memory: Memory, agent: str, scope: Mapping[str, Any], page_size: int, vectors: bool
+) -> AsyncIterator[ExportRecordsResponse]:
+    request: dict[str, Any] = {"agent_id": agent, **scope, "limit": page_size}
+    if vectors:
+        request["include_vectors"] = True
+    while True:
+        page = await memory.export_records(request)
+        yield page
+        if page.next_cursor is None:
+            return
+        request = {**request, "cursor": page.next_cursor}
+
+
+def _wire(page: ExportRecordsResponse) -> Page:
+    return Page(
+        [to_wire(r) for r in page.records],
+        [to_wire(t) for t in page.tombstones],
+    )
+
+
+async def export_archive(
+    memory: Memory,
+    out: IO[bytes],
+    *,
+    agents: Sequence[str] | None = None,
+    scope: Mapping[str, Any] | None = None,
+    include_vectors: bool = True,
+    page_size: int = 1000,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Write every record and erased id of ``agents`` (every agent ``scopes`` lists when None)
+    to ``out`` as an archive; ``scope`` narrows each export (user_id, types, states)."""
+    started = time.perf_counter()
+    narrowed = dict(scope or {})
+    listed = [a async for a in _agents_of(memory, agents)]
+    writer: ArchiveWriter | None = None
+    for agent in listed:
+        async for page in _export_pages(memory, agent, narrowed, page_size, include_vectors):
+            if writer is None:
+                writer = ArchiveWriter(out, _manifest(memory, listed, narrowed, page))
+            for line in _wire(page).records:
+                writer.record(line)
+            for line in _wire(page).tombstones:
+                writer.tombstone(line)
+            if progress is not None:
+                progress(writer.records + writer.tombstones, 0)
+    if writer is None:  # no agent at all: an empty archive still says what it is
+        writer = ArchiveWriter(out, _manifest(memory, listed, narrowed, None))
+    sha = writer.close()
+    seconds = time.perf_counter() - started
+    return {
+        "agents": len(listed),
+        "records": writer.records,
+        "tombstones": writer.tombstones,
+        "sha256": sha,
+        "seconds": round(seconds, 3),
+        "records_per_second": round(writer.records / seconds, 1) if seconds else None,
+    }
+
+
+def _manifest(
+    memory: Memory,
+    agents: Sequence[str],
+    scope: Mapping[str, Any],
+    first: ExportRecordsResponse | None,
+) -> dict[str, Any]:
+    declared = memory.capabilities()
+    store = declared.store
+    manifest: dict[str, Any] = {
+        "created_at": int(time.time() * 1000),
+        "source": {"store": store, "kind": store.partition("://")[0] or store},
+        "scope": {"agent_ids": list(agents), **{k: v for k, v in scope.items() if v}},
+    }
+    if first is not None and first.embedder is not None:
+        manifest["embedder"] = first.embedder.model_dump()
+    if first is not None and first.audit_head is not None:
+        manifest["audit_head"] = first.audit_head
+    return manifest
+
+
+async def _import_page(
+    target: Memory,
+    page: Page,
+    base: Mapping[str, Any],
+    report: Report,
+    verify: bool,
+) -> None:
+    named = {line["record"]["agent_id"] for line in page.records}
+    named |= {line["agent_id"] for line in page.tombstones}
+    agents = sorted(named | set(base["agents"]))
+    request = {**base, "agents": agents[:1000], "records": page.records,
+               "tombstones": page.tombstones}  # fmt: skip
+    answer = await target.import_records(request)
+    report.add(page, answer)
+    if verify:
+        await _verify(target, page, answer, report)
+
+
+async def _verify(
+    target: Memory, page: Page, answer: ImportRecordsResponse, report: Report
+) -> None:
+    """Read every record the page wrote back, and compare it with its line field by field."""
+    written: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    for line, result in zip(page.records, answer.results, strict=True):
+        if result.outcome in ("imported", "overwritten"):
+            target_id = result.new_id or result.id
+            written[line["record"]["agent_id"]].append((target_id, line))
+    for agent, items in written.items():
+        for start in range(0, len(items), 1000):
+            chunk = items[start : start + 1000]
+            got = await target.get(
+                {"agent_id": agent, "ids": [i for i, _ in chunk], "states": _GET_STATES}
+            )
+            found = {r.id: to_wire(r) for r in got.records}
+            for target_id, line in chunk:
+                _compare(line, found.get(target_id), target_id, report)
+
+
+def _compare(
+    line: Mapping[str, Any], back: dict[str, Any] | None, target_id: str, report: Report
+) -> None:
+    state = line["state"]
+    if state not in _SHOWN:
+        report.states[state]["not shown by get"] += 1
+        return
+    if back is None:
+        report.states[state]["dropped"] += 1
+        _differ(report, target_id, {"state": "missing"})
+        return
+    report.states[state]["exact" if back.get("state") in _SHOWN[state] else "transformed"] += 1
+    sent = {k: v for k, v in line["record"].items() if k not in ("state", "id")}
+    differed: dict[str, Any] = {}
+    for name, value in sent.items():
+        if name not in back:
+            report.fields[name]["dropped"] += 1
+            differed[name] = "dropped"
+        elif back[name] != value:
+            report.fields[name]["transformed"] += 1
+            differed[name] = {"sent": value, "read back": back[name]}
+        else:
+            report.fields[name]["exact"] += 1
+    if differed:
+        _differ(report, target_id, differed)
+
+
+def _differ(report: Report, target_id: str, what: dict[str, Any]) -> None:
+    if len(report.differences) < 20:
+        report.differences.append({"id": target_id, **what})
+
+
+async def import_archive(
+    target: Memory,
+    archive: Archive,
+    *,
+    id_policy: str = "keep",
+    on_conflict: str = "skip",
+    page_size: int = 500,
+    verify: bool = True,
+    progress: Progress | None = None,
+) -> Report:
+    """Import a verified archive (``Archive.verify``) into ``target``, a page at a time."""
+    started = time.perf_counter()
+    report = Report(sha256=archive.sha256)
+    base: dict[str, Any] = {
+        "agents": archive.agents[:1000],
+        "id_policy": id_policy,
+        "on_conflict": on_conflict,
+        "archive": {"sha256": archive.sha256,
+                    "source": f"{archive.manifest['source']['store']} "
+                              f"({archive.manifest['source']['kind']})"[:256]},
+    }  # fmt: skip
+    if "audit_head" in archive.manifest:
+        base["archive"]["audit_head"] = archive.manifest["audit_head"]
+    if "embedder" in archive.manifest:
+        base["embedder"] = archive.manifest["embedder"]
+    total = archive.records + archive.tombstones
+    done = 0
+    for page in archive.pages(page_size):
+        await _import_page(target, page, base, report, verify)
+        done += len(page)
+        if progress is not None:
+            progress(done, total)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+async def migrate(
+    source: Memory,
+    target: Memory,
+    *,
+    agents: Sequence[str] | None = None,
+    scope: Mapping[str, Any] | None = None,
+    id_policy: str = "keep",
+    on_conflict: str = "skip",
+    page_size: int = 500,
+    verify: bool = True,
+    progress: Progress | None = None,
+) -> Report:
+    """Stream ``source``'s pages into ``target``: vectors travel, and the target reuses them
+    when it embeds with the same embedder (and embeds the content otherwise)."""
+    started = time.perf_counter()
+    report = Report()
+    listed = [a async for a in _agents_of(source, agents)]
+    done = 0
+    for agent in listed:
+        async for page in _export_pages(source, agent, dict(scope or {}), page_size, True):
+            base: dict[str, Any] = {
+                "agents": listed[:1000] if len(listed) <= 1000 else [agent],
+                "id_policy": id_policy,
+                "on_conflict": on_conflict,
+                "archive": {"source": source.name[:256]},
+            }
+            if page.audit_head is not None:
+                base["archive"]["audit_head"] = page.audit_head
+            if page.embedder is not None:
+                base["embedder"] = page.embedder.model_dump()
+            wire = _wire(page)
+            if len(wire):
+                await _import_page(target, wire, base, report, verify)
+            done += len(wire)
+            if progress is not None:
+                progress(done, 0)
+    report.seconds = time.perf_counter() - started
+    return report
