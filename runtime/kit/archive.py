@@ -172,7 +172,7 @@ class ImportPlan:
             if source_id in seen:
                 raise RequestError(
                     f"records[{index}] repeats id {source_id!r}: an archive holds each id once",
-                    details=[{"path": f"/records/{index}/record/id", "rule": "uniqueItems",
+                    details=[{"path": f"/records/{index}/record/id", "rule": "uniqueIds",
                               "message": "repeats an id of this page"}],
                 )  # fmt: skip
             seen.add(source_id)

@@ -21,5 +21,10 @@ BEYOND_SCHEMA = frozenset(
         "cursor",
         # [recall.query-vector]: a query vector of another embedder than the store's
         "unsupported",
+        # v0.3 imports: every line's agent among the page's agents ([import.agents]), each id
+        # once in a page, a vector of the store's dimension when its embedder is the store's
+        "agents",
+        "uniqueIds",
+        "dimension",
     }
 )

@@ -21,10 +21,19 @@ async def _refusal_rules() -> set[str]:
     """The rules a store reports for two schema-valid requests it must refuse."""
     rules = set()
     foreign = {"embedder": "another", "vector": [1.0, 0.0]}
+    line = {"kind": "record", "state": "active",
+            "record": {"id": "m", "agent_id": "a", "type": "semantic", "content": "tea",
+                       "created_at": 1}}  # fmt: skip
     async with Memory(SqliteVecStore(":memory:", embedder=HashEmbedder(64))) as memory:
+        same = {"name": memory.store.embedder.name, "dimension": 64}  # type: ignore[attr-defined]
         for call in (
             memory.list({"agent_id": "a", "cursor": "not-a-cursor-this-store-minted"}),
             memory.recall({"agent_id": "a", "query": "tea", "query_vector": foreign}),
+            memory.import_records({"agents": ["b"], "records": [line]}),
+            memory.import_records({"agents": ["a"], "records": [line, line]}),
+            memory.import_records(
+                {"agents": ["a"], "records": [{**line, "vector": [1.0]}], "embedder": same}
+            ),
         ):
             with pytest.raises(MnemowireError) as refused:
                 await call

@@ -159,7 +159,7 @@ async def test_an_erased_id_is_never_written_and_remap_gives_it_a_new_one() -> N
     ("change", "path", "rule"),
     [
         (lambda r: {**r, "agents": ["b"]}, "/records/0/record/agent_id", "agents"),
-        (lambda r: {**r, "records": r["records"] * 2}, "/records", "uniqueItems"),
+        (lambda r: {**r, "records": r["records"] * 2}, "/records", "uniqueIds"),
         (lambda r: {**r, "records": [{**r["records"][0], "state": "expired"}]},
          "/records/0/state", "enum"),
         (lambda r: {**r, "records": [{**r["records"][0], "vector": [0.1] * 3}]},
