@@ -207,12 +207,13 @@ class ArchiveOperations:
 
 def _plan(tx: Any, req: ImportRecordsRequest) -> ImportPlan:
     ids = [line.record.id for line in req.records or []]
-    held: list[str] = []
+    held: dict[str, str] = {}
     erased: list[str] = []
     for chunk in range(0, len(ids), 500):
         part = ids[chunk : chunk + 500]
         marks = ", ".join("?" for _ in part)
-        held += [r[0] for r in tx.execute(f"SELECT id FROM memories WHERE id IN ({marks})", part)]
+        rows = tx.execute(f"SELECT id, agent_id FROM memories WHERE id IN ({marks})", part)
+        held.update((r[0], r[1]) for r in rows)
         erased += [r[0] for r in tx.execute(f"SELECT id FROM erased WHERE id IN ({marks})", part)]
     return ImportPlan(req, held, erased)
 

@@ -157,12 +157,14 @@ class ImportPlan:
     ConflictError when ``on_conflict`` is fail and any record conflicts: nothing is written."""
 
     def __init__(
-        self, request: ImportRecordsRequest, held: Iterable[str], erased: Iterable[str]
+        self, request: ImportRecordsRequest, held: Mapping[str, str], erased: Iterable[str]
     ) -> None:
+        """``held``: the ids the target holds, each with its record's agent."""
         self.request = request
         lines = request.records or []
         check_agents(request)
         held_ids, erased_ids = set(held), set(erased)
+        foreign: list[dict[str, str]] = []
         seen: set[str] = set()
         fresh: dict[str, str] = {}
         conflicts: list[dict[str, str]] = []
@@ -182,7 +184,11 @@ class ImportPlan:
                 fresh[source_id] = new_id()
                 self.placed.append(Placed(index, line, fresh[source_id], "imported"))
                 continue
-            if source_id in erased_ids:
+            if source_id in held_ids and held[source_id] != line.record.agent_id:
+                foreign.append({"path": f"/records/{index}/record/id", "rule": "conflict",
+                                "message": "another agent's record holds this id"})  # fmt: skip
+                outcome = "skipped"
+            elif source_id in erased_ids:
                 outcome = "erased"
             elif source_id in held_ids:
                 outcome = {"skip": "skipped", "overwrite": "overwritten"}.get(
@@ -195,6 +201,13 @@ class ImportPlan:
                                   "message": "the target erased this id" if outcome == "erased"
                                   else "the target holds this id"})  # fmt: skip
             self.placed.append(Placed(index, line, source_id, outcome))
+        if foreign:  # never skipped quietly, never overwritten: ids are one record's, everywhere
+            raise ConflictError(
+                f"{len(foreign)} record(s) of the page have ids another agent's records hold "
+                "on the target: nothing was written; import with id_policy remap (the CLI: "
+                "--ids remap)",
+                details=foreign[:100],
+            )
         if conflicts:
             raise ConflictError(
                 f"{len(conflicts)} record(s) of the page have ids the target holds or erased, "

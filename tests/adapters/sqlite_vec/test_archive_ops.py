@@ -203,3 +203,23 @@ async def test_scopes_count_each_agent_by_type_state_and_user() -> None:
         assert nxt.next_cursor is None
         only = await m.scopes({"agent_ids": ["b"]})
         assert [s.agent_id for s in only.agents] == ["b"]
+
+
+async def test_an_id_another_agent_holds_is_refused_whole_even_to_skip_or_overwrite() -> None:
+    async with memory() as target:
+        theirs = await target.remember({"agent_id": "b", "type": "semantic", "content": "b's"})
+        record = {"id": theirs.id, "agent_id": "a", "type": "semantic", "content": "a's",
+                  "created_at": 1}  # fmt: skip
+        line = {"kind": "record", "state": "active", "record": record}
+        for conflict in ("skip", "overwrite"):
+            with pytest.raises(ConflictError, match="another agent") as refused:
+                await target.import_records(
+                    {"agents": ["a"], "records": [line], "on_conflict": conflict}
+                )
+            assert refused.value.envelope["details"][0]["path"] == "/records/0/record/id"
+        got = await target.get({"agent_id": "b", "ids": [theirs.id]})
+        assert got.records[0].content == "b's"
+        remapped = await target.import_records(
+            {"agents": ["a"], "records": [line], "id_policy": "remap"}
+        )
+        assert remapped.results[0].new_id not in (None, theirs.id)
