@@ -28,9 +28,9 @@ from mnemowire.kit.archive import (
     import_vectors,
     page_items,
     scopes_answer,
-    staged_request,
 )
 from mnemowire.kit.audit import append_sqlite
+from mnemowire.kit.reviews import staged_remember
 from mnemowire.kit.sql_steps import run
 from mnemowire.models import (
     ExportRecordsRequest,
@@ -116,18 +116,16 @@ class ArchiveOperations:
                     "ORDER BY id LIMIT ?",
                     (req.agent_id, start, req.limit + 1),
                 ).fetchall()
-            stored = [(record(row[:-1]), row[-1]) for row in rows]
+            stored = [{**record(row[:-1]), "embedding": row[-1]} for row in rows]
             kept, kept_tombstones, last = page_items(
-                [{"id": r["id"], "row": r, "embedding": e} for r, e in stored],
-                [(t[0], t[1]) for t in tombstones],
-                req.limit,
+                stored, [(t[0], t[1]) for t in tombstones], req.limit
             )
-            pending = [k["id"] for k in kept if k["row"]["state"] == "pending"]
+            pending = [k["id"] for k in kept if k["state"] == "pending"]
             reviews = _reviews_of(tx, pending)
             head = tx.execute("SELECT digest FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
         lines = [
             archive_record(
-                k["row"],
+                k,
                 review=reviews.get(k["id"]),
                 vector=np.frombuffer(k["embedding"], np.float32).tolist()
                 if req.include_vectors
@@ -242,7 +240,7 @@ def _write(tx: Any, placed: Placed, vector: Any, index: Any) -> None:
         index.add(tx, rowid, columns, vector)
     elif fields["state"] == "pending":
         review = fields["review"]
-        staged = staged_request(fields)
+        staged = staged_remember(fields)
         run(
             tx,
             QUEUE.stage(

@@ -150,14 +150,18 @@ def list_answer(
     records: Sequence[Mapping[str, Any]], next_cursor: str | None, result: StoreResult
 ) -> ListResponse:
     """A list page's response (``records``: ``RecordRows.records``)."""
-    answer: dict[str, Any] = {
-        "records": list(records),
-        "latency_ms": result.latency_ms,
-        "stores": [result],
-    }
+    return ListResponse.model_validate(page_answer({"records": list(records)}, next_cursor, result))
+
+
+def page_answer(
+    fields: dict[str, Any], next_cursor: str | None, result: StoreResult
+) -> dict[str, Any]:
+    """A store's answer to one page of a paged operation (list, export, a scope listing): its
+    ``fields``, the store's latency and result, and the cursor when another page follows."""
+    answer = {**fields, "latency_ms": result.latency_ms, "stores": [result]}
     if next_cursor is not None:
         answer["next_cursor"] = next_cursor
-    return ListResponse.model_validate(answer)
+    return answer
 
 
 class Cursors:

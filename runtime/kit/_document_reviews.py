@@ -41,6 +41,7 @@ from mnemowire.kit.reviews import (
     staged_detail,
     staged_forget_answer,
     staged_merge_answer,
+    staged_remember,
 )
 from mnemowire.kit.sql import Dialect, review_page
 from mnemowire.kit.sql_reviews import QueueTable
@@ -53,7 +54,6 @@ from mnemowire.models import (
     MergeRequest,
     MergeResponse,
     RecallRequest,
-    RememberRequest,
     ReviewOutcome,
     ReviewRequest,
     ReviewsRequest,
@@ -333,9 +333,7 @@ class ReviewQueue:
         ]
         for record_id in self._ids.reviews.unqueued([r["id"] for r in pending]):
             record = next(r for r in pending if r["id"] == record_id)
-            fields = RememberRequest.model_fields
-            sent = {k: record[k] for k in fields if record.get(k) is not None}
-            self.queue_remember(record, {**sent, "approval_required": True})
+            self.queue_remember(record, staged_remember(record))
         self._queued_agents.add(agent_id)
 
     # -- deciding ---------------------------------------------------------------------------------

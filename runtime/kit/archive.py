@@ -15,6 +15,8 @@ import numpy as np
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import ConflictError, RequestError
 from mnemowire.kit._basics import new_id, to_wire
+from mnemowire.kit._browse import page_answer
+from mnemowire.kit._embedding import embed
 from mnemowire.kit._records import searchable_text
 from mnemowire.models import (
     MEMORY_RECORD_FIELDS,
@@ -30,15 +32,19 @@ from mnemowire.models import (
 )
 
 __all__ = [
+    "DEFAULT_CONFIDENCE",
     "KEPT_FROM_STORED",
     "STORED_FROM_KEPT",
     "ImportPlan",
     "Placed",
+    "agent_scope",
     "archive_record",
+    "check_agents",
     "export_answer",
+    "export_states",
     "import_vectors",
+    "page_items",
     "scopes_answer",
-    "staged_request",
 ]
 
 #: the kept states (the archive's names) as the SQL stores' ``state`` column spells them
@@ -50,9 +56,6 @@ STORED_FROM_KEPT: dict[str, str] = {
     KeptState.MERGED: "merged",
 }
 KEPT_FROM_STORED: dict[str, str] = {stored: str(kept) for kept, stored in STORED_FROM_KEPT.items()}
-#: a record's fields that a remember sends (a pending record's staged request is rebuilt from
-#: them: docs/spec/v0.3.md#archive.record)
-_REMEMBER_FIELDS = tuple(RememberRequest.model_fields)
 #: what a stored record's confidence is when its archive line leaves it out (the spec default)
 DEFAULT_CONFIDENCE: float = RememberRequest.model_fields["confidence"].default
 
@@ -95,14 +98,14 @@ def export_answer(
     audit_head: str | None = None,
 ) -> ExportRecordsResponse:
     """An export page from its lines (``archive_record``) and its (id, agent_id) tombstones."""
-    answer: dict[str, Any] = {
-        "records": list(records),
-        "tombstones": [{"kind": "tombstone", "id": i, "agent_id": a} for i, a in tombstones],
-        "latency_ms": result.latency_ms,
-        "stores": [result],
-    }
-    if next_cursor is not None:
-        answer["next_cursor"] = next_cursor
+    answer = page_answer(
+        {
+            "records": list(records),
+            "tombstones": [{"kind": "tombstone", "id": i, "agent_id": a} for i, a in tombstones],
+        },
+        next_cursor,
+        result,
+    )
     if embedder is not None:
         answer["embedder"] = {"name": embedder.name, "dimension": embedder.dimension}
     if audit_head is not None:
@@ -116,22 +119,12 @@ def page_items(
     """An export page from up to ``limit + 1`` records and tombstones each read after the
     cursor, both in id order: the first ``limit`` of the two together, and the last id kept
     when more follow (where the next page starts)."""
-    merged = sorted(
-        [(r["id"], 0, r) for r in records] + [(t[0], 1, t) for t in tombstones],
-        key=lambda item: item[0],
-    )
-    kept = merged[:limit]
-    page_records = [item[2] for item in kept if item[1] == 0]
-    page_tombstones = [item[2] for item in kept if item[1] == 1]
-    last = kept[-1][0] if len(merged) > limit else None
-    return page_records, page_tombstones, last  # type: ignore[return-value]
-
-
-def staged_request(record: Mapping[str, Any]) -> dict[str, Any]:
-    """A pending record's staged remember, rebuilt from the record (what the review queue keeps
-    and a reviewer sees: docs/spec/v0.2.md#review.staging)."""
-    sent = {name: record[name] for name in _REMEMBER_FIELDS if record.get(name) is not None}
-    return {**sent, "approval_required": True}
+    ids = sorted([r["id"] for r in records] + [t[0] for t in tombstones])
+    if len(ids) <= limit:
+        return list(records), list(tombstones), None
+    last: str = ids[limit - 1]
+    kept_records = [r for r in records if r["id"] <= last]
+    return kept_records, [t for t in tombstones if t[0] <= last], last
 
 
 @dataclass
@@ -168,6 +161,7 @@ class ImportPlan:
         seen: set[str] = set()
         fresh: dict[str, str] = {}
         conflicts: list[dict[str, str]] = []
+        policy = request.id_policy
         self.placed: list[Placed] = []
         for index, line in enumerate(lines):
             source_id = line.record.id
@@ -179,7 +173,6 @@ class ImportPlan:
                 )  # fmt: skip
             seen.add(source_id)
             taken = source_id in held_ids or source_id in erased_ids
-            policy = request.id_policy
             if policy == "new" or (policy == "remap" and taken):
                 fresh[source_id] = new_id()
                 self.placed.append(Placed(index, line, fresh[source_id], "imported"))
@@ -304,8 +297,6 @@ async def import_vectors(
     """The vectors of the records an import writes: the archive's where they came from this
     store's embedder (same name and dimension: docs/spec/v0.3.md#import.vectors), the content
     embedded otherwise; and what the store kept of the vectors sent, when not exactly."""
-    from mnemowire.kit._embedding import embed
-
     dimension = embedder.dimension
     same = request.embedder is not None and (
         request.embedder.name == embedder.name and request.embedder.dimension == dimension
@@ -344,14 +335,7 @@ def scopes_answer(
     agents: Sequence[Mapping[str, Any]], next_cursor: str | None, result: StoreResult
 ) -> ScopesResponse:
     """A scope listing's page from each agent's counts."""
-    answer: dict[str, Any] = {
-        "agents": list(agents),
-        "latency_ms": result.latency_ms,
-        "stores": [result],
-    }
-    if next_cursor is not None:
-        answer["next_cursor"] = next_cursor
-    return ScopesResponse.model_validate(answer)
+    return ScopesResponse.model_validate(page_answer({"agents": list(agents)}, next_cursor, result))
 
 
 def agent_scope(

@@ -20,6 +20,7 @@ from mnemowire.models import (
     MergeRequest,
     MergeResponse,
     MergeStrategy,
+    RememberRequest,
     ReviewDecision,
     ReviewOutcome,
     ReviewRequest,
@@ -47,6 +48,7 @@ __all__ = [
     "staged_detail",
     "staged_forget_answer",
     "staged_merge_answer",
+    "staged_remember",
     "staging",
     "unknown_review",
 ]
@@ -63,6 +65,13 @@ def kept_request(operation: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     ``approval_required`` and ``review_id`` ([compat.lifted])."""
     lifted = ("seal",) if operation == "remember" else _LIFTED
     return {k: v for k, v in payload.items() if k not in lifted}
+
+
+def staged_remember(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A pending record's staged remember, rebuilt from the record's own fields (a queue that
+    never kept it, or an import that carries only the record: docs/spec/v0.3.md#archive.record)."""
+    sent = {k: record[k] for k in RememberRequest.model_fields if record.get(k) is not None}
+    return {**sent, "approval_required": True}
 
 
 def review_id_for(request_review_id: str | None) -> str:

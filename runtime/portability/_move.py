@@ -139,9 +139,10 @@ async def export_archive(
         async for page in _export_pages(memory, agent, narrowed, page_size, include_vectors):
             if writer is None:
                 writer = ArchiveWriter(out, _manifest(memory, listed, narrowed, page))
-            for line in _wire(page).records:
+            lines = _wire(page)
+            for line in lines.records:
                 writer.record(line)
-            for line in _wire(page).tombstones:
+            for line in lines.tombstones:
                 writer.tombstone(line)
             if progress is not None:
                 progress(writer.records + writer.tombstones, 0)

@@ -63,15 +63,17 @@ class _Counter:
             click.echo(f"\r{self._what}: {done}{of}", err=True, nl=False)
 
     def close(self) -> None:
+        """End the progress line (once: a second call prints nothing)."""
         if self._shown:
             click.echo("", err=True)
+            self._shown = False
 
 
 def _run(work: Callable[[], Coroutine[Any, Any, T]], counter: _Counter) -> T:
     try:
         return asyncio.run(work())
     except MnemowireError as exc:
-        counter.close()
+        counter.close()  # the progress line ends before the envelope is printed
         click.echo(json.dumps(exc.envelope, ensure_ascii=False))
         raise SystemExit(Exit.REJECTED) from None
     finally:
