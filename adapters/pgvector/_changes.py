@@ -40,9 +40,11 @@ async def forget(conn: Any, req: ForgetRequest, payload: dict[str, Any], now: in
             "UNION SELECT m.seq, m.id FROM memories m JOIN absorbed a ON m.merged_into = a.id "
             "WHERE m.agent_id = %s AND m.state = 'merged'), "
             "gone AS (DELETE FROM memories m WHERE m.seq IN "
-            "(SELECT seq FROM target UNION SELECT seq FROM absorbed) RETURNING m.seq, m.id), "
+            "(SELECT seq FROM target UNION SELECT seq FROM absorbed) "
+            "RETURNING m.seq, m.id, m.agent_id), "
             "untracked AS (DELETE FROM recalls r USING gone WHERE r.memory = gone.seq), "
-            "spent AS (INSERT INTO erased (id) SELECT id FROM gone ON CONFLICT DO NOTHING) "
+            "spent AS (INSERT INTO erased (id, agent_id) SELECT id, agent_id FROM gone "
+            "ON CONFLICT DO NOTHING) "
             "SELECT g.seq, g.id, g.id IN (SELECT id FROM target) FROM gone g"
         )
         args += [req.agent_id, req.agent_id]
@@ -164,7 +166,8 @@ async def reject(conn: Any, req: DecideRequest, operation: str, now: int) -> lis
     if req.hard:
         await conn.execute(
             "WITH gone AS (DELETE FROM memories WHERE id = %s AND state = 'pending' "
-            "RETURNING id) INSERT INTO erased (id) SELECT id FROM gone ON CONFLICT DO NOTHING",
+            "RETURNING id, agent_id) INSERT INTO erased (id, agent_id) "
+            "SELECT id, agent_id FROM gone ON CONFLICT DO NOTHING",
             (req.review_id,),
         )
         await arun(conn, QUEUE.erase_requests([req.review_id]))

@@ -22,7 +22,7 @@ Layout (version 1):
 
 Version 2: the keyword index's lexemes are the agent's (``_sql.lexemes_of``), so word counts
 are per agent; ``erased`` keeps the ids of hard-deleted records (ids are never reused, and
-nothing else of such a record is kept).
+nothing else of such a record is kept but, since version 7, its agent).
 """
 
 from __future__ import annotations
@@ -239,6 +239,22 @@ def _v6(dimension: int) -> list[Statement]:
     ]
 
 
+def _v7(dimension: int) -> list[Statement]:
+    """Spec v0.3: an export carries an agent's erased ids as tombstones, so each erased id
+    names its agent. Ids erased before are found in the audit log, whose entries name the
+    agent of every id they touched (its remember's, at least): the earliest entry naming
+    the id gives it."""
+    return [
+        sql.SQL("ALTER TABLE erased ADD COLUMN agent_id text"),
+        sql.SQL(
+            "UPDATE erased e SET agent_id = f.agent_id FROM (SELECT DISTINCT ON (i.id) i.id, "
+            "a.agent_id FROM audit_log a CROSS JOIN LATERAL jsonb_array_elements_text(a.ids) "
+            "AS i(id) ORDER BY i.id, a.seq) f WHERE f.id = e.id"
+        ),
+        sql.SQL('CREATE INDEX erased_agent ON erased (agent_id, id COLLATE "C")'),
+    ]
+
+
 #: a remember's scalar fields a record keeps as they were sent
 _STAGED_SCALARS = (
     "agent_id", "user_id", "type", "content", "confidence", "source", "expires_at",
@@ -254,6 +270,7 @@ MIGRATIONS: list[tuple[str, Callable[[int], list[Statement]]]] = [
     ("record versions and seals, list orders, the cursor key", _v4),
     ("the audit log's hash chain: each entry's position and digest", _v5),
     ("the review queue of spec v0.2", _v6),
+    ("erased ids name their agent (spec v0.3's tombstones)", _v7),
 ]
 
 

@@ -27,7 +27,7 @@ from mnemowire.kit.sql_steps import arun
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import RememberRequest, RememberResponse, StoreResult
 
-__all__ = ["chained", "existing", "insert_audit", "write"]
+__all__ = ["append_audit", "chained", "copy_rows", "existing", "insert_audit", "write"]
 
 #: a response's stores[] entry for a count of records
 Result = Callable[[int], StoreResult]
@@ -132,8 +132,8 @@ async def write(
     if not rows:
         return out
     if copy:
-        await _copy(conn, "memories", _COLUMNS, _TYPES, rows)
-        await _copy(conn, "audit_log", _AUDIT_COLUMNS, _AUDIT_TYPES, await chained(conn, audits))
+        await copy_rows(conn, "memories", _COLUMNS, _TYPES, rows)
+        await append_audit(conn, audits)
         await _queue(conn, staged, now)
         return out
     [row] = rows
@@ -189,6 +189,13 @@ async def chained(conn: Any, entries: Sequence[dict[str, Any]]) -> list[tuple[An
     return rows
 
 
+async def append_audit(conn: Any, entries: Sequence[dict[str, Any]]) -> None:
+    """``entries`` (kit.audit ``entry``) appended to the chain with one binary COPY."""
+    if entries:
+        rows = await chained(conn, entries)
+        await copy_rows(conn, "audit_log", _AUDIT_COLUMNS, _AUDIT_TYPES, rows)
+
+
 async def insert_audit(conn: Any, written: dict[str, Any]) -> None:
     [row] = await chained(conn, [written])
     marks = ", ".join(["%s"] * len(_AUDIT_COLUMNS))
@@ -231,7 +238,7 @@ def _row(
     )
 
 
-async def _copy(
+async def copy_rows(
     conn: Any,
     table: str,
     columns: Sequence[str],

@@ -29,6 +29,7 @@ from psycopg.rows import dict_row
 
 from mnemowire import __version__
 from mnemowire.adapters.pgvector import _changes
+from mnemowire.adapters.pgvector._archive_ops import ArchiveOperations
 from mnemowire.adapters.pgvector._bulk import load_fresh
 from mnemowire.adapters.pgvector._database import Database
 from mnemowire.adapters.pgvector._record_ops import RecordOperations
@@ -47,7 +48,6 @@ from mnemowire.adapters.pgvector._writes import existing, write
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import ConfigError, MnemowireError, UnavailableError
 from mnemowire.kit import (
-    ARCHIVE_NOT_YET,
     ComposedStore,
     EmbedderSetup,
     Implements,
@@ -85,22 +85,19 @@ from mnemowire.protocol import QueryEmbedding
 
 __all__ = ["CAPABILITIES", "IMPLEMENTS", "PgVectorStore"]
 
-#: what the store serves when no staging policy is set, written against spec v0.2
+#: what the store serves when no staging policy is set, written against spec v0.3
 CAPABILITIES = (
     *("semantic", "episodic", "procedural", "emotional", "vector", "fts", "user_scope"),
     *("metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete"),
     *("governance", "recall_tracking", "demote", "archive", "relevance", "client_ids"),
     *("get", "list", "restore", "update", "remember_batch", "query_vector", "seals"),
-    *("reviews", "decide"),
+    *("reviews", "decide", "export_records", "import_records", "scopes"),
 )
 #: the pinned claim: a new spec version adds nothing here until the store opts in
 IMPLEMENTS = Implements(
-    "v0.2",
+    "v0.3",
     (*CAPABILITIES, "staging_policy"),
-    declined={
-        **ARCHIVE_NOT_YET,
-        "graph": "the store knows no neighbours between records",
-    },
+    declined={"graph": "the store knows no neighbours between records"},
 )
 
 
@@ -165,7 +162,7 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
         )
         self._db = connect(dsn, name=self._name)
         self._sizes = AgentSizes()
-        super().__init__(RecordOperations(self), ReviewOperations(self))
+        super().__init__(RecordOperations(self), ReviewOperations(self), ArchiveOperations(self))
         self._upkeep = Upkeep(self)
         #: the ANALYZE a recall started because the statistics were stale, while it runs
         self._analyzing: asyncio.Task[None] | None = None
@@ -241,8 +238,9 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
         if self._replica is not None:
             await self._replica.close()
 
-    # -- spec v0.1's record operations and v0.2's review queue: ``_record_ops`` and
-    # ``_review_ops``, answered by ``kit.ComposedStore``; the audit log is read there too
+    # -- spec v0.1's record operations, v0.2's review queue and v0.3's archive:
+    # ``_record_ops``, ``_review_ops`` and ``_archive_ops``, answered by
+    # ``kit.ComposedStore``; the audit log is read in ``_record_ops`` too
 
     async def audit_entries(self) -> builtins.list[dict[str, Any]]:
         """The audit log's hash chain, oldest first (``RecordOperations.audit_entries``)."""

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections import defaultdict
 from typing import Any
 
 import numpy as np
@@ -17,7 +16,7 @@ from mnemowire.adapters.sqlite_vec._records import COLUMNS, blob, record
 from mnemowire.adapters.sqlite_vec._reviews import QUEUE
 from mnemowire.adapters.sqlite_vec._schema import cursor_key
 from mnemowire.errors import ConflictError
-from mnemowire.kit import TYPE_FIELDS, Cursors, to_wire
+from mnemowire.kit import TYPE_FIELDS, Cursors
 from mnemowire.kit.archive import (
     ImportPlan,
     Placed,
@@ -29,7 +28,7 @@ from mnemowire.kit.archive import (
     page_items,
     scopes_answer,
 )
-from mnemowire.kit.audit import append_sqlite
+from mnemowire.kit.audit import append_entry_sqlite
 from mnemowire.kit.reviews import staged_remember
 from mnemowire.kit.sql_steps import run
 from mnemowire.models import (
@@ -170,7 +169,8 @@ class ArchiveOperations:
                 for p in plan.written:
                     _write(tx, p, vectors[row_of[p.index]], index)
                 added, known, held = _tombstones(tx, req)
-                _audit(tx, req, plan, added, now)
+                for made in plan.audit_entries(added, now):
+                    append_entry_sqlite(tx, made)
                 index.flush(tx)
         finally:
             index.bulk = None
@@ -269,32 +269,6 @@ def _tombstones(tx: Any, req: ImportRecordsRequest) -> tuple[list[str], int, int
         else:
             known += 1
     return added, known, held
-
-
-def _audit(
-    tx: Any, req: ImportRecordsRequest, plan: ImportPlan, added: list[str], now: int
-) -> None:
-    """One audit entry per agent the page changed: the ids written and the erased ids added,
-    and where they came from (the archive's digest, the source's audit head:
-    docs/spec/v0.3.md#import.custody). A page that changes nothing (a rerun) writes none."""
-    written: dict[str, list[str]] = defaultdict(list)
-    for p in plan.written:
-        written[p.record["agent_id"]].append(p.target_id)
-    new_tombstones = set(added)
-    for tombstone in req.tombstones or []:
-        if tombstone.id in new_tombstones:
-            written.setdefault(tombstone.agent_id, [])
-    payload = to_wire(req)
-    detail: dict[str, Any] = {"id_policy": req.id_policy, "on_conflict": req.on_conflict}
-    if req.archive is not None:
-        detail["archive"] = to_wire(req.archive)
-    for agent, ids in written.items():
-        tombstones = [
-            t.id for t in req.tombstones or [] if t.agent_id == agent and t.id in new_tombstones
-        ]
-        entry = {**detail, "tombstones": tombstones} if tombstones else detail
-        if ids or tombstones:
-            append_sqlite(tx, now, "import_records", agent, ids, payload, entry)
 
 
 def _reviews_of(tx: Any, ids: list[str]) -> dict[str, dict[str, Any]]:

@@ -58,22 +58,16 @@ from mnemowire.models import (
     Capabilities,
     ExpireRequest,
     ExpireResponse,
-    ExportRecordsRequest,
-    ExportRecordsResponse,
     ForgetRequest,
     ForgetResponse,
     Health,
     HealthStatus,
-    ImportRecordsRequest,
-    ImportRecordsResponse,
     MergeRequest,
     MergeResponse,
     RecallRequest,
     RecallResponse,
     RememberRequest,
     RememberResponse,
-    ScopesRequest,
-    ScopesResponse,
     StoreResult,
 )
 from mnemowire.protocol import QueryEmbedding
@@ -161,8 +155,7 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
         #: recall times not written yet, record id -> epoch ms (see ``_track_recalls``)
         self._recalled: dict[str, int] = {}
         self._db = Database(path, self._name, find_driver(driver), embedder)
-        super().__init__(RecordOperations(self), ReviewOperations(self))
-        self._archive_ops = ArchiveOperations(self)
+        super().__init__(RecordOperations(self), ReviewOperations(self), ArchiveOperations(self))
 
     @classmethod
     def from_url(
@@ -209,23 +202,12 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
     async def aclose(self) -> None:
         self._db.close()
 
-    # spec v0.1's record operations and v0.2's review queue are ``_record_ops`` and
-    # ``_review_ops``, answered by ``kit.ComposedStore``
+    # spec v0.1's record operations, v0.2's review queue and v0.3's archive are
+    # ``_record_ops``, ``_review_ops`` and ``_archive_ops``, answered by ``kit.ComposedStore``
 
     def capabilities(self) -> Capabilities:
         policy = None if self._policy is None else self._policy.document
         return IMPLEMENTS.declaration(self._name, staging_policy=policy)
-
-    # -- spec v0.3: the archive (``_archive_ops``) ------------------------------------------
-
-    async def export_records(self, request: ExportRecordsRequest) -> ExportRecordsResponse:
-        return await self._archive_ops.export_records(request)
-
-    async def import_records(self, request: ImportRecordsRequest) -> ImportRecordsResponse:
-        return await self._archive_ops.import_records(request)
-
-    async def scopes(self, request: ScopesRequest) -> ScopesResponse:
-        return await self._archive_ops.scopes(request)
 
     # -- the five operations -----------------------------------------------------------------
 

@@ -1,11 +1,13 @@
-"""A store that holds its spec v0.1 record operations and its v0.2 review queue as objects of
-their own (the sqlite-vec and pgvector stores: ``_record_ops``, ``_review_ops``), and answers
-for them by handing each request on: written once here instead of once per store."""
+"""A store that holds its spec v0.1 record operations, its v0.2 review queue and its v0.3
+archive operations as objects of their own (the sqlite-vec and pgvector stores:
+``_record_ops``, ``_review_ops``, ``_archive_ops``), and answers for them by handing each
+request on: written once here instead of once per store."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
+from mnemowire.models.operations import ExportRecordsStore, ImportRecordsStore, ScopesStore
 from mnemowire.protocol import GetStore, ListStore, RestoreStore, ReviewStore, UpdateStore
 
 if TYPE_CHECKING:
@@ -13,8 +15,12 @@ if TYPE_CHECKING:
     from mnemowire.models import (
         DecideRequest,
         DecideResponse,
+        ExportRecordsRequest,
+        ExportRecordsResponse,
         GetRequest,
         GetResponse,
+        ImportRecordsRequest,
+        ImportRecordsResponse,
         ListRequest,
         ListResponse,
         RememberBatchRequest,
@@ -23,11 +29,13 @@ if TYPE_CHECKING:
         RestoreResponse,
         ReviewsRequest,
         ReviewsResponse,
+        ScopesRequest,
+        ScopesResponse,
         UpdateRequest,
         UpdateResponse,
     )
 
-__all__ = ["ComposedStore", "RecordOps"]
+__all__ = ["ArchiveOps", "ComposedStore", "RecordOps"]
 
 
 class RecordOps(GetStore, ListStore, RestoreStore, UpdateStore, Protocol):
@@ -39,17 +47,23 @@ class RecordOps(GetStore, ListStore, RestoreStore, UpdateStore, Protocol):
     ) -> RememberBatchResponse: ...
 
 
+class ArchiveOps(ExportRecordsStore, ImportRecordsStore, ScopesStore, Protocol):
+    """export_records, import_records and scopes (spec v0.3)."""
+
+
 Records = TypeVar("Records", bound=RecordOps)
 Reviews = TypeVar("Reviews", bound=ReviewStore)
 
 
 class ComposedStore(Generic[Records, Reviews]):
-    """The store's record operations and review queue, each an object it made over itself
-    (so ``_review_ops`` keeps its own type, with what the store's forget and merge stage)."""
+    """The store's record operations, review queue and archive operations, each an object it
+    made over itself (so ``_review_ops`` keeps its own type, with what the store's forget and
+    merge stage)."""
 
-    def __init__(self, records: Records, reviews: Reviews) -> None:
+    def __init__(self, records: Records, reviews: Reviews, archive: ArchiveOps) -> None:
         self._record_ops = records
         self._review_ops = reviews
+        self._archive_ops = archive
 
     async def get(self, request: GetRequest) -> GetResponse:
         return await self._record_ops.get(request)
@@ -75,3 +89,12 @@ class ComposedStore(Generic[Records, Reviews]):
 
     async def decide(self, request: DecideRequest) -> DecideResponse:
         return await self._review_ops.decide(request)
+
+    async def export_records(self, request: ExportRecordsRequest) -> ExportRecordsResponse:
+        return await self._archive_ops.export_records(request)
+
+    async def import_records(self, request: ImportRecordsRequest) -> ImportRecordsResponse:
+        return await self._archive_ops.import_records(request)
+
+    async def scopes(self, request: ScopesRequest) -> ScopesResponse:
+        return await self._archive_ops.scopes(request)

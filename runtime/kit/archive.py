@@ -18,6 +18,7 @@ from mnemowire.kit._basics import new_id, to_wire
 from mnemowire.kit._browse import page_answer
 from mnemowire.kit._embedding import embed
 from mnemowire.kit._records import searchable_text
+from mnemowire.kit.audit import entry
 from mnemowire.models import (
     MEMORY_RECORD_FIELDS,
     ArchiveRecord,
@@ -214,6 +215,40 @@ class ImportPlan:
     @property
     def written(self) -> list[Placed]:
         return [p for p in self.placed if p.written]
+
+    def audit_entries(self, added: Sequence[str], now: int) -> list[dict[str, Any]]:
+        """The page's audit entries (kit.audit ``entry``, not yet chained): one per agent it
+        changed, with the ids written and the erased ids ``added``, and where they came from
+        (the archive's digest, the source's audit head: docs/spec/v0.3.md#import.custody).
+        A page that changes nothing (a rerun) has none. The request is digested once."""
+        request = self.request
+        written: dict[str, list[str]] = {}
+        for p in self.written:
+            written.setdefault(p.record["agent_id"], []).append(p.target_id)
+        new = set(added)
+        tombstones: dict[str, list[str]] = {}
+        for tombstone in request.tombstones or []:
+            if tombstone.id in new:
+                tombstones.setdefault(tombstone.agent_id, []).append(tombstone.id)
+        detail: dict[str, Any] = {
+            "id_policy": request.id_policy,
+            "on_conflict": request.on_conflict,
+        }
+        if request.archive is not None:
+            detail["archive"] = to_wire(request.archive)
+        entries: list[dict[str, Any]] = []
+        sha256: str | None = None
+        for agent in dict.fromkeys([*written, *tombstones]):
+            erased = tombstones.get(agent)
+            described = {**detail, "tombstones": erased} if erased else detail
+            ids = written.get(agent, [])
+            made = entry(
+                now, "import_records", agent, ids, {} if sha256 else to_wire(request), described
+            )
+            if sha256 is None:
+                sha256 = made["request_sha256"]
+            entries.append({**made, "request_sha256": sha256})
+        return entries
 
     def answer(
         self,

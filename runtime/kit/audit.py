@@ -38,6 +38,7 @@ __all__ = [
     "GENESIS",
     "UNREADABLE",
     "Verdict",
+    "append_entry_sqlite",
     "append_sqlite",
     "as_caller",
     "chain_digest",
@@ -221,17 +222,23 @@ def append_sqlite(  # noqa: PLR0917 (one audit_log row, column by column)
     """Append an entry (``entry``) to a SQLite ``audit_log``, chained to the one before. The
     caller's transaction must hold the write lock (``BEGIN IMMEDIATE`` or a write before),
     so no other entry comes between the read of the last one and this one."""
+    append_entry_sqlite(tx, entry(at, operation, agent_id, ids, request, detail))
+
+
+def append_entry_sqlite(tx: Any, made: Mapping[str, Any]) -> None:
+    """Append an entry already made by ``entry`` (``append_sqlite``'s second half: a caller
+    writing several entries of one request digests the request once)."""
     last = tx.execute("SELECT seq, digest FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
     seq, previous = (1, GENESIS) if last is None else (last[0] + 1, last[1])
-    written = {"seq": seq, **entry(at, operation, agent_id, ids, request, detail)}
+    written = {"seq": seq, **made}
     tx.execute(
         "INSERT INTO audit_log(seq, at, operation, agent_id, ids, request_sha256, detail, digest) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (
             seq,
-            at,
-            operation,
-            agent_id,
+            written["at"],
+            written["operation"],
+            written["agent_id"],
             json.dumps(written["ids"]),
             written["request_sha256"],
             json.dumps(written["detail"]) if written["detail"] else None,

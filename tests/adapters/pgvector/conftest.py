@@ -23,6 +23,7 @@ from psycopg import sql
 from mnemowire.adapters.pgvector import PgVectorStore
 from mnemowire.apps.tools.postgres import FAST_SETTINGS, LocalServer, start, stop
 from mnemowire.embedders import Embedder, HashEmbedder
+from mnemowire.layers.memory import Memory
 from tests.adapters._support import CheckedStore, Clock
 
 __all__ = ["CheckedStore", "Clock", "Database", "StoreFactory", "local_server"]
@@ -160,3 +161,24 @@ async def make_store(pg_dsn: str, schema: str, clock: Clock) -> AsyncIterator[St
     yield factory
     for store in opened:
         await store.aclose()
+
+
+@pytest.fixture
+def archive_store(pg_dsn: str) -> Iterator[Callable[..., Memory]]:
+    """Stores of their own, each on a schema of its own, dropped afterwards
+    (tests/adapters/_archive.py)."""
+    schemas: list[str] = []
+
+    def factory(dimension: int = 32) -> Memory:
+        schemas.append(f"t_{uuid.uuid4().hex[:12]}")
+        store = PgVectorStore(
+            pg_dsn, embedder=HashEmbedder(dimension), schema=schemas[-1], pool_timeout=5.0
+        )
+        return Memory(store)
+
+    yield factory
+    with psycopg.connect(pg_dsn, autocommit=True) as connection:
+        for name in schemas:
+            connection.execute(
+                sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name))
+            )

@@ -47,3 +47,26 @@ async def test_a_version_one_schema_is_migrated_and_stays_searchable(
     assert db.rows("SELECT count(*) FROM pg_indexes WHERE indexname = 'memories_embedding'") == [
         (1,)
     ]
+
+
+async def test_version_seven_gives_each_erased_id_the_agent_the_audit_log_names(
+    make_store: StoreFactory, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with monkeypatch.context() as patch:
+        patch.setattr(_migrations, "MIGRATIONS", _migrations.MIGRATIONS[:6])
+        old = make_store()
+        await old.inner.open()
+        await old.inner.aclose()
+    for at, agent, ids in ((1, "a", '["r1", "r2"]'), (2, "b", '["r3"]'), (3, "b", '["r1"]')):
+        db.execute(
+            "INSERT INTO audit_log (at, operation, agent_id, ids, request_sha256) "
+            "VALUES (%s, 'remember', %s, %s, 'x')",
+            at,
+            agent,
+            ids,
+        )
+    db.execute("INSERT INTO erased (id) VALUES ('r1'), ('r3'), ('r4')")
+    store = make_store()
+    exported = await store.export_records({"agent_id": "a"})
+    assert [t.id for t in exported.tombstones] == ["r1"]  # the earliest entry naming it
+    assert dict(db.rows("SELECT id, agent_id FROM erased")) == {"r1": "a", "r3": "b", "r4": None}

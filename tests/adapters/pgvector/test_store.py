@@ -11,7 +11,7 @@ from mnemowire.adapters.sqlite_vec import CAPABILITIES as SQLITE_CAPABILITIES
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import ConfigError, ConflictError, RequestError, UnavailableError
-from mnemowire.kit import ARCHIVE_NOT_YET, to_wire
+from mnemowire.kit import to_wire
 from mnemowire.layers.memory import Memory
 from mnemowire.layers.validating import parse_requests
 from mnemowire.models import RememberRequest
@@ -121,7 +121,7 @@ async def test_health_and_capabilities_are_spec_messages(make_store: StoreFactor
     capabilities = store.capabilities()
     assert spec.validate("capabilities", to_wire(capabilities)) is None
     assert set(capabilities.capabilities) == set(CAPABILITIES)
-    assert set(CAPABILITIES) == set(SQLITE_CAPABILITIES) - set(ARCHIVE_NOT_YET)
+    assert set(CAPABILITIES) == set(SQLITE_CAPABILITIES)
 
 
 async def test_closed_store_reports_down_and_refuses_work(make_store: StoreFactory) -> None:

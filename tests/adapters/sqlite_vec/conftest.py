@@ -14,6 +14,7 @@ import pytest
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.adapters.sqlite_vec._driver import connect, find_driver
 from mnemowire.embedders import Embedder, HashEmbedder
+from mnemowire.layers.memory import Memory
 from tests.adapters._support import CheckedStore, Clock
 
 __all__ = ["CheckedStore", "Clock", "StoreFactory"]
@@ -108,3 +109,13 @@ async def make_store(tmp_path: Path, clock: Clock) -> AsyncIterator[StoreFactory
     yield factory
     for store in opened:
         await store.aclose()
+
+
+@pytest.fixture
+def archive_store() -> Callable[..., Memory]:
+    """Stores of their own, in memory (tests/adapters/_archive.py)."""
+
+    def factory(dimension: int = 32) -> Memory:
+        return Memory(SqliteVecStore(":memory:", embedder=HashEmbedder(dimension)))
+
+    return factory
