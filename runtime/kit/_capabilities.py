@@ -4,7 +4,7 @@ each field (docs/spec/v0.1.md#store.fidelity)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from mnemowire.errors import UnsupportedError
@@ -64,6 +64,9 @@ _OPTIONS: dict[str, tuple[tuple[str, Capability], ...]] = {
     "remember_batch": (),
     "reviews": (("user_id", Capability.USER_SCOPE),),
     "decide": (),
+    "export_records": (("user_id", Capability.USER_SCOPE),),
+    "import_records": (),
+    "scopes": (),
 }
 
 
@@ -80,6 +83,8 @@ def needs(operation: str, payload: Mapping[str, Any]) -> list[str]:
     elif operation == "remember_batch":  # what any of its remembers needs, and the operation
         each = (need for request in payload["requests"] for need in needs("remember", request))
         out = [operation, *dict.fromkeys(each)]
+    elif operation == "import_records":  # what keeping its records needs, and the operation
+        out = [operation, *dict.fromkeys(_kept_needs(payload.get("records", [])))]
     else:
         out = [] if operation == "recall" else [operation]
     out += [c.value for option, c in _OPTIONS[operation] if _asked(payload.get(option))]
@@ -93,6 +98,20 @@ def needs(operation: str, payload: Mapping[str, Any]) -> list[str]:
         if action in (ExpireAction.DEMOTE, ExpireAction.ARCHIVE):
             out.append(str(action))
     return out
+
+
+def _kept_needs(lines: Any) -> Iterator[str]:
+    """What a store must serve to keep an import's records as their lines say: each type, and
+    users, seals and pending reviews where a line has them."""
+    for line in lines:
+        record = line["record"]
+        yield str(record["type"])
+        if record.get("user_id") is not None:
+            yield Capability.USER_SCOPE.value
+        if record.get("seal") is not None:
+            yield Capability.SEALS.value
+        if line.get("state") == "pending":
+            yield Capability.GOVERNANCE.value
 
 
 def _asked(value: Any) -> bool:

@@ -34,8 +34,12 @@ __all__ = ["EVERY_COPY", "declaration", "promised", "refuse_withheld"]
 #: it (an expire that archives in one child leaves the other's copy recalled; an update taken
 #: by one copy only, a demotion halving one child's score, a restore of one copy only, a hard
 #: forget that skips a child unable to erase and leaves its copy recalled, a staged write one
-#: child cannot list or decide, so an approval leaves that copy as it was)
-EVERY_COPY = ("archive", "demote", "update", "restore", "hard_delete", "reviews", "decide")
+#: child cannot list or decide, so an approval leaves that copy as it was, an import that one
+#: child cannot take, so its records have no copy there)
+EVERY_COPY = (
+    "archive", "demote", "update", "restore", "hard_delete", "reviews", "decide",
+    "import_records",
+)  # fmt: skip
 
 
 #: what a router never inherits from a child: a child's staging policy (refused: see

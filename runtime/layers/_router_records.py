@@ -15,6 +15,7 @@ from mnemowire.errors import MnemowireError, UnsupportedError, error_for
 from mnemowire.kit import UPDATABLE_FIELDS, elapsed_ms, in_batch, needs, to_wire
 from mnemowire.layers._fanout import FanOut
 from mnemowire.layers._recall import COPY_FIELDS
+from mnemowire.layers._router_archive import first_answer
 from mnemowire.layers._routing import (
     InvalidResponse,
     Outcome,
@@ -89,41 +90,27 @@ async def list_page(fan: FanOut, request: ListRequest) -> ListResponse:
     the next; records whose seal does not verify are dropped and counted."""
     started = time.perf_counter()
     payload = to_wire(request)
-    plan = fan.plan(needs("list", payload), primary_only=False)
-    tried: list[Outcome[Any]] = []
 
     def page_of(raw: Any) -> ListResponse:
         page = validated("list.response", ListResponse, raw)
         check_list(page, payload)  # [router.verify]: only what the request asks for
         return page
 
-    for child, reason in plan:
-        if reason is not None:
-            tried.append(Outcome(child.name, "skipped", error=reason))
-            continue
-        outcome = await call_child(
-            child.name,
-            lambda c=child: c.list(request.model_copy(deep=True)),  # type: ignore[misc]
-            fan.deadline_s,
-            page_of,
-        )
-        tried.append(outcome)
-        if outcome.response is None:
-            continue
-        page: ListResponse = outcome.response
-        kept, dropped = unsealed_dropped(fan.seal_keys, request.agent_id, page.records)
-        notes = {child.name: {"rejected_seals": dropped}} if dropped else {}
-        fields: dict[str, Any] = {
-            "records": kept,
-            "latency_ms": elapsed_ms(started),
-            "stores": results(tried, lambda r: len(r.records), notes),
-        }
-        if page.next_cursor is not None:
-            fields["next_cursor"] = page.next_cursor
-        return ListResponse(**fields)
-    if all(o.status == "skipped" for o in tried):
-        raise UnsupportedError(f"no store of {fan.name} declares list")
-    raise failure("list", tried, [o.result() for o in tried])
+    page, tried = await first_answer(
+        fan, "list", lambda c: c.list(request.model_copy(deep=True)), page_of,
+        needs("list", payload),
+    )  # fmt: skip
+    kept, dropped = unsealed_dropped(fan.seal_keys, request.agent_id, page.records)
+    child = next(o.store for o in tried if o.response is not None)
+    notes = {child: {"rejected_seals": dropped}} if dropped else {}
+    fields: dict[str, Any] = {
+        "records": kept,
+        "latency_ms": elapsed_ms(started),
+        "stores": results(tried, lambda r: len(r.records), notes),
+    }
+    if page.next_cursor is not None:
+        fields["next_cursor"] = page.next_cursor
+    return ListResponse(**fields)
 
 
 async def update(fan: FanOut, request: UpdateRequest) -> UpdateResponse:

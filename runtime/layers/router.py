@@ -18,7 +18,6 @@ import numpy as np
 
 from mnemowire.errors import ConfigError
 from mnemowire.kit import (
-    ARCHIVE_NOT_YET,
     Implements,
     elapsed_ms,
     missing_reason,
@@ -26,6 +25,7 @@ from mnemowire.kit import (
     to_wire,
 )
 from mnemowire.kit.staging import StagingRules
+from mnemowire.layers import _router_archive as archive
 from mnemowire.layers import _router_graph as graph_routing
 from mnemowire.layers import _router_records as records
 from mnemowire.layers import _router_reviews as review_queue
@@ -58,11 +58,15 @@ from mnemowire.models import (
     DecideResponse,
     ExpireRequest,
     ExpireResponse,
+    ExportRecordsRequest,
+    ExportRecordsResponse,
     ForgetRequest,
     ForgetResponse,
     GetRequest,
     GetResponse,
     Health,
+    ImportRecordsRequest,
+    ImportRecordsResponse,
     ListRequest,
     ListResponse,
     MergeRequest,
@@ -78,6 +82,8 @@ from mnemowire.models import (
     RestoreResponse,
     ReviewsRequest,
     ReviewsResponse,
+    ScopesRequest,
+    ScopesResponse,
     UpdateRequest,
     UpdateResponse,
 )
@@ -94,10 +100,10 @@ __all__ = ["HitCheck", "MemoryRouter", "WritePolicy"]
 HitCheck = Callable[[RecallHit, Mapping[str, Any]], str | None]
 
 
-#: what the router routes, pinned like a store's claim: every capability of spec v0.2 (children
+#: what the router routes, pinned like a store's claim: every capability of spec v0.3 (children
 #: may speak newer versions; a version's new capabilities wait until the router is written for
 #: them, which tests/adapters/test_implements.py asks for)
-ROUTES = Implements("v0.2", capability_names("v0.2"), declined=ARCHIVE_NOT_YET)
+ROUTES = Implements("v0.3", capability_names("v0.3"))
 
 
 class MemoryRouter:
@@ -502,7 +508,7 @@ class MemoryRouter:
             stores=children,
         )
 
-    # -- spec v0.1's record operations, v0.2's review queue and the graph: ``_router_*`` -------
+    # -- v0.1's record operations, v0.2's review queue, v0.3's archive, the graph: _router_*
 
     async def get(self, request: GetRequest) -> GetResponse:
         return await records.get(self._fan, request)
@@ -524,6 +530,15 @@ class MemoryRouter:
 
     async def decide(self, request: DecideRequest) -> DecideResponse:
         return await review_queue.decide(self._fan, request)
+
+    async def export_records(self, request: ExportRecordsRequest) -> ExportRecordsResponse:
+        return await archive.export_page(self._fan, request)
+
+    async def import_records(self, request: ImportRecordsRequest) -> ImportRecordsResponse:
+        return await archive.import_page(self._fan, request)
+
+    async def scopes(self, request: ScopesRequest) -> ScopesResponse:
+        return await archive.scopes_page(self._fan, request)
 
     async def neighbours(
         self, agent_id: str, ids: Sequence[str], *, hops: int

@@ -17,7 +17,7 @@ import pytest
 from mnemowire.conformance import CHECKS, RunOptions, load_report
 from mnemowire.conformance.report import Report
 
-__all__ = ["COMMITTED", "QUICK", "assert_certified", "shards"]
+__all__ = ["COMMITTED", "QUICK", "ROUTER_CHECKS", "assert_certified", "shards"]
 
 #: the committed reports, one folder per adapter (docs/conformance.md)
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "conformance"
@@ -25,9 +25,34 @@ COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "conformance"
 QUICK = RunOptions(seed=7, examples=10, stateful_runs=5)
 
 
-def shards(committed: str, count: int, leave_out: Sequence[str] = ()) -> list[Any]:
-    """Every check's id but ``leave_out``, in ``count`` groups of about equal time at
-    :data:`QUICK`: the parameters (``shard-1``, ...) of a test taking the group as ``only``.
+#: the checks CI runs on a router over a slow backend and sqlite-vec (the heavy sessions): those
+#: whose answer the router's fan-out decides (its declaration and fidelity, one id per record,
+#: replays and conflicts across copies, fused recall, forget, merge, expire, review, update
+#: and restore reaching every copy, a refused request changing no copy). The other checks
+#: test each child (certified on its own) or the router's validation (the same layer the
+#: router over two sqlite-vec stores is certified through, whole, in the main suite); the
+#: committed report (``nox -s <backend> -- certify``) runs every check.
+ROUTER_CHECKS = (
+    "store.capabilities", "store.fidelity", "store.health", "remember.read-your-writes",
+    "remember.client-id", "remember.replay", "remember.id-conflict",
+    "remember.lossless-semantic", "remember.pending-invisible", "recall.k", "recall.sorted",
+    "recall.agent-isolation", "recall.user-scope", "recall.metadata-filter", "recall.hit-shape",
+    "recall.relevance-floor", "forget.by-ids", "forget.by-filter", "forget.hard",
+    "forget.idempotent", "merge.keep-canonical", "merge.duplicates-gone", "expire.archive",
+    "expire.forget", "get.by-id", "list.pages", "update.version", "restore.archived",
+    "review.remember", "review.reject", "batch.atomic", "validation.atomic",
+)  # fmt: skip
+
+
+def shards(
+    committed: str,
+    count: int,
+    leave_out: Sequence[str] = (),
+    keep: Sequence[str] | None = None,
+) -> list[Any]:
+    """Every check's id (or those in ``keep``) but ``leave_out``, in ``count`` groups of
+    about equal time at :data:`QUICK`: the parameters (``shard-1``, ...) of a test taking
+    the group as ``only``.
 
     The time of a check is its committed report's, scaled to QUICK's counts for the checks
     that generate requests (fuzzing by examples, model checks by runs); longest first, each
@@ -43,7 +68,7 @@ def shards(committed: str, count: int, leave_out: Sequence[str] = ()) -> list[An
         for prefix, factor in scale.items():
             if check_id.startswith(prefix):
                 seconds[check_id] *= factor
-    order = [c.id for c in CHECKS if c.id not in leave_out]
+    order = [c.id for c in CHECKS if c.id not in leave_out and (keep is None or c.id in keep)]
     groups: list[list[str]] = [[] for _ in range(count)]
     loads = [0.0] * count
     for check_id in sorted(order, key=lambda i: -seconds.get(i, 0.0)):

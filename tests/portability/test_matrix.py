@@ -1,8 +1,9 @@
 """The round-trip matrix (docs/portability.md#matrix): every pair of the stores that run in
-the main suite, sqlite-vec, pgvector, and a sqlite-vec store served over HTTP, each as source
-and as target. A -> B -> A' (a fresh store of A's kind) through ``migrate`` leaves every record
-line and tombstone byte-identical: ids, timestamps, versions, states, reviews, recall times,
-seals and vectors; each leg's own verification pass finds nothing changed."""
+the main suite, sqlite-vec, pgvector, a sqlite-vec store served over HTTP and a router over
+sqlite-vec and pgvector, each as source and as target. A -> B -> A' (a fresh store of A's
+kind) through ``migrate`` leaves every record line and tombstone byte-identical: ids,
+timestamps, versions, states, reviews, recall times, seals and vectors; each leg's own
+verification pass finds nothing changed."""
 
 from __future__ import annotations
 
@@ -22,11 +23,12 @@ from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.apps.server import MemoryServer
 from mnemowire.embedders import HashEmbedder
 from mnemowire.layers.memory import Memory
+from mnemowire.layers.router import MemoryRouter
 from mnemowire.portability import migrate
 from tests.adapters._archive import every_state, export_all
 from tests.server._serving import serving
 
-KINDS = ("sqlite-vec", "pgvector", "http")
+KINDS = ("sqlite-vec", "pgvector", "http", "router")
 
 
 class Stores:
@@ -45,6 +47,10 @@ class Stores:
             store = PgVectorStore(self.pg_dsn, embedder=embedder, schema=self.schemas[-1])
             return await self.exits.enter_async_context(Memory(store))
         served = SqliteVecStore(str(self.tmp_path / f"{name}.db"), embedder=embedder)
+        if kind == "router":  # over sqlite-vec and PostgreSQL
+            self.schemas.append(f"t_{name}")
+            other = PgVectorStore(self.pg_dsn, embedder=embedder, schema=self.schemas[-1])
+            return await self.exits.enter_async_context(Memory(MemoryRouter([served, other])))
         if kind == "sqlite-vec":
             return await self.exits.enter_async_context(Memory(served))
         url = self.exits.enter_context(serving(MemoryServer(served)))

@@ -24,7 +24,7 @@ from mnemowire.errors import (
     UnavailableError,
     UnsupportedError,
 )
-from mnemowire.kit import ARCHIVE_NOT_YET, to_wire
+from mnemowire.kit import to_wire
 from mnemowire.layers.router import MemoryRouter
 from mnemowire.models import (
     Capabilities,
@@ -564,7 +564,7 @@ async def test_capabilities_are_the_union(
     )
     declared = router.capabilities().capabilities
     # the router declines the archive operations for now (docs/portability.md#stores)
-    assert set(declared) == {*CAPABILITIES, "graph"} - {"recall_tracking", *ARCHIVE_NOT_YET}
+    assert set(declared) == {*CAPABILITIES, "graph"} - {"recall_tracking"}
     assert declared[:2] == ["semantic", "episodic"]  # first declaration order
     assert isinstance(router.inner, MemoryStore)
     assert isinstance(router.inner, GraphStore)

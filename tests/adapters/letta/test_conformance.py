@@ -1,7 +1,9 @@
 """CI certifies the Letta store against the real server: every check at small example counts,
 with nothing failing and every skip explained; and a router over sqlite-vec and Letta passes
-the router's checks (one identity for both copies, a forget that reaches each). The longer run
-is ``nox -s letta -- certify``, committed in docs/conformance/letta/."""
+the checks its fan-out decides (``ROUTER_CHECKS`` in tests/adapters/_certified.py: one
+identity for both copies, a forget that reaches each, ...; its whole battery took ~350 s of
+the session). The longer run is ``nox -s letta -- certify``, committed in
+docs/conformance/letta/ and docs/conformance/router-sqlite-vec-letta/: every check on both."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from mnemowire.layers.memory import Memory
 from mnemowire.layers.router import MemoryRouter
 from mnemowire.models import RecallRequest
 from mnemowire.protocol import MemoryStore
-from tests.adapters._certified import QUICK, assert_certified, shards
+from tests.adapters._certified import QUICK, ROUTER_CHECKS, assert_certified, shards
 from tests.adapters.letta.conftest import server_url
 
 
@@ -32,7 +34,7 @@ def patient_router(stores: list[MemoryStore]) -> MemoryStore:
     return MemoryRouter(stores, deadline_s=30.0)
 
 
-@pytest.mark.parametrize("only", shards("router-sqlite-vec-letta", 2))
+@pytest.mark.parametrize("only", shards("router-sqlite-vec-letta", 1, keep=ROUTER_CHECKS))
 async def test_a_router_over_sqlite_vec_and_letta_is_certified(only: list[str]) -> None:
     urls = ["sqlite-vec://:memory:?name=sqlite-vec", f"{server_url()}&ids=:memory:&name=letta"]
     report = await certify(url_factory(urls, combine=patient_router), options=QUICK, only=only)
