@@ -385,5 +385,6 @@ def bench(session: nox.Session) -> None:
     session.run("mnemowire", "bench", "validation", "--out", "bench-out")
     session.run("mnemowire", "bench", "records", "--out", "bench-out")
     session.run("mnemowire", "bench", "reviews", "--out", "bench-out")
+    session.run("mnemowire", "bench", "portability", "--out", "bench-out")  # its own server
     session.run("mnemowire", "bench", "embedders", "--out", "bench-out")
     session.run("mnemowire", "bench", "http", "--out", "bench-out")

@@ -149,7 +149,7 @@ class ArchiveOperations:
         now = self._host._clock()
         try:
             async with self._host._db.transaction("import_records") as conn:
-                plan = await _plan(conn, request)
+                plan = await _plan(conn, request, planned)
                 if any(p.index not in row_of for p in plan.written):
                     raise ConflictError(_CHANGED)
                 await _replace(conn, [p for p in plan.written if p.outcome == "overwritten"])
@@ -194,7 +194,11 @@ _CHANGED = (
 )
 
 
-async def _plan(conn: Any, req: ImportRecordsRequest) -> ImportPlan:
+async def _plan(
+    conn: Any, req: ImportRecordsRequest, earlier: ImportPlan | None = None
+) -> ImportPlan:
+    """The page's plan on what the target holds and erased now (``earlier`` when that is
+    what it was made on)."""
     ids = [line.record.id for line in req.records or []]
     held: dict[str, str] = {}
     erased: list[str] = []
@@ -203,6 +207,8 @@ async def _plan(conn: Any, req: ImportRecordsRequest) -> ImportPlan:
         held = {r[0]: r[1] for r in await cursor.fetchall()}
         cursor = await conn.execute("SELECT id FROM erased WHERE id = ANY(%s)", (ids,))
         erased = [r[0] for r in await cursor.fetchall()]
+    if earlier is not None and earlier.made_on(held, erased):
+        return earlier
     return ImportPlan(req, held, erased)
 
 

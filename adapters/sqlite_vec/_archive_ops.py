@@ -160,7 +160,7 @@ class ArchiveOperations:
         index.bulk = []
         try:
             with self._host._db.transaction() as tx:
-                plan = _plan(tx, req)  # again, under the write lock
+                plan = _plan(tx, req, planned)  # again, under the write lock
                 if any(p.index not in row_of for p in plan.written):
                     raise ConflictError(
                         "the target changed while the page was embedded (another writer "
@@ -203,7 +203,9 @@ class ArchiveOperations:
         return scopes_answer(entries, cursor, self._host._result(len(entries), started))
 
 
-def _plan(tx: Any, req: ImportRecordsRequest) -> ImportPlan:
+def _plan(tx: Any, req: ImportRecordsRequest, earlier: ImportPlan | None = None) -> ImportPlan:
+    """The page's plan on what the target holds and erased now (``earlier`` when that is
+    what it was made on)."""
     ids = [line.record.id for line in req.records or []]
     held: dict[str, str] = {}
     erased: list[str] = []
@@ -213,6 +215,8 @@ def _plan(tx: Any, req: ImportRecordsRequest) -> ImportPlan:
         rows = tx.execute(f"SELECT id, agent_id FROM memories WHERE id IN ({marks})", part)
         held.update((r[0], r[1]) for r in rows)
         erased += [r[0] for r in tx.execute(f"SELECT id FROM erased WHERE id IN ({marks})", part)]
+    if earlier is not None and earlier.made_on(held, erased):
+        return earlier
     return ImportPlan(req, held, erased)
 
 

@@ -155,6 +155,9 @@ class ImportPlan:
     ) -> None:
         """``held``: the ids the target holds, each with its record's agent."""
         self.request = request
+        #: what the plan was made on: a store planning again under its write lock reuses the
+        #: plan when the target still holds and erased the same ids (``made_on``)
+        self.taken: tuple[dict[str, str], frozenset[str]] = (dict(held), frozenset(erased))
         lines = request.records or []
         check_agents(request)
         held_ids, erased_ids = set(held), set(erased)
@@ -211,6 +214,11 @@ class ImportPlan:
             )
         for placed in self.placed:
             placed.record = _target_record(placed, fresh)
+
+    def made_on(self, held: Mapping[str, str], erased: Iterable[str]) -> bool:
+        """Whether the plan was made on a target holding ``held`` and having erased
+        ``erased`` (so planning again would plan the same)."""
+        return self.taken == (dict(held), frozenset(erased))
 
     @property
     def written(self) -> list[Placed]:

@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
+import orjson
+
 from mnemowire import spec
 from mnemowire.errors import RequestError
+from mnemowire.kit import json_bytes
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "Archive", "ArchiveWriter", "Page"]
 
@@ -28,8 +33,32 @@ SPEC_VERSION = "v0.3"
 _KINDS = {"record": "archive-record", "tombstone": "archive-tombstone"}
 
 
+#: a run of digits no 64-bit integer or double's shortest text has: orjson would read such an
+#: integer as a float, so its line is read by json instead
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+
+
 def _line(data: dict[str, Any]) -> bytes:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    """One line: compact JSON (orjson), a vector written as float32 text when its numbers are
+    float32 values (every store here keeps float32: half the bytes, the same numbers read
+    back), otherwise as the doubles they are."""
+    vector = data.get("vector")
+    if vector is not None:
+        narrow = np.asarray(vector, dtype=np.float32)
+        if np.array_equal(narrow, np.asarray(vector, dtype=np.float64)):
+            data = {**data, "vector": narrow}
+    return json_bytes(data) + b"\n"
+
+
+def _loads(raw: bytes) -> Any:
+    """A line's JSON value, exactly: orjson, or json where orjson would round a long integer
+    or refuses what json reads (NaN, a lone surrogate), so the schema check names it."""
+    if _LONG_DIGITS.search(raw) is None:
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(raw)
 
 
 class ArchiveWriter:
@@ -152,7 +181,7 @@ class Archive:
 
     def _parse(self, raw: bytes, number: int) -> Any:
         try:
-            return json.loads(raw)
+            return _loads(raw)
         except (UnicodeDecodeError, ValueError) as exc:
             raise _refuse(self.path, number, f"not a JSON line ({exc})", rule="json") from None
 
@@ -206,7 +235,7 @@ class Archive:
         with self.path.open("rb") as source:
             next(source)  # the manifest
             for raw in source:
-                data = json.loads(raw)
+                data = _loads(raw)
                 if data["kind"] == "record":
                     page.records.append(data)
                 elif data["kind"] == "tombstone":

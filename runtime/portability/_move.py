@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from mnemowire.kit import to_wire
 from mnemowire.layers.memory import Memory
-from mnemowire.models import ExportRecordsResponse, ImportRecordsResponse, RecordState
+from mnemowire.models import ImportRecordsResponse, RecordState
 from mnemowire.portability._archive import Archive, ArchiveWriter, Page
 
 __all__ = ["Progress", "Report", "export_archive", "import_archive", "migrate"]
@@ -100,23 +100,24 @@ async def _agents_of(memory: Memory, agents: Sequence[str] | None) -> AsyncItera
 
 async def _export_pages(
     memory: Memory, agent: str, scope: Mapping[str, Any], page_size: int, vectors: bool
-) -> AsyncIterator[ExportRecordsResponse]:
+) -> AsyncIterator[dict[str, Any]]:
+    """An agent's export pages as the wire JSON they were validated in (serialised once: an
+    export page with vectors is mostly numbers, and a second model dump of each would cost
+    as much as the store's read)."""
     request: dict[str, Any] = {"agent_id": agent, **scope, "limit": page_size}
     if vectors:
         request["include_vectors"] = True
     while True:
-        page = await memory.export_records(request)
+        parsed = memory.parse("export_records", request)
+        page = await memory.answer_wire("export_records", parsed)
         yield page
-        if page.next_cursor is None:
+        if page.get("next_cursor") is None:
             return
-        request = {**request, "cursor": page.next_cursor}
+        request = {**request, "cursor": page["next_cursor"]}
 
 
-def _wire(page: ExportRecordsResponse) -> Page:
-    return Page(
-        [to_wire(r) for r in page.records],
-        [to_wire(t) for t in page.tombstones],
-    )
+def _wire(page: Mapping[str, Any]) -> Page:
+    return Page(list(page["records"]), list(page["tombstones"]))
 
 
 async def export_archive(
@@ -164,7 +165,7 @@ def _manifest(
     memory: Memory,
     agents: Sequence[str],
     scope: Mapping[str, Any],
-    first: ExportRecordsResponse | None,
+    first: Mapping[str, Any] | None,
 ) -> dict[str, Any]:
     declared = memory.capabilities()
     store = declared.store
@@ -173,10 +174,10 @@ def _manifest(
         "source": {"store": store, "kind": store.partition("://")[0] or store},
         "scope": {"agent_ids": list(agents), **{k: v for k, v in scope.items() if v}},
     }
-    if first is not None and first.embedder is not None:
-        manifest["embedder"] = first.embedder.model_dump()
-    if first is not None and first.audit_head is not None:
-        manifest["audit_head"] = first.audit_head
+    if first is not None and "embedder" in first:
+        manifest["embedder"] = first["embedder"]
+    if first is not None and "audit_head" in first:
+        manifest["audit_head"] = first["audit_head"]
     return manifest
 
 
@@ -312,10 +313,10 @@ async def migrate(
                 "on_conflict": on_conflict,
                 "archive": {"source": source.name[:256]},
             }
-            if page.audit_head is not None:
-                base["archive"]["audit_head"] = page.audit_head
-            if page.embedder is not None:
-                base["embedder"] = page.embedder.model_dump()
+            if "audit_head" in page:
+                base["archive"]["audit_head"] = page["audit_head"]
+            if "embedder" in page:
+                base["embedder"] = page["embedder"]
             wire = _wire(page)
             if len(wire):
                 await _import_page(target, wire, base, report, verify)

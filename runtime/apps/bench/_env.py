@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from importlib import metadata
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mnemowire._version import __version__
@@ -17,7 +18,7 @@ from mnemowire.apps.bench._timing import load_average
 if TYPE_CHECKING:
     from mnemowire.embedders import Embedder
 
-__all__ = ["VERSIONED", "environment", "versions"]
+__all__ = ["VERSIONED", "environment", "rss_mb", "versions"]
 
 #: distributions whose versions can move a benchmark's numbers
 VERSIONED = (
@@ -104,3 +105,13 @@ def _cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or "unknown"
+
+
+def rss_mb() -> float:
+    """Resident memory of this process, from /proc (0 where there is none): what a streaming
+    benchmark samples page by page to show its memory stays flat."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0.0
+    return round(pages * 4096 / 2**20, 1)

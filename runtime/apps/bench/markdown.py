@@ -372,6 +372,47 @@ def _adapter(results: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _portability(results: Mapping[str, Any]) -> str:
+    export, check = results["export"], results["verify_archive"]
+    loaded = results["loaded"]
+
+    def moved(name: str, run: Mapping[str, Any], target: str) -> str:
+        again = run.get("rerun_with_verify")
+        rerun = (
+            ""
+            if again is None
+            else f"; the same command again with its verify pass: {again['seconds']} s "
+            f"({again['records_per_s']:,} records/s), faithful: {again['faithful']}"
+        )
+        return (
+            f"| {name} | {run['records_per_s']:,} records/s ({run['seconds']} s){rerun} "
+            f"| {target} |"
+        )
+
+    return "\n".join(
+        [
+            f"{loaded['records']:,} records of one agent (a tenth archived) and "
+            f"{loaded['erased']:,} erased ids in {results['store']}, through the validating "
+            "boundary, as `mnemowire export|import|migrate` run them.",
+            "",
+            "| step | measured | target |",
+            "|---|---|---:|",
+            f"| export with vectors ({export['archive_mb']} MB archive) | "
+            f"{export['records_per_s']:,} records/s ({export['seconds']} s) | ≥ 20,000 records/s |",
+            f"| export, resident memory first → last page | {export['rss_mb_first_page']} → "
+            f"{export['rss_mb_last_page']} MB (max {export['rss_mb_max']}) | constant |",
+            f"| archive verified whole (schemas, counts, SHA-256) | {check['lines_per_s']:,} "
+            f"lines/s ({check['seconds']} s) | |",
+            moved("import into sqlite-vec, vectors reused", results["import_sqlite_vec"],
+                  "≥ 5,000 records/s"),
+            moved("import into pgvector, vectors reused", results["import_pgvector"],
+                  "≥ 5,000 records/s"),
+            moved("migrate sqlite-vec → pgvector, no file", results[
+                "migrate_sqlite_vec_to_pgvector"], "≥ 3,000 records/s"),
+        ]
+    )  # fmt: skip
+
+
 _RENDERERS: dict[str, Callable[[Any], str]] = {
     "quality": _quality,
     "latency": _latency,
@@ -383,4 +424,5 @@ _RENDERERS: dict[str, Callable[[Any], str]] = {
     "reviews": _reviews,
     "http": _http,
     "adapter": _adapter,
+    "portability": _portability,
 }

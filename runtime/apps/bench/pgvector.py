@@ -46,7 +46,7 @@ from mnemowire.layers.validating import parse_requests
 from mnemowire.models import RememberRequest
 from mnemowire.protocol import MaintainedStore, QueryEmbedding
 
-__all__ = ["SERVER_SETTINGS", "run_pgvector_bench"]
+__all__ = ["SERVER_SETTINGS", "postgres_server", "run_pgvector_bench"]
 
 Progress = Callable[[str, int, int], None]
 #: settings of the local benchmark server: durable (fsync on), sized for a 100k x 384-d table
@@ -84,7 +84,7 @@ async def run_pgvector_bench(
         "memories": size,
         "load_average_start": _load(),
     }
-    async with _server(dsn) as (server_dsn, settings):
+    async with postgres_server(dsn) as (server_dsn, settings):
         report["server"] = {"dsn_given": dsn is not None, "settings": settings}
         schema = f"bench_{uuid.uuid4().hex[:8]}"
         url = "pgvector://" + server_dsn.split("://", 1)[1]
@@ -238,7 +238,7 @@ async def _live_ingest(
 
 
 @contextlib.asynccontextmanager
-async def _server(dsn: str | None) -> AsyncIterator[tuple[str, dict[str, str]]]:
+async def postgres_server(dsn: str | None) -> AsyncIterator[tuple[str, dict[str, str]]]:
     """The DSN to benchmark: the given one, or a local server started for the run."""
     if dsn is not None:
         yield dsn, {}

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
+from mnemowire.apps.bench._env import rss_mb
 from mnemowire.apps.bench._timing import percentiles
 from mnemowire.embedders import HashEmbedder
 from mnemowire.kit.audit import verify
@@ -31,15 +32,6 @@ __all__ = ["run_records"]
 
 AGENT = "bench-agent"
 PAGE = 1000
-
-
-def _rss_mb() -> float:
-    """Resident memory of this process, from /proc (0 where there is none)."""
-    try:
-        pages = int(Path("/proc/self/statm").read_text().split()[1])
-    except (OSError, IndexError, ValueError):
-        return 0.0
-    return round(pages * 4096 / 2**20, 1)
 
 
 async def _load(memory: Memory, store: SqliteVecStore, count: int) -> list[str]:
@@ -70,7 +62,7 @@ async def _list_all(memory: Memory) -> dict[str, Any]:
     while True:
         page = await memory.list(request)
         seen, pages = seen + len(page.records), pages + 1
-        rss.append(_rss_mb())
+        rss.append(rss_mb())
         if page.next_cursor is None:
             break
         request = {**request, "cursor": page.next_cursor}

@@ -50,6 +50,34 @@ def records_command(count: int, get_rounds: int, out: Path | None) -> None:
     _publish("records", env, run_records(count, get_rounds), out)
 
 
+@bench_group.command("portability")
+@click.option("--records", "count", default=100_000, show_default=True, help="Records moved.")
+@click.option(
+    "--dsn",
+    help="A PostgreSQL (postgresql://...) to import into; default: a local one for the run.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write portability.json and portability.md into this folder.",
+)
+def portability_command(count: int, dsn: str | None, out: Path | None) -> None:
+    """Time export (sqlite-vec, vectors, flat memory: target >= 20,000 records/s), the archive's
+    verification, import into sqlite-vec and pgvector (>= 5,000 records/s) and migrate
+    sqlite-vec -> pgvector (>= 3,000 records/s), each read back and compared."""
+    from mnemowire.apps.bench import environment
+    from mnemowire.apps.bench.portability import run_portability
+    from mnemowire.apps.cli._progress import Bars
+
+    env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
+    bars = Bars()
+    try:
+        results = run_portability(count, dsn, progress=bars)
+    finally:
+        bars.close()
+    _publish("portability", env, results, out)
+
+
 @bench_group.command("reviews")
 @click.option("--pending", default=10_000, show_default=True, help="Staged remembers queued.")
 @click.option("--existing", default=10_000, show_default=True, help="Active memories beside.")

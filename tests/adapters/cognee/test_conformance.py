@@ -36,7 +36,7 @@ ROUTED = [
 ]
 
 
-@pytest.mark.parametrize("only", shards("cognee", 3))
+@pytest.mark.parametrize("only", shards("cognee", 4))
 async def test_the_store_is_certified_with_every_skip_explained(only: list[str]) -> None:
     report = await certify(url_factory("cognee://:memory:"), options=QUICK, only=only)
     assert_certified(report, "cognee", only)
