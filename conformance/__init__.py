@@ -22,6 +22,7 @@ from typing import Any
 from mnemowire.conformance import (  # noqa: F401  (register the checks)
     _fuzz,
     _stateful,
+    archive,
     audit,
     browse,
     checks,

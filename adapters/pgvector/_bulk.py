@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mnemowire.adapters.pgvector._database import Database, one
-from mnemowire.adapters.pgvector._migrations import HNSW_M, keyword_index, vector_index
+from mnemowire.adapters.pgvector._migrations import build_memory_mb, keyword_index, vector_index
 from mnemowire.adapters.pgvector._writes import Result, write
 from mnemowire.embedders import Vectors
 from mnemowire.kit.staging import StagingRules
@@ -37,9 +37,7 @@ async def load_fresh(  # noqa: PLR0917
     async with db.transaction("load_fresh") as conn:
         cursor = await conn.execute("SELECT count(*) FROM memories WHERE state = 'active'")
         rows = int((await one(cursor))[0]) + len(typed)
-        # the graph must fit in maintenance_work_mem, or the build slows down many times
-        per_row = vectors.shape[1] * 4 + 16 * HNSW_M * 2 + 256
-        memory_mb = max(64, min(4096, rows * per_row * 3 // 2 // 2**20))
+        memory_mb = build_memory_mb(rows, vectors.shape[1])
         # both indexes are built once at the end: row by row, the GIN index (written
         # through) made a 100k COPY ~20 % slower
         await conn.execute("DROP INDEX memories_embedding")

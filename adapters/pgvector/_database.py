@@ -29,6 +29,7 @@ from mnemowire.adapters.pgvector._migrations import (
     MIGRATIONS,
     current_version,
     migrate,
+    restore_indexes,
     search_path,
 )
 from mnemowire.adapters.pgvector._sql import Lexemes, LexemesDumper
@@ -249,6 +250,17 @@ class Database:
         except psycopg.Error as exc:
             raise StoreError(f"{self.name}: {what} failed: {exc}") from exc
 
+    async def _restore_indexes(self, conn: Any, path: str) -> None:
+        """Indexes a bulk import deferred and did not get to rebuild (killed meanwhile) are
+        built here, on the next open. A role that may not create them (an application role)
+        leaves them to the owner's next open: recall is exact without them, only slower."""
+        try:
+            async with conn.transaction():
+                await conn.execute("SELECT set_config('search_path', %s, true)", (path,))
+                await restore_indexes(conn, self._embedder.dimension)
+        except psycopg.errors.InsufficientPrivilege:
+            return
+
     async def _setup(self) -> None:
         """Migrate if needed (under the advisory lock) and check the embedder matches."""
         conn = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
@@ -282,6 +294,8 @@ class Database:
             extension = await cursor.fetchone()
             if extension is None:
                 raise ConfigError(f"{self.name}: the vector extension is missing")
+            if not self.read_only:
+                await self._restore_indexes(conn, search_path(self.schema, extension[0]))
         finally:
             await conn.close()
         if _version(extension[1]) < MIN_PGVECTOR:

@@ -35,14 +35,17 @@ from typing import Any
 from psycopg import sql
 
 __all__ = [
+    "DEFERRED",
     "HNSW_EF_CONSTRUCTION",
     "HNSW_M",
     "LOCK_KEY",
     "MIGRATIONS",
+    "build_memory_mb",
     "current_version",
     "grant_statements",
     "keyword_index",
     "migrate",
+    "restore_indexes",
     "search_path",
     "vector_index",
 ]
@@ -58,22 +61,59 @@ HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
 
 
-def vector_index() -> sql.Composed:
-    """The vector index as the latest migration defines it (``load_fresh`` rebuilds it)."""
+def vector_index(*, if_missing: bool = False) -> sql.Composed:
+    """The vector index as the latest migration defines it (``load_fresh`` and a bulk import
+    rebuild it)."""
     return sql.SQL(
-        "CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops) "
+        "CREATE INDEX {}memories_embedding ON memories USING hnsw (embedding vector_cosine_ops) "
         "WITH (m = {}, ef_construction = {}) WHERE state = 'active'"
-    ).format(sql.Literal(HNSW_M), sql.Literal(HNSW_EF_CONSTRUCTION))
-
-
-def keyword_index() -> sql.SQL:
-    """The keyword index as the latest migration defines it (``load_fresh`` rebuilds it):
-    the visible records' words, written through (``fastupdate = off``; ``_sql.VISIBLE_WORDS``
-    says why)."""
-    return sql.SQL(
-        "CREATE INDEX memories_search ON memories USING gin "
-        "((CASE WHEN state = 'active' THEN search END)) WITH (fastupdate = off)"
+    ).format(
+        sql.SQL("IF NOT EXISTS " if if_missing else ""),
+        sql.Literal(HNSW_M),
+        sql.Literal(HNSW_EF_CONSTRUCTION),
     )
+
+
+def keyword_index(*, if_missing: bool = False) -> sql.Composed:
+    """The keyword index as the latest migration defines it (``load_fresh`` and a bulk import
+    rebuild it): the visible records' words, written through (``fastupdate = off``;
+    ``_sql.VISIBLE_WORDS`` says why)."""
+    return sql.SQL(
+        "CREATE INDEX {}memories_search ON memories USING gin "
+        "((CASE WHEN state = 'active' THEN search END)) WITH (fastupdate = off)"
+    ).format(sql.SQL("IF NOT EXISTS " if if_missing else ""))
+
+
+#: the indexes a bulk import defers (``restore_indexes`` brings back any that is missing)
+DEFERRED = ("memories_embedding", "memories_search")
+
+
+async def restore_indexes(conn: Any, dimension: int) -> list[str]:
+    """Build the deferred indexes that are missing (a bulk import killed before it rebuilt
+    them), in the caller's transaction with the store's search_path; the names built. Sized
+    like ``load_fresh``'s build (the graph must fit in maintenance_work_mem)."""
+    cursor = await conn.execute(
+        "SELECT i FROM unnest(%s::text[]) AS i WHERE to_regclass(i) IS NULL", (list(DEFERRED),)
+    )
+    missing = [row[0] for row in await cursor.fetchall()]
+    if not missing:
+        return []
+    cursor = await conn.execute("SELECT count(*) FROM memories WHERE state = 'active'")
+    rows = int((await cursor.fetchone())[0])
+    await conn.execute(
+        "SELECT set_config('maintenance_work_mem', %s, true)",
+        (f"{build_memory_mb(rows, dimension)}MB",),
+    )
+    await conn.execute(vector_index(if_missing=True))
+    await conn.execute(keyword_index(if_missing=True))
+    return missing
+
+
+def build_memory_mb(rows: int, dimension: int) -> int:
+    """maintenance_work_mem for building the HNSW graph of ``rows`` vectors in one pass: the
+    graph must fit, or the build slows down many times."""
+    per_row = dimension * 4 + 16 * HNSW_M * 2 + 256
+    return max(64, min(4096, rows * per_row * 3 // 2 // 2**20))
 
 
 Statement = sql.SQL | sql.Composed

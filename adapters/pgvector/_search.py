@@ -301,7 +301,7 @@ class AgentSizes:
             "(SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass) "
             "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
             "JOIN pg_stats s ON s.schemaname = n.nspname AND s.tablename = c.relname "
-            "WHERE c.oid = 'memories_search'::regclass"
+            "WHERE c.oid = to_regclass('memories_search')"  # none while a bulk import defers it
         )
         row = await cursor.fetchone()
         self._common = {}

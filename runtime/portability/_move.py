@@ -10,9 +10,12 @@ record written back (``get``) and compares it field by field with the archive.""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import time
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -20,8 +23,18 @@ from mnemowire.kit import to_wire
 from mnemowire.layers.memory import Memory
 from mnemowire.models import ImportRecordsResponse, RecordState
 from mnemowire.portability._archive import Archive, ArchiveWriter, Page
+from mnemowire.portability._foreign import Foreign, mcp_memory_lines
+from mnemowire.protocol import BulkImportStore
 
-__all__ = ["Progress", "Report", "export_archive", "import_archive", "migrate"]
+__all__ = [
+    "Progress",
+    "Report",
+    "export_archive",
+    "export_mcp_memory",
+    "import_archive",
+    "import_foreign",
+    "migrate",
+]
 
 #: ``progress(done, total)``: records and tombstones handled so far, of ``total`` (0: unknown)
 Progress = Callable[[int, int], None]
@@ -98,6 +111,28 @@ async def _agents_of(memory: Memory, agents: Sequence[str] | None) -> AsyncItera
         request = {**request, "cursor": page.next_cursor}
 
 
+def _bulk(target: Memory, incoming: int) -> AbstractAsyncContextManager[None]:
+    """What the target does around a many-page import (``protocol.BulkImportStore``: e.g.
+    pgvector builds its indexes once, at the end), or nothing."""
+    store = target.store
+    if isinstance(store, BulkImportStore):
+        return store.bulk_import(incoming)
+    return contextlib.nullcontext()
+
+
+async def _records_of(memory: Memory, agents: Sequence[str]) -> int:
+    """How many records the agents hold (their scope counts), 0 if the store cannot say."""
+    if not agents or "scopes" not in memory.capabilities().capabilities:
+        return 0
+    total = 0
+    for start in range(0, len(agents), 1000):
+        request: dict[str, Any] = {"agent_ids": list(agents[start : start + 1000]),
+                                   "max_users": 0, "limit": 1000}  # fmt: skip
+        page = await memory.scopes(request)
+        total += sum(scope.records for scope in page.agents)
+    return total
+
+
 async def _export_pages(
     memory: Memory, agent: str, scope: Mapping[str, Any], page_size: int, vectors: bool
 ) -> AsyncIterator[dict[str, Any]]:
@@ -129,9 +164,12 @@ async def export_archive(
     include_vectors: bool = True,
     page_size: int = 1000,
     progress: Progress | None = None,
+    kind: str | None = None,
 ) -> dict[str, Any]:
     """Write every record and erased id of ``agents`` (every agent ``scopes`` lists when None)
-    to ``out`` as an archive; ``scope`` narrows each export (user_id, types, states)."""
+    to ``out`` as an archive; ``scope`` narrows each export (user_id, types, states); ``kind``:
+    the source store's kind for the manifest (its URL's scheme; by default read from its
+    name, which a store opened with ``?name=`` chose itself)."""
     started = time.perf_counter()
     narrowed = dict(scope or {})
     listed = [a async for a in _agents_of(memory, agents)]
@@ -139,7 +177,7 @@ async def export_archive(
     for agent in listed:
         async for page in _export_pages(memory, agent, narrowed, page_size, include_vectors):
             if writer is None:
-                writer = ArchiveWriter(out, _manifest(memory, listed, narrowed, page))
+                writer = ArchiveWriter(out, _manifest(memory, listed, narrowed, page, kind))
             lines = _wire(page)
             for line in lines.records:
                 writer.record(line)
@@ -148,7 +186,7 @@ async def export_archive(
             if progress is not None:
                 progress(writer.records + writer.tombstones, 0)
     if writer is None:  # no agent at all: an empty archive still says what it is
-        writer = ArchiveWriter(out, _manifest(memory, listed, narrowed, None))
+        writer = ArchiveWriter(out, _manifest(memory, listed, narrowed, None, kind))
     sha = writer.close()
     seconds = time.perf_counter() - started
     return {
@@ -166,12 +204,13 @@ def _manifest(
     agents: Sequence[str],
     scope: Mapping[str, Any],
     first: Mapping[str, Any] | None,
+    kind: str | None,
 ) -> dict[str, Any]:
     declared = memory.capabilities()
     store = declared.store
     manifest: dict[str, Any] = {
         "created_at": int(time.time() * 1000),
-        "source": {"store": store, "kind": store.partition("://")[0] or store},
+        "source": {"store": store, "kind": kind or store.partition("://")[0] or store},
         "scope": {"agent_ids": list(agents), **{k: v for k, v in scope.items() if v}},
     }
     if first is not None and "embedder" in first:
@@ -278,11 +317,12 @@ async def import_archive(
         base["embedder"] = archive.manifest["embedder"]
     total = archive.records + archive.tombstones
     done = 0
-    for page in archive.pages(page_size):
-        await _import_page(target, page, base, report, verify)
-        done += len(page)
-        if progress is not None:
-            progress(done, total)
+    async with _bulk(target, archive.records):
+        for page in archive.pages(page_size):
+            await _import_page(target, page, base, report, verify)
+            done += len(page)
+            if progress is not None:
+                progress(done, total)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -305,23 +345,88 @@ async def migrate(
     report = Report()
     listed = [a async for a in _agents_of(source, agents)]
     done = 0
-    for agent in listed:
-        async for page in _export_pages(source, agent, dict(scope or {}), page_size, True):
-            base: dict[str, Any] = {
-                "agents": listed[:1000] if len(listed) <= 1000 else [agent],
-                "id_policy": id_policy,
-                "on_conflict": on_conflict,
-                "archive": {"source": source.name[:256]},
-            }
-            if "audit_head" in page:
-                base["archive"]["audit_head"] = page["audit_head"]
-            if "embedder" in page:
-                base["embedder"] = page["embedder"]
-            wire = _wire(page)
-            if len(wire):
-                await _import_page(target, wire, base, report, verify)
-            done += len(wire)
-            if progress is not None:
-                progress(done, 0)
+    async with _bulk(target, await _records_of(source, listed)):
+        for agent in listed:
+            async for page in _export_pages(source, agent, dict(scope or {}), page_size, True):
+                base: dict[str, Any] = {
+                    "agents": listed[:1000] if len(listed) <= 1000 else [agent],
+                    "id_policy": id_policy,
+                    "on_conflict": on_conflict,
+                    "archive": {"source": source.name[:256]},
+                }
+                if "audit_head" in page:
+                    base["archive"]["audit_head"] = page["audit_head"]
+                if "embedder" in page:
+                    base["embedder"] = page["embedder"]
+                wire = _wire(page)
+                if len(wire):
+                    await _import_page(target, wire, base, report, verify)
+                done += len(wire)
+                if progress is not None:
+                    progress(done, 0)
     report.seconds = time.perf_counter() - started
     return report
+
+
+async def import_foreign(
+    target: Memory,
+    foreign: Foreign,
+    source: str,
+    *,
+    on_conflict: str = "skip",
+    page_size: int = 500,
+    verify: bool = True,
+    progress: Progress | None = None,
+) -> Report:
+    """Import another tool's memory (``read_foreign``): its lines as an archive's, ids kept
+    (the file's, or derived from the content: a rerun skips), no vectors (the target embeds
+    the content); what the format lacks is reported in ``kept``."""
+    started = time.perf_counter()
+    report = Report()
+    base: dict[str, Any] = {
+        "agents": foreign.agents[:1000],
+        "id_policy": "keep",
+        "on_conflict": on_conflict,
+        "archive": {"source": source[:256]},
+    }
+    done = 0
+    async with _bulk(target, len(foreign.records)):
+        for start in range(0, len(foreign.records), page_size):
+            page = Page(foreign.records[start : start + page_size], [])
+            await _import_page(target, page, base, report, verify)
+            done += len(page)
+            if progress is not None:
+                progress(done, len(foreign.records))
+    for name, why in foreign.lost.items():
+        report.kept.setdefault(name, {"as": "transformed", "how": why})
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+async def export_mcp_memory(
+    memory: Memory,
+    out: IO[bytes],
+    *,
+    agents: Sequence[str] | None = None,
+    scope: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The active records of ``agents`` as the MCP memory server's graph file
+    (``mcp_memory_lines``: what has no place in the graph is left out, and said so)."""
+    listed = [a async for a in _agents_of(memory, agents)]
+    records: list[dict[str, Any]] = []
+    narrowed = {**dict(scope or {}), "states": ["active"]}
+    for agent in listed:
+        async for page in _export_pages(memory, agent, narrowed, 1000, False):
+            records += [line["record"] for line in page["records"]]
+    kinds: Counter[str] = Counter()
+    for line in mcp_memory_lines(records):
+        out.write(line)
+        kinds[json.loads(line)["type"]] += 1
+    return {
+        "agents": len(listed),
+        "records": len(records),
+        "entities": kinds["entity"],
+        "relations": kinds["relation"],
+        "left_out": "ids, times, users, confidence, metadata other than the graph's, and every "
+        "record not active: the graph has no place for them",
+    }

@@ -83,3 +83,14 @@ def test_get_update_restore_and_a_previewed_expire(store: list[str]) -> None:
     assert sorted(archived["matched_ids"]) == sorted([tea, coffee])
     code, [restored], _ = run("restore", *store, "--agent", "a", coffee, tea)
     assert restored["restored"] == [coffee, tea]
+
+
+@pytest.mark.parametrize("command", ["get", "restore"])
+def test_an_id_command_reads_its_request_from_json_without_flags(
+    store: list[str], command: str
+) -> None:
+    """Its ids argument, left empty, is not a flag given (it was: --json was refused)."""
+    [record_id] = _remember(store, "tea")
+    asked = json.dumps({"agent_id": "a", "ids": [record_id]})
+    result = CliRunner().invoke(cli, [command, *store, "--json", "-"], input=asked)
+    assert result.exit_code == Exit.OK, result.output

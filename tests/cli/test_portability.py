@@ -112,3 +112,11 @@ def test_usage_errors_exit_2(source: str, tmp_path: Path) -> None:
     assert run("migrate", source, source)[0] == Exit.USAGE
     assert run("import", "--store", source, str(tmp_path / "missing.jsonl"))[0] == Exit.USAGE
     assert run("export", "--store", source, "--state", "expired")[0] == Exit.USAGE
+
+
+def test_the_manifest_names_the_stores_kind_whatever_its_name(source: str, tmp_path: Path) -> None:
+    archive = tmp_path / "a.jsonl"
+    code, _ = run("export", "--store", f"{source}&name=kitchen", "--out", str(archive))
+    assert code == Exit.OK
+    manifest = json.loads(archive.read_text().splitlines()[0])
+    assert manifest["source"] == {"store": "kitchen", "kind": "sqlite-vec"}

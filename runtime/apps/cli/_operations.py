@@ -165,7 +165,7 @@ class _NotJson:
 
 def _unset(value: Any) -> bool:
     """A flag left at its default (identity checks: 0 and 0.0 are real values)."""
-    return value is None or value is False or (isinstance(value, tuple | dict) and not value)
+    return value is None or value is False or (isinstance(value, tuple | dict | list) and not value)
 
 
 def run_operation(

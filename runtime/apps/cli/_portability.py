@@ -26,6 +26,7 @@ from mnemowire.apps.cli._app import Exit, cli
 from mnemowire.apps.cli._progress import show_progress
 from mnemowire.errors import ConfigError, MnemowireError
 from mnemowire.models import KeptState, MemoryType
+from mnemowire.portability._foreign import FOREIGN_FORMATS
 
 T = TypeVar("T")
 
@@ -120,6 +121,10 @@ def _narrowing(command: Callable[..., Any]) -> Callable[..., Any]:
               default=Path("-"), help="Archive file to write (default: stdout).")  # fmt: skip
 @click.option("--no-vectors", is_flag=True,
               help="Leave vectors out (smaller; the target embeds every record).")  # fmt: skip
+@click.option("--format", "fmt", type=click.Choice(["memorywire", "mcp-memory"]),
+              default="memorywire", show_default=True,
+              help="mcp-memory: the MCP memory server's graph file (active records only; "
+              "ids, times, users and states have no place in it).")  # fmt: skip
 def export_command(
     store: str,
     agents: tuple[str, ...],
@@ -129,9 +134,14 @@ def export_command(
     embedder: str | None,
     out: Path,
     no_vectors: bool,
+    fmt: str,
 ) -> None:
-    """Write a store's memory as a memorywire archive (JSON Lines)."""
-    from mnemowire.portability import export_archive
+    """Write a store's memory as a memorywire archive (JSON Lines), or as another tool's file
+    (--format)."""
+    from mnemowire.portability import export_archive, export_mcp_memory
+
+    if fmt == "mcp-memory" and states:
+        raise click.BadParameter("the graph holds active records only", param_hint="--state")
 
     memory = _memory(store, embedder, "--store")
     counter = _Counter("exported")
@@ -145,9 +155,13 @@ def export_command(
                 return await _export(sink)
 
     async def _export(sink: Any) -> dict[str, Any]:
+        if fmt == "mcp-memory":
+            return await export_mcp_memory(
+                memory, sink, agents=list(agents) or None, scope=_scope(user_id, types, ())
+            )
         return await export_archive(
             memory, sink, agents=list(agents) or None, scope=_scope(user_id, types, states),
-            include_vectors=not no_vectors, progress=counter,
+            include_vectors=not no_vectors, progress=counter, kind=store.partition("://")[0],
         )  # fmt: skip
 
     summary = _run(work, counter)
@@ -167,6 +181,13 @@ def export_command(
 @click.option("--no-verify", is_flag=True, help="Do not read the records back.")
 @click.option("--embedder", envvar="MNEMOWIRE_EMBEDDER", default=None,
               help="Embedder for stores that embed (minilm, hash:64, ...).")  # fmt: skip
+@click.option("--from", "fmt", type=click.Choice(["memorywire", *FOREIGN_FORMATS]),
+              default="memorywire", show_default=True,
+              help="The file's format: a memorywire archive, the MCP memory server's graph "
+              "(mcp-memory), mem0's get_all answer (mem0), OpenMemory's backup lines "
+              "(openmemory).")  # fmt: skip
+@click.option("--agent", "agent_id", help="Whose memory a file that names no agent becomes.")
+@click.option("--user", "user_id", help="The end user of records the file gives none.")
 def import_command(
     store: str,
     archive: Path,
@@ -174,11 +195,25 @@ def import_command(
     on_conflict: str,
     no_verify: bool,
     embedder: str | None,
+    fmt: str,
+    agent_id: str | None,
+    user_id: str | None,
 ) -> None:
-    """Write a memorywire archive into a store, keeping what it says."""
+    """Write a memorywire archive (or another tool's file: --from) into a store, keeping what
+    it says."""
     from mnemowire.portability import Archive, import_archive
 
     counter = _Counter("imported")
+    if fmt != "memorywire":
+        if id_policy != "keep":
+            raise click.BadParameter("another tool's file is imported with its ids (or ids "
+                                     "made from its content)", param_hint="--ids")  # fmt: skip
+        _import_foreign(store, archive, fmt, (agent_id, user_id), on_conflict, no_verify,
+                        embedder, counter)  # fmt: skip
+        return
+    if agent_id is not None or user_id is not None:
+        raise click.BadParameter("an archive names its agents and users: only with --from",
+                                 param_hint="--agent/--user")  # fmt: skip
 
     async def check() -> Archive:
         return await asyncio.to_thread(Archive(archive).verify)
@@ -190,6 +225,42 @@ def import_command(
         async with memory:
             return await import_archive(
                 memory, checked, id_policy=id_policy, on_conflict=on_conflict,
+                verify=not no_verify, progress=counter,
+            )  # fmt: skip
+
+    report = _run(work, counter)
+    click.echo(json.dumps(report.as_json(), ensure_ascii=False))
+    if not report.faithful:
+        raise SystemExit(Exit.REJECTED)
+
+
+def _import_foreign(
+    store: str,
+    path: Path,
+    fmt: str,
+    who: tuple[str | None, str | None],
+    on_conflict: str,
+    no_verify: bool,
+    embedder: str | None,
+    counter: _Counter,
+) -> None:
+    from mnemowire.kit import now_ms
+    from mnemowire.portability import import_foreign, read_foreign
+
+    agent_id, user_id = who
+
+    async def read() -> Any:
+        return await asyncio.to_thread(
+            read_foreign, path, fmt, agent_id=agent_id, user_id=user_id, now=now_ms()
+        )
+
+    foreign = _run(read, counter)
+    memory = _memory(store, embedder, "--store")
+
+    async def work() -> Any:
+        async with memory:
+            return await import_foreign(
+                memory, foreign, f"{path.name} ({fmt})", on_conflict=on_conflict,
                 verify=not no_verify, progress=counter,
             )  # fmt: skip
 
