@@ -175,6 +175,32 @@ def _mcp_memory(path: Path, raw: bytes, agent_id: str, user_id: str | None, now:
     return out
 
 
+def _dated(
+    prefix: str,
+    agent_id: str,
+    content: str,
+    metadata: dict[str, Any],
+    item: Mapping[str, Any],
+    *,
+    at: tuple[Path, str],
+) -> dict[str, Any]:
+    """A semantic record of a format whose items carry their id (or get one from their
+    content) and ISO 8601 ``created_at`` / ``updated_at``; ``at``: the file and the item's
+    place, for an error."""
+    path, where = at
+    record: dict[str, Any] = {
+        "id": str(item.get("id") or _derived_id(prefix, agent_id, content)),
+        "agent_id": agent_id,
+        "type": "semantic",
+        "content": content,
+        "metadata": metadata,
+        "created_at": _millis(item.get("created_at"), path, f"{where}/created_at"),
+    }
+    if item.get("updated_at"):
+        record["updated_at"] = _millis(item["updated_at"], path, f"{where}/updated_at")
+    return record
+
+
 def _mem0(path: Path, raw: bytes, agent_id: str | None, user_id: str | None) -> Foreign:
     try:
         data = json.loads(raw)
@@ -198,16 +224,7 @@ def _mem0(path: Path, raw: bytes, agent_id: str | None, user_id: str | None) -> 
         extras = {k: item[k] for k in _MEM0_EXTRAS if item.get(k) is not None}
         if extras:
             metadata["mem0"] = extras
-        record: dict[str, Any] = {
-            "id": str(item.get("id") or _derived_id("mem0", agent, item["memory"])),
-            "agent_id": agent,
-            "type": "semantic",
-            "content": item["memory"],
-            "metadata": metadata,
-            "created_at": _millis(item.get("created_at"), path, f"{where}/created_at"),
-        }
-        if item.get("updated_at"):
-            record["updated_at"] = _millis(item["updated_at"], path, f"{where}/updated_at")
+        record = _dated("mem0", agent, item["memory"], metadata, item, at=(path, where))
         user = item.get("user_id") or user_id
         if user:
             record["user_id"] = user
@@ -234,16 +251,7 @@ def _openmemory(path: Path, raw: bytes, agent_id: str, user_id: str | None) -> F
             metadata["app"] = item["app"]
         if item.get("categories"):
             metadata["categories"] = list(item["categories"])
-        record: dict[str, Any] = {
-            "id": str(item.get("id") or _derived_id("openmemory", agent_id, item["content"])),
-            "agent_id": agent_id,
-            "type": "semantic",
-            "content": item["content"],
-            "metadata": metadata,
-            "created_at": _millis(item.get("created_at"), path, f"{where}/created_at"),
-        }
-        if item.get("updated_at"):
-            record["updated_at"] = _millis(item["updated_at"], path, f"{where}/updated_at")
+        record = _dated("openmemory", agent_id, item["content"], metadata, item, at=(path, where))
         if user_id is not None:
             record["user_id"] = user_id
         out.records.append(_line(record, state))

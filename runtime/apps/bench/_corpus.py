@@ -7,8 +7,14 @@ Scale runs need tens of thousands of distinct, realistic-looking texts; the qual
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["synthetic_texts"]
+import numpy as np
+
+if TYPE_CHECKING:
+    from mnemowire.layers.memory import Memory
+
+__all__ = ["load_numbered", "synthetic_texts"]
 
 _PEOPLE = [
     "Alice",
@@ -136,3 +142,30 @@ def synthetic_texts(count: int, seed: int = 7) -> list[str]:
         text = template.format(p=people[0], q=people[1], r=people[2], **values)
         out.append(f"{text} (note {i})")
     return out
+
+
+async def load_numbered(
+    memory: Memory, agent: str, count: int, dimension: int, *, low_every: int = 0
+) -> list[str]:
+    """``count`` numbered records of one agent bulk-loaded with random vectors (what the
+    record benchmarks measure does not depend on the embedder), 5,000 per call; every
+    ``low_every``-th one with confidence 0.05 (0: none). Their ids, in order."""
+    rng = np.random.default_rng(0)
+    ids: list[str] = []
+    for start in range(0, count, 5000):
+        n = min(5000, count - start)
+        requests: list[dict[str, Any]] = [
+            {
+                "agent_id": agent,
+                "type": "semantic",
+                "content": f"memory number {start + i}: the user mentioned item {start + i}",
+                "metadata": {"n": start + i, "topic": ("work", "home", "health")[i % 3]},
+            }
+            for i in range(n)
+        ]
+        if low_every:
+            for i, request in enumerate(requests):
+                request["confidence"] = 0.05 if (start + i) % low_every == 0 else 0.9
+        vectors = rng.standard_normal((n, dimension)).astype(np.float32)
+        ids += [d.id for d in await memory.remember_many(requests, vectors=vectors)]
+    return ids

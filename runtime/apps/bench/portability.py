@@ -23,10 +23,9 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from mnemowire.adapters.pgvector import PgVectorStore
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
+from mnemowire.apps.bench._corpus import load_numbered
 from mnemowire.apps.bench._env import rss_mb
 from mnemowire.apps.bench.pgvector import postgres_server
 from mnemowire.embedders import HashEmbedder
@@ -43,22 +42,7 @@ Progress = Callable[[str, int, int], None]
 
 async def _load(memory: Memory, count: int, dimension: int) -> dict[str, int]:
     """``count`` records of one agent, a tenth archived and a hundredth erased afterwards."""
-    rng = np.random.default_rng(0)
-    ids: list[str] = []
-    for start in range(0, count, 5000):
-        n = min(5000, count - start)
-        requests = [
-            {
-                "agent_id": AGENT,
-                "type": "semantic",
-                "content": f"memory number {start + i}: the user mentioned item {start + i}",
-                "metadata": {"n": start + i, "topic": ("work", "home", "health")[i % 3]},
-                "confidence": 0.05 if (start + i) % 10 == 0 else 0.9,
-            }
-            for i in range(n)
-        ]
-        vectors = rng.standard_normal((n, dimension)).astype(np.float32)
-        ids += [d.id for d in await memory.remember_many(requests, vectors=vectors)]
+    ids = await load_numbered(memory, AGENT, count, dimension, low_every=10)
     await memory.expire(
         {"agent_id": AGENT, "policy": {"confidence_below": 0.1}, "action": "archive"}
     )

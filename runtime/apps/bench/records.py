@@ -18,9 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
+from mnemowire.apps.bench._corpus import load_numbered
 from mnemowire.apps.bench._env import rss_mb
 from mnemowire.apps.bench._timing import percentiles
 from mnemowire.embedders import HashEmbedder
@@ -32,26 +31,6 @@ __all__ = ["run_records"]
 
 AGENT = "bench-agent"
 PAGE = 1000
-
-
-async def _load(memory: Memory, store: SqliteVecStore, count: int) -> list[str]:
-    rng = np.random.default_rng(0)
-    ids: list[str] = []
-    for start in range(0, count, 5000):
-        n = min(5000, count - start)
-        requests = [
-            {
-                "agent_id": AGENT,
-                "type": "semantic",
-                "content": f"memory number {start + i}: the user mentioned item {start + i}",
-                "metadata": {"n": start + i, "topic": ("work", "home", "health")[i % 3]},
-            }
-            for i in range(n)
-        ]
-        vectors = rng.standard_normal((n, store.embedder.dimension)).astype(np.float32)
-        done = await memory.remember_many(requests, vectors=vectors)
-        ids += [d.id for d in done]
-    return ids
 
 
 async def _list_all(memory: Memory) -> dict[str, Any]:
@@ -140,7 +119,7 @@ async def _run(count: int, get_rounds: int, seal_rounds: int) -> dict[str, Any]:
         store = SqliteVecStore(str(Path(folder) / "records.db"), embedder=HashEmbedder(64))
         async with Memory(store) as memory:
             load_started = time.perf_counter()
-            ids = await _load(memory, store, count)
+            ids = await load_numbered(memory, AGENT, count, store.embedder.dimension)
             load_s = time.perf_counter() - load_started
             listing = await _list_all(memory)
             got = await _get(memory, ids, get_rounds)

@@ -81,6 +81,13 @@ def _run(work: Callable[[], Coroutine[Any, Any, T]], counter: _Counter) -> T:
         counter.close()
 
 
+def _reported(report: Any) -> None:
+    """Print a move's fidelity report; exit 1 when a record did not come back as written."""
+    click.echo(json.dumps(report.as_json(), ensure_ascii=False))
+    if not report.faithful:
+        raise SystemExit(Exit.REJECTED)
+
+
 def _scope(user_id: str | None, types: tuple[str, ...], states: tuple[str, ...]) -> dict[str, Any]:
     scope: dict[str, Any] = {}
     if user_id is not None:
@@ -228,10 +235,7 @@ def import_command(
                 verify=not no_verify, progress=counter,
             )  # fmt: skip
 
-    report = _run(work, counter)
-    click.echo(json.dumps(report.as_json(), ensure_ascii=False))
-    if not report.faithful:
-        raise SystemExit(Exit.REJECTED)
+    _reported(_run(work, counter))
 
 
 def _import_foreign(
@@ -264,10 +268,7 @@ def _import_foreign(
                 verify=not no_verify, progress=counter,
             )  # fmt: skip
 
-    report = _run(work, counter)
-    click.echo(json.dumps(report.as_json(), ensure_ascii=False))
-    if not report.faithful:
-        raise SystemExit(Exit.REJECTED)
+    _reported(_run(work, counter))
 
 
 @cli.command("migrate")
@@ -310,7 +311,4 @@ def migrate_command(
                 progress=counter,
             )  # fmt: skip
 
-    report = _run(work, counter)
-    click.echo(json.dumps(report.as_json(), ensure_ascii=False))
-    if not report.faithful:
-        raise SystemExit(Exit.REJECTED)
+    _reported(_run(work, counter))
