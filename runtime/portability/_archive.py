@@ -44,7 +44,8 @@ def _line(data: dict[str, Any]) -> bytes:
     back), otherwise as the doubles they are."""
     vector = data.get("vector")
     if vector is not None:
-        narrow = np.asarray(vector, dtype=np.float32)
+        with np.errstate(over="ignore"):  # a double past float32's range: kept as a double
+            narrow = np.asarray(vector, dtype=np.float32)
         if np.array_equal(narrow, np.asarray(vector, dtype=np.float64)):
             data = {**data, "vector": narrow}
     return json_bytes(data) + b"\n"

@@ -23,7 +23,7 @@ def line(record_id: str, vector: list[float], metadata: dict[str, object]) -> di
 
 def test_long_integers_and_both_kinds_of_vector_read_back(tmp_path: Path) -> None:
     narrow = np.random.default_rng(0).standard_normal(16).astype(np.float32).tolist()
-    wide = [0.1, 0.2, 1 / 3, 2.0**-60]  # not float32 values
+    wide = [0.1, 0.2, 1 / 3, 2.0**-60, 1e300]  # not float32 values (the last past its range)
     out = io.BytesIO()
     writer = ArchiveWriter(out, {"created_at": 1, "source": {"store": "s", "kind": "s"},
                                  "scope": {"agent_ids": ["a"]}})  # fmt: skip
@@ -36,6 +36,7 @@ def test_long_integers_and_both_kinds_of_vector_read_back(tmp_path: Path) -> Non
     text = out.getvalue().splitlines()
     assert b'"vector":[0.12573022,' in text[1]  # float32's shortest text, not 0.1257302165...
     assert b"0.1,0.2,0.3333333333333333" in text[2]
+    assert b"1e+300" in text[2]
     archive = Archive(path).verify()
     [page] = list(archive.pages(10))
     first, second, third = page.records
