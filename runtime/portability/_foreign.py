@@ -79,6 +79,15 @@ def _millis(value: Any, path: Path, where: str) -> int:
     return int(moment.timestamp() * 1000)
 
 
+def _object(value: Any, path: Path, where: str) -> dict[str, Any]:
+    """An item's metadata: an object, or none."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _refuse(path, where, "is not an object", "type")
+    return dict(value)
+
+
 def _line(record: dict[str, Any], state: str = "active") -> dict[str, Any]:
     return {"kind": "record", "state": state, "record": record}
 
@@ -100,7 +109,10 @@ def read_foreign(
     of records that name none, ``now``: the time given to records the file has no time for."""
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":  # OpenMemory's export zips its lines with gzip
-        raw = gzip.decompress(raw)
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise _refuse(path, "/", f"a broken gzip file ({exc})", "format") from None
     if fmt == "mcp-memory":
         if agent_id is None:
             raise _refuse(path, "/", "a knowledge graph names no agent: give --agent", "agent")
@@ -152,7 +164,10 @@ def _mcp_memory(path: Path, raw: bytes, agent_id: str, user_id: str | None, now:
         name, kind = entity.get("name"), entity.get("entityType")
         if not isinstance(name, str) or not name or not isinstance(kind, str):
             raise _refuse(path, f"/entities/{number}", "an entity needs a name and an entityType")
-        observations = [o for o in entity.get("observations") or [] if isinstance(o, str) and o]
+        listed = entity.get("observations") or []
+        if not isinstance(listed, list):
+            raise _refuse(path, f"/entities/{number}/observations", "is not a list", "type")
+        observations = [o for o in listed if isinstance(o, str) and o]
         about = {"entity": name, "entity_type": kind}
         if not observations:  # the entity alone, so it is not lost
             out.records.append(_line({**base, "id": _derived_id("mcp", name), "content": name,
@@ -220,7 +235,7 @@ def _mem0(path: Path, raw: bytes, agent_id: str | None, user_id: str | None) -> 
         agent = item.get("agent_id") or agent_id
         if not agent:
             raise _refuse(path, where, "the item names no agent_id: give --agent", "agent")
-        metadata = dict(item.get("metadata") or {})
+        metadata = _object(item.get("metadata"), path, f"{where}/metadata")
         extras = {k: item[k] for k in _MEM0_EXTRAS if item.get(k) is not None}
         if extras:
             metadata["mem0"] = extras
@@ -246,10 +261,12 @@ def _openmemory(path: Path, raw: bytes, agent_id: str, user_id: str | None) -> F
         state = _OPENMEMORY_STATES.get(str(item.get("state", "active")))
         if state is None:
             raise _refuse(path, f"{where}/state", f"unknown state {item.get('state')!r}", "enum")
-        metadata = dict(item.get("metadata") or {})
+        metadata = _object(item.get("metadata"), path, f"{where}/metadata")
         if item.get("app"):
             metadata["app"] = item["app"]
         if item.get("categories"):
+            if not isinstance(item["categories"], list):
+                raise _refuse(path, f"{where}/categories", "is not a list", "type")
             metadata["categories"] = list(item["categories"])
         record = _dated("openmemory", agent_id, item["content"], metadata, item, at=(path, where))
         if user_id is not None:

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from mnemowire.apps.cli import Exit, cli
@@ -149,3 +150,37 @@ def test_a_file_that_is_not_the_format_is_refused_naming_the_line(tmp_path: Path
     assert not (tmp_path / "memory.db").exists()  # refused before the store was opened
     code, _ = run("import", "--store", store(tmp_path), str(path), "--from", "mcp-memory")
     assert code == Exit.REJECTED  # a graph names no agent: --agent
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "where"),
+    [
+        ("mcp-memory", '{"type":"entity","name":"A","entityType":"P","observations":"abc"}',
+         "/entities/0/observations"),
+        ("mem0", '{"results":[{"id":"x1","memory":"m","metadata":[1],"created_at":"2026-01-01",'
+         '"agent_id":"a"}]}', "/results/0/metadata"),
+        ("mem0", '{"results":[{"id":"x1","memory":"m","created_at":12,"agent_id":"a"}]}',
+         "/results/0/created_at"),
+        ("openmemory", '{"content":"c","created_at":"2026-01-01","categories":"abc"}',
+         "/line/1/categories"),
+        ("openmemory", '{"content":"c","created_at":"2026-01-01","state":"gone"}',
+         "/line/1/state"),
+    ],
+)  # fmt: skip
+def test_a_hostile_file_is_refused_naming_where(
+    tmp_path: Path, fmt: str, text: str, where: str
+) -> None:
+    path = tmp_path / "in.json"
+    path.write_text(text)
+    code, [envelope] = run("import", "--store", store(tmp_path), str(path), "--from", fmt,
+                           "--agent", "a")  # fmt: skip
+    assert (code, envelope["details"][0]["path"]) == (Exit.REJECTED, where)
+    assert not (tmp_path / "memory.db").exists()
+
+
+def test_a_broken_gzip_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "memories.jsonl.gz"
+    path.write_bytes(gzip.compress(b'{"content": "c"}\n')[:-9])
+    code, [envelope] = run("import", "--store", store(tmp_path), str(path), "--from",
+                           "openmemory", "--agent", "a")  # fmt: skip
+    assert (code, envelope["details"][0]["rule"]) == (Exit.REJECTED, "format")
