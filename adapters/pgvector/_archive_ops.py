@@ -69,7 +69,10 @@ class ArchiveOperations:
         #: export and scope cursors, bound to their request under the schema's key
         self._cursors: Cursors | None = None
 
-    async def _codec(self, conn: Any) -> Cursors:
+    async def _snapshot(self, conn: Any) -> Cursors:
+        """Begin a read in one repeatable-read snapshot (a record erased between two reads is a
+        record or a tombstone, never both); the cursors, made on first use."""
+        await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         if self._cursors is None:
             self._cursors = Cursors(await cursor_key(conn))
         return self._cursors
@@ -78,12 +81,8 @@ class ArchiveOperations:
         started = time.perf_counter()
         req = request
         async with self._host._db.transaction("export_records") as conn:
-            # one snapshot: a record erased between the two reads is a record or a
-            # tombstone, never both
-            await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            cursors = await self._codec(conn)
-            after = cursors.position(req)
-            start = "" if after is None else str(after[0])
+            cursors = await self._snapshot(conn)
+            start = cursors.after_id(req)
             where = ["m.agent_id = %s", 'm.id COLLATE "C" > %s', "m.state = ANY(%s)"]
             args: list[Any] = [req.agent_id, start, export_states(req)]
             if req.user_id is not None:
@@ -166,10 +165,8 @@ class ArchiveOperations:
         started = time.perf_counter()
         req = request
         async with self._host._db.transaction("scopes") as conn:
-            await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            cursors = await self._codec(conn)
-            after = cursors.position(req)
-            start = "" if after is None else str(after[0])
+            cursors = await self._snapshot(conn)
+            start = cursors.after_id(req)
             named = ""
             args: list[Any] = [start, start]
             if req.agent_ids:

@@ -92,8 +92,7 @@ class ArchiveOperations:
     def _export(self, req: ExportRecordsRequest, started: float) -> ExportRecordsResponse:
         with self._host._db.transaction(write=False) as tx:
             cursors = self._cursor_codec(tx)
-            after = cursors.position(req)
-            start = "" if after is None else str(after[0])
+            start = cursors.after_id(req)
             states = export_states(req)
             where = ["agent_id = ?", "id > ?", f"state IN ({', '.join('?' for _ in states)})"]
             args: list[Any] = [req.agent_id, start, *states]
@@ -180,8 +179,7 @@ class ArchiveOperations:
     def _scopes(self, req: ScopesRequest, started: float) -> ScopesResponse:
         with self._host._db.transaction(write=False) as tx:
             cursors = self._cursor_codec(tx)
-            after = cursors.position(req)
-            start = "" if after is None else str(after[0])
+            start = cursors.after_id(req)
             named = ""
             args: list[Any] = [start, start]
             if req.agent_ids:

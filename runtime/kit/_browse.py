@@ -207,6 +207,12 @@ class Cursors:
         position = json.loads(body)  # ours: the MAC vouches for it
         return tuple(position)
 
+    def after_id(self, req: BaseModel) -> str:
+        """The id ``req``'s page starts after, for pages ordered by id alone (export, scopes):
+        ``""`` for the first page (every id sorts after it)."""
+        position = self.position(req)
+        return "" if position is None else str(position[0])
+
     def _mac(self, req: BaseModel, body: bytes) -> bytes:
         # every field but the cursor and the page size, defaults filled in: a field sent
         # with its default value is the same request as one leaving it out

@@ -77,7 +77,6 @@ async def first_answer(
 async def export_page(fan: FanOut, request: ExportRecordsRequest) -> ExportRecordsResponse:
     """One child's export page, as the child gave it (seals travel unverified: the target
     verifies them when it reads them)."""
-    started = time.perf_counter()
 
     def parse(raw: Any) -> ExportRecordsResponse:
         page = validated("export_records.response", ExportRecordsResponse, raw)
@@ -85,37 +84,37 @@ async def export_page(fan: FanOut, request: ExportRecordsRequest) -> ExportRecor
             raise InvalidResponse("exported another agent's records")
         return page
 
-    page, tried = await first_answer(
-        fan,
-        "export_records",
-        lambda child: child.export_records(request.model_copy(deep=True)),
-        parse,
-        needs("export_records", to_wire(request)),
-    )
-    return page.model_copy(
-        update={
-            "latency_ms": elapsed_ms(started),
-            "stores": results(tried, lambda r: len(r.records)),
-        }
-    )
+    return await _one_child(fan, "export_records", request, parse, lambda r: len(r.records))
 
 
 async def scopes_page(fan: FanOut, request: ScopesRequest) -> ScopesResponse:
     """One child's scope listing (its counts are its copies': the router's records)."""
+
+    def parse(raw: Any) -> ScopesResponse:
+        return validated("scopes.response", ScopesResponse, raw)
+
+    return await _one_child(fan, "scopes", request, parse, lambda r: len(r.agents))
+
+
+async def _one_child(
+    fan: FanOut,
+    operation: str,
+    request: BaseModel,
+    parse: Callable[[Any], M],
+    count: Callable[[M], int],
+) -> M:
+    """``first_answer`` for ``operation``, its answer timed and with the ``stores[]`` of
+    every child tried (``count``: what a child's answer holds)."""
     started = time.perf_counter()
     page, tried = await first_answer(
         fan,
-        "scopes",
-        lambda child: child.scopes(request.model_copy(deep=True)),
-        lambda raw: validated("scopes.response", ScopesResponse, raw),
-        needs("scopes", to_wire(request)),
+        operation,
+        lambda child: getattr(child, operation)(request.model_copy(deep=True)),
+        parse,
+        needs(operation, to_wire(request)),
     )
-    return page.model_copy(
-        update={
-            "latency_ms": elapsed_ms(started),
-            "stores": results(tried, lambda r: len(r.agents)),
-        }
-    )
+    stores = results(tried, count)
+    return page.model_copy(update={"latency_ms": elapsed_ms(started), "stores": stores})
 
 
 async def import_page(fan: FanOut, request: ImportRecordsRequest) -> ImportRecordsResponse:

@@ -220,6 +220,35 @@ def _manifest(
     return manifest
 
 
+def _page_base(
+    agents: Sequence[str],
+    policies: tuple[str, str],
+    source: str,
+    described: Mapping[str, Any],
+    *,
+    sha256: str | None = None,
+) -> dict[str, Any]:
+    """What every import page of a move says besides its lines: the agents it names, its id
+    policy and conflict rule, where it came from (the source, its audit head, the archive's
+    digest) and the embedder that made its vectors (``described``: a manifest or an export
+    page, which carry the last two)."""
+    id_policy, on_conflict = policies
+    archive: dict[str, Any] = {"source": source[:256]}
+    if sha256 is not None:
+        archive["sha256"] = sha256
+    if "audit_head" in described:
+        archive["audit_head"] = described["audit_head"]
+    base: dict[str, Any] = {
+        "agents": list(agents[:1000]),
+        "id_policy": id_policy,
+        "on_conflict": on_conflict,
+        "archive": archive,
+    }
+    if "embedder" in described:
+        base["embedder"] = described["embedder"]
+    return base
+
+
 async def _import_page(
     target: Memory,
     page: Page,
@@ -303,18 +332,11 @@ async def import_archive(
     """Import a verified archive (``Archive.verify``) into ``target``, a page at a time."""
     started = time.perf_counter()
     report = Report(sha256=archive.sha256)
-    base: dict[str, Any] = {
-        "agents": archive.agents[:1000],
-        "id_policy": id_policy,
-        "on_conflict": on_conflict,
-        "archive": {"sha256": archive.sha256,
-                    "source": f"{archive.manifest['source']['store']} "
-                              f"({archive.manifest['source']['kind']})"[:256]},
-    }  # fmt: skip
-    if "audit_head" in archive.manifest:
-        base["archive"]["audit_head"] = archive.manifest["audit_head"]
-    if "embedder" in archive.manifest:
-        base["embedder"] = archive.manifest["embedder"]
+    source = archive.manifest["source"]
+    base = _page_base(
+        archive.agents, (id_policy, on_conflict), f"{source['store']} ({source['kind']})",
+        archive.manifest, sha256=archive.sha256,
+    )  # fmt: skip
     total = archive.records + archive.tombstones
     done = 0
     async with _bulk(target, archive.records):
@@ -348,16 +370,8 @@ async def migrate(
     async with _bulk(target, await _records_of(source, listed)):
         for agent in listed:
             async for page in _export_pages(source, agent, dict(scope or {}), page_size, True):
-                base: dict[str, Any] = {
-                    "agents": listed[:1000] if len(listed) <= 1000 else [agent],
-                    "id_policy": id_policy,
-                    "on_conflict": on_conflict,
-                    "archive": {"source": source.name[:256]},
-                }
-                if "audit_head" in page:
-                    base["archive"]["audit_head"] = page["audit_head"]
-                if "embedder" in page:
-                    base["embedder"] = page["embedder"]
+                named = listed if len(listed) <= 1000 else [agent]
+                base = _page_base(named, (id_policy, on_conflict), source.name, page)
                 wire = _wire(page)
                 if len(wire):
                     await _import_page(target, wire, base, report, verify)
@@ -383,12 +397,7 @@ async def import_foreign(
     the content); what the format lacks is reported in ``kept``."""
     started = time.perf_counter()
     report = Report()
-    base: dict[str, Any] = {
-        "agents": foreign.agents[:1000],
-        "id_policy": "keep",
-        "on_conflict": on_conflict,
-        "archive": {"source": source[:256]},
-    }
+    base = _page_base(foreign.agents, ("keep", on_conflict), source, {})
     done = 0
     async with _bulk(target, len(foreign.records)):
         for start in range(0, len(foreign.records), page_size):
