@@ -37,7 +37,6 @@ from mnemowire import kit
 from mnemowire.adapters.cognee._backend import COGNEE, offline_tasks
 from mnemowire.embedders import MINILM_NAME, Embedder
 from mnemowire.errors import ConfigError, MnemowireError
-from mnemowire.kit import ARCHIVE_NOT_YET
 from mnemowire.kit.documents import DECLINED, DocumentStore, Hit, IdMap, Record
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
@@ -52,20 +51,19 @@ from mnemowire.protocol import QueryEmbedding
 
 __all__ = ["CogneeStore"]
 
-#: written against spec v0.2: what the kit's DocumentStore serves, and what it declines,
+#: written against spec v0.3: what the kit's DocumentStore serves, and what it declines,
 #: erasure included: cognee keeps every added text in its pipeline-run log and every search's
 #: chunks in its search history, and ``forget`` reaches neither (docs/adapters/cognee.md,
 #: "Erasure")
 IMPLEMENTS = kit.Implements(
-    "v0.2",
+    "v0.3",
     (
         *("semantic", "episodic", "procedural", "emotional", "vector", "user_scope"),
         *("metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "governance"),
         *("relevance", "client_ids", "get", "list", "update", "seals", "reviews"),
-        *("decide", "staging_policy"),
+        *("decide", "staging_policy", "export_records", "import_records", "scopes"),
     ),
     declined={
-        **ARCHIVE_NOT_YET,
         **DECLINED,
         "fts": "cognee offers no keyword search over chunks",
         "graph": "cognee's cognify needs an LLM",

@@ -43,7 +43,6 @@ from mnemowire.adapters.letta._client import connect, gone, letta_errors
 from mnemowire.adapters.letta._tags import id_tag, record_of, tags_of, write_tag
 from mnemowire.embedders import Embedder, Preparable, default_embedder
 from mnemowire.errors import ConfigError, MnemowireError
-from mnemowire.kit import ARCHIVE_NOT_YET
 from mnemowire.kit.documents import DECLINED, DocumentStore, Hit, IdMap, Record
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
@@ -58,17 +57,16 @@ from mnemowire.protocol import QueryEmbedding
 
 __all__ = ["LettaStore"]
 
-#: written against spec v0.2: what the kit's DocumentStore serves, and what it declines
+#: written against spec v0.3: what the kit's DocumentStore serves, and what it declines
 IMPLEMENTS = kit.Implements(
-    "v0.2",
+    "v0.3",
     (
         *("semantic", "episodic", "procedural", "emotional", "vector", "user_scope"),
         *("metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete"),
         *("governance", "relevance", "client_ids", "get", "list", "update", "seals", "reviews"),
-        *("decide", "staging_policy"),
+        *("decide", "staging_policy", "export_records", "import_records", "scopes"),
     ),
     declined={
-        **ARCHIVE_NOT_YET,
         **DECLINED,
         "fts": "Letta's archival search offers no keyword search",
         "graph": "Letta keeps no links between passages",

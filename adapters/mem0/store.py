@@ -36,7 +36,6 @@ from mnemowire.adapters.mem0._backend import close_memory, entity, open_memory
 from mnemowire.adapters.mem0._rows import payload_of, record_of, unit
 from mnemowire.embedders import MINILM_NAME, Embedder
 from mnemowire.errors import ConfigError, MnemowireError
-from mnemowire.kit import ARCHIVE_NOT_YET
 from mnemowire.kit.documents import DECLINED, DocumentStore, Hit, IdMap, Record
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
@@ -51,17 +50,16 @@ from mnemowire.protocol import QueryEmbedding
 
 __all__ = ["Mem0Store"]
 
-#: written against spec v0.2: what the kit's DocumentStore serves, and what it declines
+#: written against spec v0.3: what the kit's DocumentStore serves, and what it declines
 IMPLEMENTS = kit.Implements(
-    "v0.2",
+    "v0.3",
     (
         *("semantic", "episodic", "procedural", "emotional", "vector", "user_scope"),
         *("metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete"),
         *("governance", "relevance", "client_ids", "get", "list", "update", "seals", "reviews"),
-        *("decide", "staging_policy"),
+        *("decide", "staging_policy", "export_records", "import_records", "scopes"),
     ),
     declined={
-        **ARCHIVE_NOT_YET,
         **DECLINED,
         "fts": "mem0's BM25 needs fastembed, which downloads a model",
         "graph": "mem0's graph memory needs an LLM",

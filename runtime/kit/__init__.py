@@ -66,7 +66,7 @@ from mnemowire.kit._capabilities import (
 )
 from mnemowire.kit._composed import ComposedStore, RecordOps
 from mnemowire.kit._embedding import embed
-from mnemowire.kit._implements import ARCHIVE_NOT_YET, Implements
+from mnemowire.kit._implements import Implements
 from mnemowire.kit._records import (
     HIT_RECORD_FIELDS,
     TYPE_FIELDS,
@@ -96,7 +96,6 @@ from mnemowire.kit._rules import (
 from mnemowire.kit._urls import OptionParser, integer, number, text, url_options
 
 __all__ = [
-    "ARCHIVE_NOT_YET",
     "DAY_MS",
     "HIT_RECORD_FIELDS",
     "MIN_SEARCH_DEPTH",

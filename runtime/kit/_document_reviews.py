@@ -140,6 +140,33 @@ class ReviewRows:
         was staged with as long as a pending one)."""
         run(self._db, _QUEUE.erase_requests([review_id]))
 
+    def staged(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The pending reviews of staged remembers among ``ids``, by id, as an archive's
+        record line carries them (docs/spec/v0.3.md#archive.record)."""
+        found: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            rows = self._db.execute(
+                "SELECT review_id, staged_by, requested_at FROM reviews WHERE review_id IN "
+                f"({','.join('?' * len(chunk))}) AND state = 'pending' AND operation = 'remember'",
+                chunk,
+            )
+            found.update(
+                (r[0], {"review_id": r[0], "staged_by": r[1], "requested_at": r[2]}) for r in rows
+            )
+        return found
+
+    def replace_remember(self, record: Record) -> None:
+        """An imported record's review: the one its archive line names when it is pending,
+        none otherwise; whatever row its id had (an overwritten record's) is gone."""
+        self._db.execute("DELETE FROM reviews WHERE review_id = ?", (record["id"],))
+        if record["state"] == "pending":
+            review = record["review"]
+            run(self._db, _QUEUE.stage(
+                review["review_id"], "remember", record["agent_id"], record.get("user_id"),
+                staged_remember(record), review["staged_by"], review["requested_at"],
+            ))  # fmt: skip
+
     def unqueued(self, ids: Iterable[str]) -> list[str]:
         """Which of ``ids`` have no row (records staged before the queue existed)."""
         return [

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemowire.kit._document_reviews import ReviewRows
-from mnemowire.kit.audit import append_sqlite, create_sqlite, read_sqlite
+from mnemowire.kit.audit import append_entry_sqlite, append_sqlite, create_sqlite, read_sqlite
 
 __all__ = ["IdMap", "MappedId"]
 
@@ -75,8 +75,18 @@ class IdMap:
         with self.transaction():
             append_sqlite(self._db, at, operation, agent_id, ids, request, detail)
 
+    def append_entry(self, made: Mapping[str, Any]) -> None:
+        """Append an entry already made (``kit.audit.entry``), in the transaction under way."""
+        append_entry_sqlite(self._db, made)
+
     def audit_entries(self) -> list[dict[str, Any]]:
         return read_sqlite(self._db)
+
+    def audit_head(self) -> str | None:
+        """The digest of the chain's last entry (an archive's manifest names it)."""
+        row = self._db.execute("SELECT digest FROM audit_log ORDER BY seq DESC LIMIT 1")
+        found = row.fetchone()
+        return None if found is None else str(found[0])
 
     def cursor_key(self) -> bytes:
         """The key list cursors are authenticated under: made once, kept with the map."""
@@ -104,6 +114,62 @@ class IdMap:
             ).fetchall()
             found.update(dict(rows))
         return found
+
+    def known(self, ids: Sequence[str]) -> tuple[dict[str, str], list[str]]:
+        """Of ``ids``, those naming a row (each with its agent) and those erased."""
+        held: dict[str, str] = {}
+        erased: list[str] = []
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for record_id, backend_id, agent_id in self._db.execute(
+                f"SELECT id, backend_id, agent_id FROM ids WHERE id IN ({marks})", chunk
+            ):
+                if backend_id is None:
+                    erased.append(record_id)
+                else:
+                    held[record_id] = agent_id
+        return held, erased
+
+    def erased_after(self, agent_id: str, after: str, limit: int) -> list[tuple[str, str]]:
+        """The agent's erased ids after ``after``, in id order, ``limit`` at most, each with
+        its agent (an export's tombstones)."""
+        rows = self._db.execute(
+            "SELECT id, agent_id FROM ids WHERE agent_id = ? AND backend_id IS NULL AND id > ? "
+            "ORDER BY id LIMIT ?",
+            (agent_id, after, limit),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def erased_count(self, agent_id: str) -> int:
+        row = self._db.execute(
+            "SELECT count(*) FROM ids WHERE agent_id = ? AND backend_id IS NULL", (agent_id,)
+        ).fetchone()
+        return int(row[0])
+
+    def agents_after(self, after: str, named: Sequence[str] | None, limit: int) -> list[str]:
+        """The agents the map names after ``after`` (of ``named`` when given), in order."""
+        only, args = "", [after]
+        if named:
+            only = f" AND agent_id IN ({','.join('?' * len(named))})"
+            args += list(named)
+        rows = self._db.execute(
+            f"SELECT DISTINCT agent_id FROM ids WHERE agent_id > ?{only} ORDER BY 1 LIMIT ?",
+            (*args, limit),
+        )
+        return [r[0] for r in rows]
+
+    def tombstone(self, record_id: str, agent_id: str) -> str:
+        """Keep ``record_id`` as erased (an imported tombstone): ``added``; ``known`` when the
+        map erased it already; ``held`` when it names a row (left to the operator)."""
+        mapped = self.get(record_id)
+        if mapped is None:
+            self._db.execute(
+                "INSERT INTO ids (id, backend_id, agent_id) VALUES (?, NULL, ?)",
+                (record_id, agent_id),
+            )
+            return "added"
+        return "known" if mapped.backend_id is None else "held"
 
     def empty(self) -> bool:
         """Whether no id names a row (every record erased, or none written)."""

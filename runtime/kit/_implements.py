@@ -17,7 +17,7 @@ from mnemowire.kit._rules import declare
 from mnemowire.models import Capabilities, Capability
 from mnemowire.spec import available_versions, capability_names
 
-__all__ = ["ARCHIVE_NOT_YET", "Implements"]
+__all__ = ["Implements"]
 
 
 @dataclass(frozen=True)
@@ -83,11 +83,3 @@ class Implements:
             raise ValueError(f"store {store!r} does not implement a staging policy")
         served = (c for c in self.capabilities if c != policy)
         return declare(store, self.spec_version, served, fidelity, staging_policy)
-
-
-#: spec v0.3's archive operations, declined by a store (or the router) that does not serve them
-#: yet: only sqlite-vec does so far (docs/portability.md#stores)
-ARCHIVE_NOT_YET: Mapping[str, str] = dict.fromkeys(
-    ("export_records", "import_records", "scopes"),
-    "not implemented yet (docs/portability.md#stores)",
-)

@@ -35,6 +35,7 @@ from mnemowire.filters import matches
 from mnemowire.kit._basics import new_id, to_wire
 from mnemowire.kit._browse import Cursors, UpdatePlan, get_answer, list_answer, record_state
 from mnemowire.kit._capabilities import refuse_undeclared
+from mnemowire.kit._document_archive import DocumentArchive
 from mnemowire.kit._document_reviews import ReviewQueue
 from mnemowire.kit._id_map import IdMap, MappedId
 from mnemowire.kit._implements import Implements
@@ -57,10 +58,14 @@ from mnemowire.models import (
     DecideResponse,
     ExpireRequest,
     ExpireResponse,
+    ExportRecordsRequest,
+    ExportRecordsResponse,
     ForgetRequest,
     ForgetResponse,
     GetRequest,
     GetResponse,
+    ImportRecordsRequest,
+    ImportRecordsResponse,
     ListRequest,
     ListResponse,
     MergeRequest,
@@ -71,6 +76,8 @@ from mnemowire.models import (
     RememberResponse,
     ReviewsRequest,
     ReviewsResponse,
+    ScopesRequest,
+    ScopesResponse,
     UpdateRequest,
     UpdateResponse,
 )
@@ -103,7 +110,8 @@ class DocumentStore(abc.ABC):
     with other stores (a backend whose state is the process's, such as an event loop of its
     own), kept open on close; by default the store has one of its own. ``policy``: the
     operator's staging policy (docs/spec/v0.2.md#review.policy), if any. The review queue is
-    an object of its own (``ReviewQueue``) that the store holds and serves for."""
+    an object of its own (``ReviewQueue``) that the store holds and serves for, as are spec
+    v0.3's archive operations (``DocumentArchive``)."""
 
     backend: str = "the backend"
 
@@ -121,6 +129,7 @@ class DocumentStore(abc.ABC):
         self._cursors: Cursors | None = None
         self._ids: IdMap
         self._queue = ReviewQueue(self)
+        self._archive = DocumentArchive(self)
         self._owns_worker = worker is None
         self._worker = worker or ThreadPoolExecutor(max_workers=1, thread_name_prefix=self.backend)
 
@@ -133,6 +142,15 @@ class DocumentStore(abc.ABC):
 
     async def decide(self, request: DecideRequest) -> DecideResponse:
         return await self._queue.decide(request)
+
+    async def export_records(self, request: ExportRecordsRequest) -> ExportRecordsResponse:
+        return await self._archive.export_records(request)
+
+    async def import_records(self, request: ImportRecordsRequest) -> ImportRecordsResponse:
+        return await self._archive.import_records(request)
+
+    async def scopes(self, request: ScopesRequest) -> ScopesResponse:
+        return await self._archive.scopes(request)
 
     @abc.abstractmethod
     def capabilities(self) -> Capabilities: ...
