@@ -7,9 +7,12 @@ store declares (a user only with ``user_scope``, a seal only with ``seals``, ...
 
 from __future__ import annotations
 
+import base64
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
+
+import numpy as np
 
 from mnemowire.conformance._harness import CheckFailed, Harness, check, expect
 from mnemowire.errors import MnemowireError
@@ -140,6 +143,45 @@ def _same(sent: dict[str, Any], got: dict[str, Any], kept: set[str]) -> None:
            "the import's kept does not say so")  # fmt: skip
     extra = sorted(k for k in ({*sent, *got} - {"record"} - kept) if sent.get(k) != got.get(k))
     expect(not extra, f"record {record_id} came back with other {', '.join(extra)}")
+
+
+@check("archive.vector-forms", section="archive.vector", needs=MOVES, spec="v0.3")
+async def vector_forms(h: Harness) -> None:
+    """An export with ``vector_encoding`` base64 is the float export but for its vectors,
+    each the base64 of the same float32 values; imported into a fresh store, the base64
+    form comes back as the float one (unless the import's ``kept`` names the vector)."""
+    agent = h.agent()
+    await _every_state(h, agent)
+    floats = await _export(h, h.store, agent, include_vectors=True)
+    encoded = await _export(h, h.store, agent, include_vectors=True, vector_encoding="base64")
+    expect(len(floats["records"]) == len(encoded["records"]), "the two exports differ in length")
+    for plain, packed in zip(floats["records"], encoded["records"], strict=True):
+        record_id = plain["record"]["id"]
+        rest = {k: v for k, v in packed.items() if k != "vector_base64"}
+        expect(rest == {k: v for k, v in plain.items() if k != "vector"},
+               f"record {record_id}: the base64 export differs beyond its vector")  # fmt: skip
+        expect("vector" not in packed, f"record {record_id}: the base64 export has vector")
+        if "vector" in plain:
+            raw = base64.b64decode(packed.get("vector_base64", ""))
+            same = np.array_equal(np.frombuffer(raw, "<f4"), np.asarray(plain["vector"], "<f4"))
+            expect(same, f"record {record_id}: vector_base64 is not its vector's float32 bytes")
+    async with _fresh(h) as fresh:
+        shared = bool((await _export(h, fresh, agent))["records"])
+        answer = await fresh.import_records(
+            _request(agent, encoded, id_policy="new" if shared else "keep")
+        )
+        moved = {r.id: r.new_id or r.id for r in answer.results}
+        back = {
+            line["record"]["id"]: line
+            for line in (await _export(h, fresh, agent, include_vectors=True))["records"]
+        }
+        if "vector" in (answer.kept or {}):
+            return
+        for plain in floats["records"]:
+            got = back.get(moved[plain["record"]["id"]], {})
+            record_id = plain["record"]["id"]
+            expect(got.get("vector") == plain.get("vector"),
+                   f"record {record_id}: its base64 vector came back changed")  # fmt: skip
 
 
 @check("archive.rerun", section="import.conflict", needs=MOVES, spec="v0.3")

@@ -120,7 +120,8 @@ class ArchiveOperations:
             archive_record(
                 k,
                 review=reviews.get(k["id"]),
-                vector=k["embedding"].to_numpy().tolist() if req.include_vectors else None,
+                vector=k["embedding"].to_numpy() if req.include_vectors else None,
+                encoding=req.vector_encoding,
             )
             for k in kept
         ]

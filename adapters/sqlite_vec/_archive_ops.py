@@ -5,7 +5,6 @@ entries, or nothing."""
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
@@ -15,8 +14,9 @@ from mnemowire.adapters.sqlite_vec._host import StoreHost
 from mnemowire.adapters.sqlite_vec._records import COLUMNS, blob, record
 from mnemowire.adapters.sqlite_vec._reviews import QUEUE
 from mnemowire.adapters.sqlite_vec._schema import cursor_key
+from mnemowire.adapters.sqlite_vec._writes import IndexWriter
 from mnemowire.errors import ConflictError
-from mnemowire.kit import TYPE_FIELDS, Cursors
+from mnemowire.kit import TYPE_FIELDS, Cursors, json_text
 from mnemowire.kit.archive import (
     ImportPlan,
     Placed,
@@ -49,7 +49,12 @@ _WRITTEN = (
     "last_recalled_at", "version", "seal", "embedding",
 )  # fmt: skip
 _JSON_COLUMNS = ("metadata", "participants", "seal")
-_INSERT = f"INSERT INTO memories({', '.join(_WRITTEN)}) VALUES ({', '.join('?' for _ in _WRITTEN)})"
+#: each row with its rowid, given as SQLite would choose it (after the largest), so a page's
+#: rows go in with one executemany and its index rows know their record
+_INSERT = (
+    f"INSERT INTO memories(rowid, {', '.join(_WRITTEN)}) "
+    f"VALUES (?, {', '.join('?' for _ in _WRITTEN)})"
+)
 
 
 class ArchiveOperations:
@@ -125,9 +130,8 @@ class ArchiveOperations:
             archive_record(
                 k,
                 review=reviews.get(k["id"]),
-                vector=np.frombuffer(k["embedding"], np.float32).tolist()
-                if req.include_vectors
-                else None,
+                vector=np.frombuffer(k["embedding"], np.float32) if req.include_vectors else None,
+                encoding=req.vector_encoding,
             )
             for k in kept
         ]
@@ -165,8 +169,7 @@ class ArchiveOperations:
                         "the target changed while the page was embedded (another writer "
                         "erased or removed one of its ids); send the page again"
                     )
-                for p in plan.written:
-                    _write(tx, p, vectors[row_of[p.index]], index)
+                _write(tx, plan.written, [vectors[row_of[p.index]] for p in plan.written], index)
                 added, known, held = _tombstones(tx, req)
                 for made in plan.audit_entries(added, now):
                     append_entry_sqlite(tx, made)
@@ -218,38 +221,49 @@ def _plan(tx: Any, req: ImportRecordsRequest, earlier: ImportPlan | None = None)
     return ImportPlan(req, held, erased)
 
 
-def _write(tx: Any, placed: Placed, vector: Any, index: Any) -> None:
-    """One record as the archive says, replacing the target's (overwrite), indexed if active,
-    queued for review if pending."""
-    fields = placed.record
-    if placed.outcome == "overwritten":
-        old = tx.execute(
-            "SELECT rowid, agent_id, state FROM memories WHERE id = ?", (placed.target_id,)
-        ).fetchone()
-        if old is not None:
-            if old[2] == "active":
-                index.remove(tx, old[0], old[1])
-            tx.execute("DELETE FROM memories WHERE rowid = ?", (old[0],))
-            tx.execute("DELETE FROM reviews WHERE review_id = ?", (placed.target_id,))
-    columns = {name: fields.get(name) for name in _WRITTEN}
-    values = [
-        json.dumps(value) if name in _JSON_COLUMNS and value is not None else value
-        for name, value in columns.items()
-    ]
-    values[_WRITTEN.index("embedding")] = blob(vector)
-    rowid = tx.execute(_INSERT, values).lastrowid
-    if fields["state"] == "active":
-        index.add(tx, rowid, columns, vector)
-    elif fields["state"] == "pending":
-        review = fields["review"]
-        staged = staged_remember(fields)
-        run(
-            tx,
-            QUEUE.stage(
-                review["review_id"], "remember", fields["agent_id"], fields.get("user_id"),
-                staged, review["staged_by"], review["requested_at"],
-            ),
-        )  # fmt: skip
+def _write(tx: Any, placed: list[Placed], vectors: list[Any], index: IndexWriter) -> None:
+    """The page's records as the archive says, replacing the target's (overwrite): their rows
+    in one executemany, the active ones indexed, the pending ones queued for review."""
+    for p in placed:
+        if p.outcome == "overwritten":
+            _remove(tx, p.target_id, index)
+    (top,) = tx.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()
+    rows: list[tuple[Any, ...]] = []
+    active: list[tuple[int, dict[str, Any], Any]] = []
+    for rowid, (p, vector) in enumerate(zip(placed, vectors, strict=True), start=top + 1):
+        columns = {name: p.record.get(name) for name in _WRITTEN}
+        columns["embedding"] = blob(vector)
+        rows.append((rowid, *(
+            json_text(value) if name in _JSON_COLUMNS and value is not None else value
+            for name, value in columns.items()
+        )))  # fmt: skip
+        if columns["state"] == "active":
+            active.append((rowid, columns, vector))
+    tx.executemany(_INSERT, rows)
+    index.add_many(tx, active)
+    for p in placed:
+        if p.record["state"] == "pending":
+            fields = p.record
+            review = fields["review"]
+            run(
+                tx,
+                QUEUE.stage(
+                    review["review_id"], "remember", fields["agent_id"], fields.get("user_id"),
+                    staged_remember(fields), review["staged_by"], review["requested_at"],
+                ),
+            )  # fmt: skip
+
+
+def _remove(tx: Any, record_id: str, index: IndexWriter) -> None:
+    """An overwritten record's row, index rows and review."""
+    old = tx.execute(
+        "SELECT rowid, agent_id, state FROM memories WHERE id = ?", (record_id,)
+    ).fetchone()
+    if old is not None:
+        if old[2] == "active":
+            index.remove(tx, old[0], old[1])
+        tx.execute("DELETE FROM memories WHERE rowid = ?", (old[0],))
+        tx.execute("DELETE FROM reviews WHERE review_id = ?", (record_id,))
 
 
 def _tombstones(tx: Any, req: ImportRecordsRequest) -> tuple[list[str], int, int]:

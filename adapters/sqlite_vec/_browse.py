@@ -3,7 +3,6 @@ id and page by page, and changing one record (update, with its index rows and au
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
@@ -11,7 +10,7 @@ import numpy as np
 from mnemowire.adapters.sqlite_vec._filters import DIALECT
 from mnemowire.adapters.sqlite_vec._records import COLUMNS, RECORD_ROWS, blob, record
 from mnemowire.adapters.sqlite_vec._writes import IndexWriter
-from mnemowire.kit import UpdatePlan
+from mnemowire.kit import UpdatePlan, json_text
 from mnemowire.kit.audit import append_sqlite
 from mnemowire.kit.sql import get_scope, list_page, update_scope
 from mnemowire.models import GetRequest, ListRequest, UpdateRequest
@@ -66,10 +65,10 @@ def apply_update(  # noqa: PLR0917 (an update's parts, as the store has them)
         "WHERE rowid = ? AND version = ?",
         (
             merged["content"],
-            json.dumps(merged["metadata"]),
+            json_text(merged["metadata"]),
             merged["confidence"],
             merged["expires_at"],
-            None if merged["seal"] is None else json.dumps(merged["seal"]),
+            None if merged["seal"] is None else json_text(merged["seal"]),
             plan.next_version,
             now,
             None if plan.vector is None else blob(plan.vector),

@@ -4,8 +4,8 @@ restore, each with its audit row."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,6 +19,7 @@ from mnemowire.kit import (
     TYPE_FIELDS,
     MergePlan,
     StoredWrite,
+    json_text,
     new_id,
     replay,
     require_visible,
@@ -66,31 +67,47 @@ class IndexWriter:
         self.bulk: list[tuple[int, int]] | None = None
 
     def add(self, tx: Any, rowid: int, record: dict[str, Any], vector: Any) -> None:
-        tx.execute(
+        self.add_many(tx, [(rowid, record, vector)])
+
+    def add_many(self, tx: Any, added: Sequence[tuple[int, dict[str, Any], Any]]) -> None:
+        """Index visible records, each (rowid, its columns by name, its vector): each table's
+        rows in one executemany, each agent's count in one write."""
+        if not added:
+            return
+        tx.executemany(
             "INSERT INTO memories_vec(rowid, agent_id, embedding, user_key, type, created_at, "
             "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                rowid,
-                record["agent_id"],
-                blob(vector),
-                user_key(record["user_id"]),
-                record["type"],
-                record["created_at"],
-                record["expires_at"] or NEVER,
-            ),
-        )
-        text = searchable_text(record["type"], record["content"])
-        rows = _keywords.rows_of(record["agent_id"], rowid, text)
+            [
+                (rowid, columns["agent_id"], blob(vector), user_key(columns["user_id"]),
+                 columns["type"], columns["created_at"], columns["expires_at"] or NEVER)
+                for rowid, columns, vector in added
+            ],
+        )  # fmt: skip
+        rows = [
+            row
+            for rowid, columns, _ in added
+            for row in _keywords.rows_of(
+                columns["agent_id"], rowid, searchable_text(columns["type"], columns["content"])
+            )
+        ]
         if self.bulk is not None:
             self.bulk.extend(rows)
         else:
             _keywords.insert(tx, rows)
-        self._changed(tx, record["agent_id"], rowid, added=True)
+        tx.executemany(
+            "INSERT INTO vec_changes(agent_id, record, added) VALUES (?, ?, 1)",
+            [(columns["agent_id"], rowid) for rowid, columns, _ in added],
+        )
+        for agent, count in Counter(columns["agent_id"] for _, columns, _ in added).items():
+            self._count(tx, agent, count)
 
     def remove(self, tx: Any, rowid: int, agent_id: str) -> None:
         tx.execute("DELETE FROM memories_vec WHERE rowid = ?", (rowid,))
         _keywords.remove_record(tx, rowid)
-        self._changed(tx, agent_id, rowid, added=False)
+        tx.execute(
+            "INSERT INTO vec_changes(agent_id, record, added) VALUES (?, ?, 0)", (agent_id, rowid)
+        )
+        self._count(tx, agent_id, -1)
 
     def flush(self, tx: Any) -> None:
         """Insert the keyword rows a bulk write collected, in key order."""
@@ -98,15 +115,12 @@ class IndexWriter:
             _keywords.insert(tx, sorted(self.bulk))
         self.bulk = None
 
-    def _changed(self, tx: Any, agent_id: str, rowid: int, *, added: bool) -> None:
-        tx.execute(
-            "INSERT INTO vec_changes(agent_id, record, added) VALUES (?, ?, ?)",
-            (agent_id, rowid, int(added)),
-        )
+    def _count(self, tx: Any, agent_id: str, change: int) -> None:
+        """The agent's count of visible records, changed by ``change``."""
         tx.execute(
             "INSERT INTO agent_stats(agent_id, visible) VALUES (?, ?) "
             "ON CONFLICT(agent_id) DO UPDATE SET visible = visible + excluded.visible",
-            (agent_id, 1 if added else -1),
+            (agent_id, change),
         )
 
 
@@ -169,7 +183,7 @@ def write_record(  # noqa: PLR0917 (a remember's parts, as the store has them)
             fields["user_id"],
             fields["type"],
             fields["content"],
-            json.dumps(fields["metadata"]),
+            json_text(fields["metadata"]),
             fields["confidence"],
             fields["source"],
             now,
@@ -177,7 +191,7 @@ def write_record(  # noqa: PLR0917 (a remember's parts, as the store has them)
             fields["expires_at"],
             fields["event_time"],
             fields["location"],
-            None if fields["participants"] is None else json.dumps(fields["participants"]),
+            None if fields["participants"] is None else json_text(fields["participants"]),
             fields["sentiment"],
             fields["valence"],
             fields["arousal"],
@@ -185,7 +199,7 @@ def write_record(  # noqa: PLR0917 (a remember's parts, as the store has them)
             fields["target"],
             "pending" if pending else "active",
             blob(vector),
-            json.dumps(payload["seal"]) if "seal" in payload else None,
+            json_text(payload["seal"]) if "seal" in payload else None,
         ),
     )
     if staged_by is not None:
@@ -291,7 +305,7 @@ def merge(  # noqa: PLR0917 (a merge's parts, as the store has them)
             (
                 plan.update["content"],
                 plan.update["confidence"],
-                json.dumps(plan.update["metadata"]),
+                json_text(plan.update["metadata"]),
                 now,
                 None if vector is None else blob(vector),
                 canonical["rowid"],

@@ -44,7 +44,15 @@ an operator's staging policy.
 
 from mnemowire.filters import matches, operators_of
 from mnemowire.fusion import rrf
-from mnemowire.kit._basics import digest, elapsed_ms, json_bytes, new_id, now_ms, to_wire
+from mnemowire.kit._basics import (
+    digest,
+    elapsed_ms,
+    json_bytes,
+    json_text,
+    new_id,
+    now_ms,
+    to_wire,
+)
 from mnemowire.kit._browse import (
     UPDATABLE_FIELDS,
     Cursors,
@@ -126,6 +134,7 @@ __all__ = [
     "in_batch",
     "integer",
     "json_bytes",
+    "json_text",
     "list_answer",
     "matches",
     "missing_reason",

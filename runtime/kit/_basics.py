@@ -12,7 +12,7 @@ import orjson
 from pydantic import BaseModel
 from ulid import ULID
 
-__all__ = ["digest", "elapsed_ms", "json_bytes", "new_id", "now_ms", "to_wire"]
+__all__ = ["digest", "elapsed_ms", "json_bytes", "json_text", "new_id", "now_ms", "to_wire"]
 
 
 def new_id() -> str:
@@ -72,6 +72,16 @@ def json_bytes(message: Any) -> bytes:
         return orjson.dumps(message, option=orjson.OPT_SERIALIZE_NUMPY)
     except orjson.JSONEncodeError:
         return json.dumps(message, separators=(",", ":"), allow_nan=False, default=_listed).encode()
+
+
+def json_text(value: Any) -> str:
+    """A JSON column's text (metadata, a seal): ``json_bytes`` decoded, so a store writing a
+    page of records pays orjson's cost, not json's, and text that is not Unicode is kept
+    escaped as json writes it."""
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(value)
 
 
 def _listed(value: Any) -> Any:

@@ -183,7 +183,7 @@ class DocumentArchive:
         """What the page sent that the store keeps other than exactly."""
         lines = req.records or []
         kept: dict[str, dict[str, str]] = {}
-        if any(line.vector is not None for line in lines):
+        if any(line.vector is not None or line.vector_base64 is not None for line in lines):
             kept["vector"] = {"as": "transformed",
                               "how": f"{self._host.backend} embeds the content itself"}  # fmt: skip
         if any(line.last_recalled_at is not None for line in lines):

@@ -6,6 +6,8 @@ once, so every store that keeps records in a table of its own decides the same w
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +43,7 @@ __all__ = [
     "agent_scope",
     "archive_record",
     "check_agents",
+    "decoded_vector",
     "export_answer",
     "export_states",
     "import_vectors",
@@ -65,10 +68,12 @@ def archive_record(
     row: Mapping[str, Any],
     *,
     review: Mapping[str, Any] | None = None,
-    vector: Sequence[float] | None = None,
+    vector: np.ndarray[Any, Any] | None = None,
+    encoding: str = "float",
 ) -> dict[str, Any]:
     """An export's line for a stored row (columns by field name, JSON decoded, ``state`` as the
-    store spells it): the record's wire fields, its kept state, and what the row adds."""
+    store spells it): the record's wire fields, its kept state, and what the row adds; its
+    float32 ``vector`` as export's ``vector_encoding`` asks ([archive.vector])."""
     record = {
         name: row[name]
         for name in MEMORY_RECORD_FIELDS
@@ -85,8 +90,47 @@ def archive_record(
     if row.get("demote") not in (None, 1.0):
         line["demote"] = row["demote"]
     if vector is not None:
-        line["vector"] = vector
+        if encoding == "base64":
+            raw = np.asarray(vector, dtype="<f4").tobytes()
+            line["vector_base64"] = base64.b64encode(raw).decode("ascii")
+        else:
+            line["vector"] = vector.tolist()
     return line
+
+
+def decoded_vector(
+    vector: Sequence[float] | None, encoded: str | None, where: str
+) -> np.ndarray[Any, Any] | None:
+    """A record line's vector as float32 values, from either of its forms
+    (docs/spec/v0.3.md#archive.vector), or None; a RequestError naming ``where`` (the line's
+    JSON pointer) for a line carrying both, or a ``vector_base64`` that is not whole, finite
+    float32 values (its schema checked it is base64)."""
+    if encoded is None:
+        if vector is None:
+            return None
+        with np.errstate(over="ignore"):  # a double past float32's range: the store's inf
+            return np.asarray(vector, dtype=np.float32)
+    if vector is not None:
+        raise _refused(where, "oneVector", "carries vector and vector_base64: send one")
+    try:
+        raw = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise _refused(where + "/vector_base64", "pattern", f"is not base64 ({exc})") from exc
+    if len(raw) % 4:
+        raise _refused(where + "/vector_base64", "float32", f"decodes to {len(raw)} bytes, "
+                       "not whole float32 values (4 bytes each)")  # fmt: skip
+    values = np.frombuffer(raw, dtype="<f4")
+    if not np.isfinite(values).all():
+        raise _refused(where + "/vector_base64", "json",
+                       "holds NaN or an infinity; send finite numbers")  # fmt: skip
+    return values
+
+
+def _refused(path: str, rule: str, message: str) -> RequestError:
+    return RequestError(
+        f"{path.lstrip('/').replace('/', '.')} {message}",
+        details=[{"path": path, "rule": rule, "message": message}],
+    )
 
 
 def export_answer(
@@ -136,8 +180,10 @@ class Placed:
     line: ArchiveRecord
     target_id: str
     outcome: str  # imported | overwritten | skipped | erased
-    #: the record's fields as the store writes them (wire names; ``id`` is ``target_id``)
+    #: a written record's fields as the store writes them (wire names; ``id`` is ``target_id``)
     record: dict[str, Any] = field(default_factory=dict)
+    #: the line's vector as float32 values, from either form (``decoded_vector``)
+    vector: np.ndarray[Any, Any] | None = None
 
     @property
     def written(self) -> bool:
@@ -160,6 +206,10 @@ class ImportPlan:
         self.taken: tuple[dict[str, str], frozenset[str]] = (dict(held), frozenset(erased))
         lines = request.records or []
         check_agents(request)
+        vectors = [
+            decoded_vector(line.vector, line.vector_base64, f"/records/{i}")
+            for i, line in enumerate(lines)
+        ]
         held_ids, erased_ids = set(held), set(erased)
         foreign: list[dict[str, str]] = []
         seen: set[str] = set()
@@ -212,8 +262,9 @@ class ImportPlan:
                 "overwrite, or id_policy remap (the CLI: --on-conflict, --ids)",
                 details=conflicts[:100],
             )
-        for placed in self.placed:
+        for placed in self.written:  # what a skipped record would be is never asked
             placed.record = _target_record(placed, fresh)
+            placed.vector = vectors[placed.index]
 
     def made_on(self, held: Mapping[str, str], erased: Iterable[str]) -> bool:
         """Whether the plan was made on a target holding ``held`` and having erased
@@ -347,14 +398,15 @@ async def import_vectors(
     out = np.zeros((len(placed), dimension), dtype=np.float32)
     missing: list[int] = []
     for row, p in enumerate(placed):
-        vector = p.line.vector
+        vector = p.vector
         if same and vector is not None:
             if len(vector) != dimension:
+                name = "vector" if p.line.vector is not None else "vector_base64"
                 raise RequestError(
-                    f"records[{p.index}].vector has {len(vector)} numbers; the embedder "
+                    f"records[{p.index}].{name} has {len(vector)} numbers; the embedder "
                     f"{embedder.name} makes {dimension}",
-                    details=[{"path": f"/records/{p.index}/vector", "rule": "dimension",
-                              "message": f"must have {dimension} items"}],
+                    details=[{"path": f"/records/{p.index}/{name}", "rule": "dimension",
+                              "message": f"must have {dimension} numbers"}],
                 )  # fmt: skip
             out[row] = vector
         else:
@@ -365,7 +417,7 @@ async def import_vectors(
         ]
         embedded = await embed(embedder, texts)
         out[missing] = embedded
-    sent = any(p.line.vector is not None for p in placed)
+    sent = any(p.vector is not None for p in placed)
     kept: dict[str, dict[str, str]] = {}
     if sent and not same:
         named = request.embedder.name if request.embedder else "an unnamed embedder"

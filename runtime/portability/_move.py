@@ -15,7 +15,6 @@ import json
 import time
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -59,6 +58,9 @@ class Report:
     #: a few records that did not come back as the archive has them, with what differed
     differences: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
+    #: of ``seconds``, what the target took after the last page to build its indexes
+    #: (a bulk import: ``protocol.BulkImportStore``)
+    indexing_seconds: float | None = None
     sha256: str | None = None
 
     def add(self, page: Page, answer: ImportRecordsResponse) -> None:
@@ -84,6 +86,8 @@ class Report:
             "seconds": round(self.seconds, 3),
             "records_per_second": None if rate is None else round(rate, 1),
         }
+        if self.indexing_seconds is not None:
+            out["indexing_seconds"] = round(self.indexing_seconds, 3)
         if self.sha256 is not None:
             out["archive_sha256"] = self.sha256
         return out
@@ -111,13 +115,19 @@ async def _agents_of(memory: Memory, agents: Sequence[str] | None) -> AsyncItera
         request = {**request, "cursor": page.next_cursor}
 
 
-def _bulk(target: Memory, incoming: int) -> AbstractAsyncContextManager[None]:
+@contextlib.asynccontextmanager
+async def _bulk(target: Memory, incoming: int, report: Report) -> AsyncIterator[None]:
     """What the target does around a many-page import (``protocol.BulkImportStore``: e.g.
-    pgvector builds its indexes once, at the end), or nothing."""
+    pgvector builds its indexes once, at the end), or nothing; the report learns how long
+    that end took (``indexing_seconds``)."""
     store = target.store
-    if isinstance(store, BulkImportStore):
-        return store.bulk_import(incoming)
-    return contextlib.nullcontext()
+    if not isinstance(store, BulkImportStore):
+        yield
+        return
+    async with store.bulk_import(incoming):
+        yield
+        written = time.perf_counter()
+    report.indexing_seconds = time.perf_counter() - written
 
 
 async def _records_of(memory: Memory, agents: Sequence[str]) -> int:
@@ -134,14 +144,15 @@ async def _records_of(memory: Memory, agents: Sequence[str]) -> int:
 
 
 async def _export_pages(
-    memory: Memory, agent: str, scope: Mapping[str, Any], page_size: int, vectors: bool
+    memory: Memory, agent: str, scope: Mapping[str, Any], page_size: int, vectors: str | None
 ) -> AsyncIterator[dict[str, Any]]:
     """An agent's export pages as the wire JSON they were validated in (serialised once: an
     export page with vectors is mostly numbers, and a second model dump of each would cost
-    as much as the store's read)."""
+    as much as the store's read); ``vectors``: their encoding (base64, float), or None."""
     request: dict[str, Any] = {"agent_id": agent, **scope, "limit": page_size}
-    if vectors:
+    if vectors is not None:
         request["include_vectors"] = True
+        request["vector_encoding"] = vectors
     while True:
         parsed = memory.parse("export_records", request)
         page = await memory.answer_wire("export_records", parsed)
@@ -161,13 +172,15 @@ async def export_archive(
     *,
     agents: Sequence[str] | None = None,
     scope: Mapping[str, Any] | None = None,
-    include_vectors: bool = True,
+    vectors: str | None = "base64",
     page_size: int = 1000,
     progress: Progress | None = None,
     kind: str | None = None,
 ) -> dict[str, Any]:
     """Write every record and erased id of ``agents`` (every agent ``scopes`` lists when None)
-    to ``out`` as an archive; ``scope`` narrows each export (user_id, types, states); ``kind``:
+    to ``out`` as an archive; ``scope`` narrows each export (user_id, types, states);
+    ``vectors``: how vectors are written (base64: their float32 bytes, exact and a third of
+    the text; float: JSON numbers; None: left out); ``kind``:
     the source store's kind for the manifest (its URL's scheme; by default read from its
     name, which a store opened with ``?name=`` chose itself)."""
     started = time.perf_counter()
@@ -175,7 +188,7 @@ async def export_archive(
     listed = [a async for a in _agents_of(memory, agents)]
     writer: ArchiveWriter | None = None
     for agent in listed:
-        async for page in _export_pages(memory, agent, narrowed, page_size, include_vectors):
+        async for page in _export_pages(memory, agent, narrowed, page_size, vectors):
             if writer is None:
                 writer = ArchiveWriter(out, _manifest(memory, listed, narrowed, page, kind))
             lines = _wire(page)
@@ -339,7 +352,7 @@ async def import_archive(
     )  # fmt: skip
     total = archive.records + archive.tombstones
     done = 0
-    async with _bulk(target, archive.records):
+    async with _bulk(target, archive.records, report):
         for page in archive.pages(page_size):
             await _import_page(target, page, base, report, verify)
             done += len(page)
@@ -367,9 +380,10 @@ async def migrate(
     report = Report()
     listed = [a async for a in _agents_of(source, agents)]
     done = 0
-    async with _bulk(target, await _records_of(source, listed)):
+    async with _bulk(target, await _records_of(source, listed), report):
         for agent in listed:
-            async for page in _export_pages(source, agent, dict(scope or {}), page_size, True):
+            pages = _export_pages(source, agent, dict(scope or {}), page_size, "base64")
+            async for page in pages:
                 named = listed if len(listed) <= 1000 else [agent]
                 base = _page_base(named, (id_policy, on_conflict), source.name, page)
                 wire = _wire(page)
@@ -399,7 +413,7 @@ async def import_foreign(
     report = Report()
     base = _page_base(foreign.agents, ("keep", on_conflict), source, {})
     done = 0
-    async with _bulk(target, len(foreign.records)):
+    async with _bulk(target, len(foreign.records), report):
         for start in range(0, len(foreign.records), page_size):
             page = Page(foreign.records[start : start + page_size], [])
             await _import_page(target, page, base, report, verify)
@@ -425,7 +439,7 @@ async def export_mcp_memory(
     records: list[dict[str, Any]] = []
     narrowed = {**dict(scope or {}), "states": ["active"]}
     for agent in listed:
-        async for page in _export_pages(memory, agent, narrowed, 1000, False):
+        async for page in _export_pages(memory, agent, narrowed, 1000, None):
             records += [line["record"] for line in page["records"]]
     kinds: Counter[str] = Counter()
     for line in mcp_memory_lines(records):

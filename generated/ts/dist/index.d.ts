@@ -15,4 +15,4 @@ export * from "./validators.js";
 /** The spec version these bindings were generated from. */
 export declare const SPEC_VERSION = "v0.3";
 /** sha256 over the spec's schema files: changes whenever the contract does. */
-export declare const SPEC_DIGEST = "sha256:602e10ff39dec37da886501ed1ee955a8c5a75fbe8aa3c3d60d72570e291f128";
+export declare const SPEC_DIGEST = "sha256:d85682d01a17496ac5ca9e2c5a3c4529c278aca3c166fe5d28e37e4fb57523fa";

@@ -5,4 +5,4 @@
  *
  * @module
  */
-export declare const SOURCES = "sha256:c693a76bdbed79d9b57a60244cb39f524eb92f31462f361999d3228da5d54884";
+export declare const SOURCES = "sha256:ef02f1977ea8ff9ae256d3ceeb1a78a09346c7fc1aa8d579227354cfbdd84da1";

@@ -163,11 +163,22 @@ export interface ArchiveRecord {
      */
     demote?: number;
     /**
-     * Its embedding, made by the archive's embedder (export's include_vectors).
+     * Its embedding, made by the archive's embedder (export's include_vectors), as JSON numbers
+     * (vector_encoding float). A line carries vector or vector_base64, not both.
      *
      * Constraints: at least 1 item, at most 65536 items.
      */
     vector?: number[];
+    /**
+     * Its embedding as the base64 (RFC 4648, padded) of its float32 values, little-endian, 4 bytes a
+     * number (export's vector_encoding base64): exact, a third of the text of vector, and read
+     * without parsing numbers. A line carries vector or vector_base64, not both
+     * (docs/spec/v0.3.md#archive.vector).
+     *
+     * Constraints: at least 8 characters, at most 349528 characters, matches
+     * `^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$`.
+     */
+    vector_base64?: string;
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
 }
@@ -620,6 +631,14 @@ export interface ExportRecordsRequest {
      * @defaultValue `false`
      */
     include_vectors?: boolean;
+    /**
+     * How the vectors travel (include_vectors): float, each a JSON array of numbers (vector); base64,
+     * each the base64 of its float32 values, little-endian (vector_base64: exact, a third of the
+     * text, as embedding APIs' encoding_format base64).
+     *
+     * @defaultValue `"float"`
+     */
+    vector_encoding?: "float" | "base64";
     /**
      * Page size: records and tombstones together.
      *

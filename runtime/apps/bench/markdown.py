@@ -384,8 +384,14 @@ def _portability(results: Mapping[str, Any]) -> str:
             else f"; the same command again with its verify pass: {again['seconds']} s "
             f"({again['records_per_s']:,} records/s), faithful: {again['faithful']}"
         )
+        indexing = ""
+        if "indexing_seconds" in run:
+            indexing = (
+                f", of which {run['indexing_seconds']} s building the indexes after the last "
+                f"page (the pages alone: {run['pages_records_per_s']:,} records/s)"
+            )
         return (
-            f"| {name} | {run['records_per_s']:,} records/s ({run['seconds']} s){rerun} "
+            f"| {name} | {run['records_per_s']:,} records/s ({run['seconds']} s{indexing}){rerun} "
             f"| {target} |"
         )
 

@@ -126,8 +126,11 @@ def _narrowing(command: Callable[..., Any]) -> Callable[..., Any]:
 @_narrowing
 @click.option("--out", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
               default=Path("-"), help="Archive file to write (default: stdout).")  # fmt: skip
-@click.option("--no-vectors", is_flag=True,
-              help="Leave vectors out (smaller; the target embeds every record).")  # fmt: skip
+@click.option("--vectors", type=click.Choice(["base64", "float", "none"]), default="base64",
+              show_default=True,
+              help="How vectors are written: base64 (their float32 bytes: exact, a third of the "
+              "text), float (JSON numbers), none (left out: the target embeds every "
+              "record).")  # fmt: skip
 @click.option("--format", "fmt", type=click.Choice(["memorywire", "mcp-memory"]),
               default="memorywire", show_default=True,
               help="mcp-memory: the MCP memory server's graph file (active records only; "
@@ -140,7 +143,7 @@ def export_command(
     states: tuple[str, ...],
     embedder: str | None,
     out: Path,
-    no_vectors: bool,
+    vectors: str,
     fmt: str,
 ) -> None:
     """Write a store's memory as a memorywire archive (JSON Lines), or as another tool's file
@@ -168,7 +171,8 @@ def export_command(
             )
         return await export_archive(
             memory, sink, agents=list(agents) or None, scope=_scope(user_id, types, states),
-            include_vectors=not no_vectors, progress=counter, kind=store.partition("://")[0],
+            vectors=None if vectors == "none" else vectors, progress=counter,
+            kind=store.partition("://")[0],
         )  # fmt: skip
 
     summary = _run(work, counter)
