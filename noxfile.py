@@ -317,11 +317,12 @@ def letta(session: nox.Session) -> None:
 
 
 def certify_matrix(session: nox.Session) -> None:
-    """The tables of docs/conformance.md from every committed report, in MATRIX_ORDER."""
+    """The tables of docs/conformance.md and the archive fidelity tables of
+    docs/portability.md from every committed report, in MATRIX_ORDER."""
     reports = [f"docs/conformance/{name}/report.json" for name in MATRIX_ORDER]
     session.run(
         "mnemowire", "certify-matrix", *reports, "--docs", "docs/conformance.md",
-        "--html", "docs/conformance/matrix.html",
+        "--html", "docs/conformance/matrix.html", "--portability", "docs/portability.md",
     )  # fmt: skip
 
 

@@ -16,7 +16,7 @@ import itertools
 import json
 import time
 import traceback
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -124,6 +124,8 @@ class Outcome:
     reason: str = ""
     reproducer: str | None = None
     duration_ms: float = 0.0
+    #: what a passing check observed, for tables made from reports (``Harness.found``)
+    found: Mapping[str, Any] | None = None
 
 
 CHECKS: list[Check] = []
@@ -227,6 +229,9 @@ class Harness:
         self.version = spoken_version(store)
         #: every request the check sent, in order: the reproducer of a scenario that fails
         self.trail: list[tuple[str, dict[str, Any]]] = []
+        #: what the check observed of the store, kept in the report when it passes (e.g. how
+        #: an import keeps each part of an archive line: docs/portability.md#fidelity)
+        self.found: dict[str, Any] = {}
 
     def agent(self, label: str = "agent") -> str:
         """An agent id no other check (or earlier run on a persistent store) uses."""
@@ -299,7 +304,8 @@ async def _run_one(factory: StoreFactory, item: Check, options: RunOptions) -> O
 
     def done(status: Status, reason: str = "", reproducer: str | None = None) -> Outcome:
         elapsed = round((time.perf_counter() - started) * 1000, 1)
-        return Outcome(item, status, reason, reproducer, elapsed)
+        found = harness.found if harness is not None and status == "PASS" else None
+        return Outcome(item, status, reason, reproducer, elapsed, found or None)
 
     harness: Harness | None = None
     factory = _parsed(factory)

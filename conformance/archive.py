@@ -145,6 +145,48 @@ def _same(sent: dict[str, Any], got: dict[str, Any], kept: set[str]) -> None:
     expect(not extra, f"record {record_id} came back with other {', '.join(extra)}")
 
 
+#: the parts of a record line beside the record whose keeping differs between stores, as the
+#: fidelity tables name them (docs/portability.md#fidelity)
+PARTS = ("vector", "last_recalled_at", "demote")
+#: a vector no store here makes (the probe a store without vectors of its own is sent)
+PROBE_DIMENSION = 8
+PROBE = {"name": "conformance-probe", "dimension": PROBE_DIMENSION}
+
+
+@check("archive.fidelity", section="import.fidelity", needs=MOVES, spec="v0.3")
+async def fidelity(h: Harness) -> None:
+    """A line carrying every part an archive can (a recall time, a demotion factor, a vector:
+    of the store's own embedder when its export names one, else of another), imported into a
+    fresh store, comes back exactly in every part the import's ``kept`` does not name. What
+    the store's export then carries and how it kept each part go into the report, for the
+    fidelity tables of docs/portability.md#fidelity."""
+    agent = h.agent()
+    await h.remember(agent, "Alice waters the ferns on Sundays", metadata={"day": "Sunday"})
+    own = await _export(h, h.store, agent, include_vectors=True)
+    [line] = own["records"]
+    probe = [0.125 * (i + 1) for i in range(PROBE_DIMENSION)]
+    full = {**line, "last_recalled_at": line["record"]["created_at"] + 1, "demote": 0.5,
+            "vector": line.get("vector", probe)}  # fmt: skip
+    body = {"agents": [agent], "records": [full], "embedder": own["embedder"] or PROBE}
+    async with _fresh(h) as fresh:
+        shared = bool((await _export(h, fresh, agent))["records"])
+        answer = await fresh.import_records({**body, "id_policy": "new" if shared else "keep"})
+        [result] = answer.results
+        expect(result.outcome == "imported", f"a fresh target answered {result.outcome}")
+        moved = {result.id: result.new_id or result.id}
+        back = {
+            got["record"]["id"]: got
+            for got in (await _export(h, fresh, agent, include_vectors=True))["records"]
+        }
+        got = back.get(moved[result.id])
+        if got is None:
+            raise CheckFailed("the imported record did not come back")
+        kept = to_wire(answer).get("kept", {})
+        _same(_under(full, moved), got, set(kept))
+        keeps = {part: kept.get(part, {"as": "exact"}) for part in PARTS}
+        h.found.update(exports=[part for part in PARTS if part in got], keeps=keeps)
+
+
 @check("archive.vector-forms", section="archive.vector", needs=MOVES, spec="v0.3")
 async def vector_forms(h: Harness) -> None:
     """An export with ``vector_encoding`` base64 is the float export but for its vectors,

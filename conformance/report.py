@@ -71,6 +71,7 @@ class Report:
                 "reason": o.reason,
                 "reproducer": o.reproducer,
                 "duration_ms": o.duration_ms,
+                **({"found": dict(o.found)} if o.found else {}),
             }
             for o in outcomes
         ]

@@ -7,6 +7,7 @@ nothing (docs/spec/v0.3.md)."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from typing import Any
 
@@ -165,6 +166,12 @@ async def test_an_erased_id_is_never_written_and_remap_gives_it_a_new_one(
         assert remapped.results[0].new_id not in (None, written.id)
 
 
+def _packed(line: dict[str, Any], raw: bytes) -> dict[str, Any]:
+    """The line with ``raw`` as its vector's float32 bytes (vector_base64)."""
+    out = {k: v for k, v in line.items() if k != "vector"}
+    return {**out, "vector_base64": base64.b64encode(raw).decode()}
+
+
 @pytest.mark.parametrize(
     ("change", "path", "rule"),
     [
@@ -174,6 +181,14 @@ async def test_an_erased_id_is_never_written_and_remap_gives_it_a_new_one(
          "/records/0/state", "enum"),
         (lambda r: {**r, "records": [{**r["records"][0], "vector": [0.1] * 3}]},
          "/records/0/vector", "dimension"),
+        (lambda r: {**r, "records": [{**r["records"][0], "vector_base64": "AACAPw=="}]},
+         "/records/0", "oneVector"),
+        (lambda r: {**r, "records": [_packed(r["records"][0], b"\0" * 6)]},
+         "/records/0/vector_base64", "float32"),
+        (lambda r: {**r, "records": [_packed(r["records"][0], b"\0\0\xc0\x7f" * 32)]},
+         "/records/0/vector_base64", "json"),
+        (lambda r: {**r, "records": [_packed(r["records"][0], b"\0" * 12)]},
+         "/records/0/vector_base64", "dimension"),
     ],
 )  # fmt: skip
 async def test_a_bad_page_names_its_field_and_writes_nothing(

@@ -158,9 +158,17 @@ async def _can_open(urls: tuple[str, ...], options: dict[str, Any], hint: str) -
     default=None,
     help="Also write the combined, filterable HTML matrix here.",
 )
-def certify_matrix_command(reports: tuple[Path, ...], docs: Path, html: Path | None) -> None:
+@click.option(
+    "--portability",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Also rewrite the archive fidelity tables of this page (docs/portability.md).",
+)
+def certify_matrix_command(
+    reports: tuple[Path, ...], docs: Path, html: Path | None, portability: Path | None
+) -> None:
     """Rebuild the adapter matrix of a docs page from certification reports."""
     from mnemowire.conformance.docs import update_docs
 
-    changed = update_docs(docs, list(reports), html)
+    changed = update_docs(docs, list(reports), html, portability)
     click.echo(f"{docs}: {'updated' if changed else 'unchanged'}", err=True)
