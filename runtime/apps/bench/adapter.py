@@ -14,6 +14,10 @@ threshold=0.0)``; for cognee, ``cognee.add([DataItem(text, literal_text=True)], 
 and ``cognee.search(query, query_type=CHUNKS, datasets=[dataset], top_k=5)``; for Letta,
 letta-client's ``agents.passages.create(agent, text=...)`` and ``agents.passages.search(agent,
 query=..., top_k=5)`` on an agent of its own on the same server.
+
+Last, the same memories moved as an archive: exported, imported as ``import_records`` pages
+of 100 through the adapter, against the backend's own writes of them one by one (a memory
+library has no bulk write of its own that keeps ids and times), each side timed whole.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from typing import Any, Protocol
 from mnemowire.apps.bench._timing import percentiles
 from mnemowire.apps.bench.quality import load_corpus, load_queries
 from mnemowire.errors import ConfigError
+from mnemowire.kit import to_wire
 from mnemowire.layers.memory import Memory
 from mnemowire.registry import open_store
 
@@ -37,6 +42,8 @@ __all__ = ["BACKENDS", "run_adapter"]
 
 Progress = Callable[[str, int, int], None]
 AGENT = "bench-adapter"
+#: the agent the import phase writes the same memories under
+IMPORTED = "bench-adapter-imported"
 K = 5
 
 
@@ -186,6 +193,47 @@ BACKENDS: dict[str, Callable[[Path, str], Native]] = {
 }
 
 
+async def _import(
+    memory: Memory,
+    native: Native,
+    memories: list[dict[str, Any]],
+    off_loop: Callable[..., Awaitable[None]],
+    progress: Progress | None,
+) -> dict[str, Any]:
+    """The agent's memories exported, then imported as archive pages (100 a page, new ids,
+    under another agent) through the adapter, against the backend's own writes of the same
+    memories one by one: the adapter's cost over the backend's own path, each timed whole."""
+    lines: list[dict[str, Any]] = []
+    request: dict[str, Any] = {"agent_id": AGENT, "limit": 1000}
+    while True:
+        page = await memory.export_records(request)
+        lines += [to_wire(line) for line in page.records]
+        if page.next_cursor is None:
+            break
+        request = {**request, "cursor": page.next_cursor}
+    moved = [{**line, "record": {**line["record"], "agent_id": IMPORTED}} for line in lines]
+    started = time.perf_counter()
+    for start in range(0, len(moved), 100):
+        await memory.import_records(
+            {"agents": [IMPORTED], "records": moved[start : start + 100], "id_policy": "new"}
+        )
+        if progress is not None:
+            progress("import", min(start + 100, len(moved)), len(moved))
+    adapter_s = time.perf_counter() - started
+    started = time.perf_counter()
+    for fields in memories:
+        await off_loop(native.remember, fields)
+    native_s = time.perf_counter() - started
+    return {
+        "records": len(moved),
+        "adapter_seconds": round(adapter_s, 2),
+        "native_seconds": round(native_s, 2),
+        "adapter_records_per_s": round(len(moved) / adapter_s, 1),
+        "native_records_per_s": round(len(memories) / native_s, 1),
+        "overhead_pct": round((adapter_s / native_s * len(memories) / len(moved) - 1) * 100, 1),
+    }
+
+
 async def _timed(call: Callable[[], Awaitable[Any]]) -> float:
     started = time.perf_counter()
     await call()
@@ -245,6 +293,7 @@ async def _run(url: str, folder: Path, rounds: int, progress: Progress | None) -
                 )
                 if progress is not None and (turn + 1) % 50 == 0:
                     progress("recall", turn + 1, total)
+            imported = await _import(memory, native, memories, off_loop, progress)
     finally:
         await asyncio.to_thread(native.close)
     measured = {name: percentiles(values) for name, values in samples.items()}
@@ -255,6 +304,7 @@ async def _run(url: str, folder: Path, rounds: int, progress: Progress | None) -
         "queries": len(queries),
         "rounds": rounds,
         "k": K,
+        "import": imported,
         **{
             operation: {
                 "adapter": measured[f"{operation}_adapter"],

@@ -369,6 +369,15 @@ def _adapter(results: Mapping[str, Any]) -> str:
         f"Adapter overhead at p50: remember **{results['remember']['overhead_p50_pct']} %**, "
         f"recall **{results['recall']['overhead_p50_pct']} %** (target ≤ 10 %).",
     ]
+    moved = results.get("import")
+    if moved is not None:
+        lines += [
+            "",
+            f"Import of the {moved['records']} memories as archive pages: "
+            f"{moved['adapter_records_per_s']} records/s ({moved['adapter_seconds']} s) through "
+            f"the adapter, {moved['native_records_per_s']} records/s ({moved['native_seconds']} "
+            f"s) by the backend's own writes; the adapter's cost: **{moved['overhead_pct']} %**.",
+        ]
     return "\n".join(lines)
 
 

@@ -1,4 +1,5 @@
-"""``mnemowire bench adapter`` on the real mem0: the adapter and mem0's own API, side by side."""
+"""``mnemowire bench adapter`` on the real mem0: the adapter and mem0's own API, side by side
+(remember, recall, and an import of the same memories as archive pages)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,12 @@ def test_a_run_publishes_a_valid_report(tmp_path: Path) -> None:
     assert results["backend"].startswith("mem0ai")
     for operation, n in (("remember", 310), ("recall", 165)):
         assert results[operation]["adapter"]["n"] == results[operation]["native"]["n"] == n
-    assert "Adapter overhead at p50" in (out / "adapter.md").read_text()
+    moved = results["import"]
+    assert moved["records"] == 310
+    assert moved["adapter_records_per_s"] > 0 and moved["native_records_per_s"] > 0
+    text = (out / "adapter.md").read_text()
+    assert "Adapter overhead at p50" in text
+    assert "Import of the 310 memories as archive pages" in text
 
 
 def test_a_store_without_a_baseline_is_a_usage_error() -> None:
