@@ -23,7 +23,8 @@ def test_a_run_publishes_a_valid_report(tmp_path: Path) -> None:
         assert results[operation]["adapter"]["n"] == results[operation]["native"]["n"] == n
     moved = results["import"]
     assert moved["records"] == 310
-    assert moved["adapter_records_per_s"] > 0 and moved["native_records_per_s"] > 0
+    assert moved["adapter_records_per_s"] > 0
+    assert moved["native_records_per_s"] > 0
     text = (out / "adapter.md").read_text()
     assert "Adapter overhead at p50" in text
     assert "Import of the 310 memories as archive pages" in text
