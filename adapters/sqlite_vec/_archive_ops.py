@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from mnemowire.adapters.sqlite_vec._host import StoreHost
-from mnemowire.adapters.sqlite_vec._records import COLUMNS, blob, record
+from mnemowire.adapters.sqlite_vec._records import COLUMNS, blob, records
 from mnemowire.adapters.sqlite_vec._reviews import QUEUE
 from mnemowire.adapters.sqlite_vec._schema import cursor_key
 from mnemowire.adapters.sqlite_vec._writes import IndexWriter
@@ -119,7 +119,9 @@ class ArchiveOperations:
                     "ORDER BY id LIMIT ?",
                     (req.agent_id, start, req.limit + 1),
                 ).fetchall()
-            stored = [{**record(row[:-1]), "embedding": row[-1]} for row in rows]
+            stored = records([row[:-1] for row in rows])
+            for fields, row in zip(stored, rows, strict=True):
+                fields["embedding"] = row[-1]
             kept, kept_tombstones, last = page_items(
                 stored, [(t[0], t[1]) for t in tombstones], req.limit
             )

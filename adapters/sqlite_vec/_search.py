@@ -11,7 +11,7 @@ import numpy as np
 
 from mnemowire.adapters.sqlite_vec import _keywords
 from mnemowire.adapters.sqlite_vec._accel import IndexCache
-from mnemowire.adapters.sqlite_vec._records import M_COLUMNS, Scope, blob, record
+from mnemowire.adapters.sqlite_vec._records import M_COLUMNS, Scope, blob, records
 from mnemowire.kit import rrf, search_depth
 
 __all__ = ["Ranked", "nearest", "search"]
@@ -167,4 +167,4 @@ def _rows(tx: Any, rowids: list[int], scope: Scope) -> dict[int, dict[str, Any]]
         f"WHERE m.rowid IN ({placeholders}) AND {scope.sql}",
         [*rowids, *scope.args],
     ).fetchall()
-    return {row[0]: record(row) for row in rows}
+    return {fields["rowid"]: fields for fields in records(rows)}
