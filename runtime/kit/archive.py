@@ -127,8 +127,12 @@ def decoded_vector(
 
 
 def _refused(path: str, rule: str, message: str) -> RequestError:
+    """A refusal naming the field as a caller writes it (``records[3].vector_base64``)."""
+    name = ""
+    for part in path.strip("/").split("/") if path.strip("/") else []:
+        name += f"[{part}]" if part.isdigit() else f".{part}" if name else part
     return RequestError(
-        f"{path.lstrip('/').replace('/', '.')} {message}",
+        f"{name or 'the record line'} {message}",
         details=[{"path": path, "rule": rule, "message": message}],
     )
 
