@@ -1,97 +1,19 @@
-"""Spec v0.3's archive operations on a document store (kit.documents, here over the real mem0):
-what an embedded store exported comes back from mem0 as it went in, but for what the import's
-``kept`` says mem0 does not keep (vectors it makes itself, recall times, demotion); reruns,
-conflicts, erased ids and scopes hold as on the table stores (tests/adapters/_archive.py)."""
+"""Spec v0.3's archive operations every store over a memory library shares
+(tests/adapters/_document_archive.py), run on the real mem0."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from mnemowire.adapters.mem0 import Mem0Store
-from mnemowire.adapters.sqlite_vec import SqliteVecStore
-from mnemowire.embedders import HashEmbedder
-from mnemowire.errors import ConflictError
-from mnemowire.layers.memory import Memory
-from tests.adapters._archive import every_state, export_all, import_request
-
-#: what an export line carries that mem0 does not keep (the import's ``kept`` names each)
-NOT_KEPT = ("vector", "last_recalled_at", "demote")
+from tests.adapters._document_archive import *  # noqa: F403  (pytest collects the imported tests)
+from tests.adapters._document_archive import DocumentStore
 
 
-def _without(exported: dict[str, Any], names: tuple[str, ...] = NOT_KEPT) -> list[Any]:
-    return [{k: v for k, v in line.items() if k not in names} for line in exported["records"]]
-
-
-async def test_an_embedded_stores_export_comes_back_from_mem0_but_for_what_kept_names(
-    tmp_path: Path,
-) -> None:
-    source = Memory(SqliteVecStore(":memory:", embedder=HashEmbedder(32)))
-    target = Memory(Mem0Store(tmp_path / "mem0"))
-    async with source, target:
-        ids = await every_state(source)
-        await source.expire({"agent_id": "a", "policy": {"confidence_below": 0.5},
-                             "action": "demote", "demote_factor": 0.5})  # fmt: skip
-        await source.recall({"agent_id": "a", "query": "tea fact"})
-        exported = await export_all(source)
-        answer = await target.import_records(import_request(exported))
-        assert {r.outcome for r in answer.results} == {"imported"}
-        assert answer.kept is not None
-        assert {name: how.as_ for name, how in answer.kept.items()} == {
-            "vector": "transformed", "last_recalled_at": "dropped", "demote": "dropped"
-        }  # fmt: skip
-        back = await export_all(target)
-        assert _without(back) == _without(exported)
-        assert back["tombstones"] == exported["tombstones"]
-        assert back["embedder"] is None  # mem0 hands out no vectors of its own
-        [review] = (await target.reviews({"agent_id": "a"})).reviews
-        assert review.review_id == ids["pending"]
-        with pytest.raises(ConflictError, match="never reused"):
-            await target.remember(
-                {"agent_id": "a", "id": ids["erased"], "type": "semantic", "content": "x"}
-            )
-        hits = {h.id for h in (await target.recall({"agent_id": "a", "query": "tea"})).results}
-        assert ids["active"] in hits
-        assert not hits & {ids["archived"], ids["forgotten"], ids["merged"], ids["pending"]}
-        # and back into an embedded store: what mem0 kept is what arrives
-        again = Memory(SqliteVecStore(":memory:", embedder=HashEmbedder(32)))
-        async with again:
-            await again.import_records(import_request(back))
-            assert _without(await export_all(again)) == _without(exported)
-
-
-async def test_a_rerun_skips_and_audits_nothing_conflicts_and_overwrites_hold(
-    tmp_path: Path,
-) -> None:
-    source = Memory(SqliteVecStore(":memory:", embedder=HashEmbedder(32)))
-    target = Memory(Mem0Store(tmp_path / "mem0"))
-    async with source, target:
-        ids = await every_state(source)
-        exported = await export_all(source)
-        request = import_request(exported, on_conflict="skip")
-        await target.import_records(request)
-        log = await target.store.audit_entries()  # type: ignore[attr-defined]
-        again = await target.import_records(request)
-        assert {r.outcome for r in again.results} == {"skipped"}
-        assert (again.tombstones.added, again.tombstones.known) == (0, 1)
-        assert await target.store.audit_entries() == log  # type: ignore[attr-defined]
-        assert [e["operation"] for e in log][-1] == "import_records"
-        with pytest.raises(ConflictError, match="on_conflict is fail"):
-            await target.import_records(import_request(exported, on_conflict="fail"))
-        edited = [dict(r, record={**r["record"], "content": "edited"}) for r in exported["records"]]
-        over = await target.import_records(
-            import_request({**exported, "records": edited}, on_conflict="overwrite")
-        )
-        assert {r.outcome for r in over.results} == {"overwritten"}
-        got = await target.get({"agent_id": "a", "ids": [ids["active"]]})
-        assert got.records[0].content == "edited"
-        # one row per record: the overwritten rows are gone from mem0
-        scope = (await target.scopes({"agent_ids": ["a"]})).agents[0]
-        assert scope.records == len(exported["records"])
-        assert scope.erased == 1
-        assert scope.by_state == {"active": 2, "archived": 1, "forgotten": 1, "merged": 1,
-                                  "pending": 1}  # fmt: skip
-        copied = await target.import_records(import_request(exported, id_policy="new"))
-        assert all(r.new_id and r.new_id != r.id for r in copied.results)
+@pytest.fixture
+def document_store(tmp_path: Path) -> DocumentStore:
+    """Fresh mem0 stores, a folder each (the test's Memory facade closes them)."""
+    made = iter(range(1_000))
+    return lambda: Mem0Store(tmp_path / f"mem0-{next(made)}")
