@@ -158,16 +158,24 @@ def portability_markdown(reports: Sequence[Report], labels: Sequence[str]) -> st
 
 
 def _pair(source: Mapping[str, Any] | None, target: Mapping[str, Any] | None) -> str:
-    """What a move from ``source`` to ``target`` does not carry exactly, part by part."""
+    """What a move from ``source`` to ``target`` does not carry exactly, parts grouped by what
+    happens to them (a vector the source does not export, or the target does not keep, is
+    embedded again by the target; a recall time or demotion the source does not export is
+    none)."""
     if source is None or target is None:
         return "not certified"
-    notes = []
+    fates: dict[str, list[str]] = {}
     for part, name in _PARTS.items():
-        if part not in source["exports"]:
-            notes.append(f"{name}: {'embedded by the target' if part == 'vector' else 'none'}")
-        elif target["keeps"][part]["as"] != "exact":
-            notes.append(f"{name}: {target['keeps'][part]['as']}")
-    return "; ".join(notes) or "exact"
+        if part in source["exports"] and target["keeps"][part]["as"] == "exact":
+            continue
+        if part == "vector":
+            fate = "re-embedded"
+        elif part not in source["exports"]:
+            fate = "none exported"
+        else:
+            fate = str(target["keeps"][part]["as"])
+        fates.setdefault(fate, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {fate}" for fate, names in fates.items()) or "exact"
 
 
 def _rewrite(page: Path, tables: Mapping[str, str]) -> bool:
