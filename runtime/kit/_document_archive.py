@@ -17,6 +17,7 @@ since a memory library does not hand its vectors out as a store's own (the targe
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -169,7 +170,8 @@ class DocumentArchive:
                     ids.append_entry(made)
         except BaseException:
             for placed, row, _ in rows:  # rows no map entry names: not records, gone
-                self._host._erase({**placed.record, "backend_id": row})
+                with contextlib.suppress(Exception):  # the first failure is the one to report
+                    self._host._erase({**placed.record, "backend_id": row})
             raise
         for placed, _, old_row in rows:
             if old_row is not None:  # replaced: the map names the new row now
