@@ -27,7 +27,7 @@ import functools
 import shutil
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -196,7 +196,7 @@ BACKENDS: dict[str, Callable[[Path, str], Native]] = {
 async def _import(
     memory: Memory,
     native: Native,
-    memories: list[dict[str, Any]],
+    memories: Sequence[Mapping[str, Any]],
     off_loop: Callable[..., Awaitable[None]],
     progress: Progress | None,
 ) -> dict[str, Any]:
