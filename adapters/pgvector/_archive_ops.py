@@ -30,7 +30,6 @@ from mnemowire.kit.archive import (
     page_items,
     scopes_answer,
 )
-from mnemowire.kit.reviews import staged_remember
 from mnemowire.kit.sql_steps import arun
 from mnemowire.models import (
     ExportRecordsRequest,
@@ -249,17 +248,8 @@ async def _write(conn: Any, placed: list[Placed], vectors: list[Any]) -> None:
             ([r[0] for r in recalled], [r[1] for r in recalled]),
         )
     for p in placed:
-        fields = p.record
-        if fields["state"] != "pending":
-            continue
-        review = fields["review"]
-        await arun(
-            conn,
-            QUEUE.stage(
-                review["review_id"], "remember", fields["agent_id"], fields.get("user_id"),
-                staged_remember(fields), review["staged_by"], review["requested_at"],
-            ),
-        )  # fmt: skip
+        if p.record["state"] == "pending":
+            await arun(conn, QUEUE.stage_imported(p.record))
 
 
 async def _tombstones(conn: Any, req: ImportRecordsRequest) -> tuple[list[str], int, int]:

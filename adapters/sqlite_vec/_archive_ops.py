@@ -29,7 +29,6 @@ from mnemowire.kit.archive import (
     scopes_answer,
 )
 from mnemowire.kit.audit import append_entry_sqlite
-from mnemowire.kit.reviews import staged_remember
 from mnemowire.kit.sql_steps import run
 from mnemowire.models import (
     ExportRecordsRequest,
@@ -245,15 +244,7 @@ def _write(tx: Any, placed: list[Placed], vectors: list[Any], index: IndexWriter
     index.add_many(tx, active)
     for p in placed:
         if p.record["state"] == "pending":
-            fields = p.record
-            review = fields["review"]
-            run(
-                tx,
-                QUEUE.stage(
-                    review["review_id"], "remember", fields["agent_id"], fields.get("user_id"),
-                    staged_remember(fields), review["staged_by"], review["requested_at"],
-                ),
-            )  # fmt: skip
+            run(tx, QUEUE.stage_imported(p.record))
 
 
 def _remove(tx: Any, record_id: str, index: IndexWriter) -> None:

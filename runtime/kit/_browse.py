@@ -43,6 +43,7 @@ __all__ = [
     "RecordRows",
     "UpdatePlan",
     "batch_answer",
+    "decode_json_columns",
     "get_answer",
     "list_answer",
     "record_state",
@@ -101,14 +102,24 @@ class RecordRows:
             fields["state"] = record_state(row[self._state], row[self._expires], now)
             out.append(fields)
         for name, i in self._json:
-            texts = [row[i] for row in rows if row[i] is not None]
-            if not texts:
-                continue
-            decoded = iter(json.loads(f"[{','.join(texts)}]"))
             for fields, row in zip(out, rows, strict=True):
                 if row[i] is not None:
-                    fields[name] = next(decoded)
+                    fields[name] = row[i]
+        decode_json_columns(out, [name for name, _ in self._json])
         return out
+
+
+def decode_json_columns(records: Sequence[dict[str, Any]], names: Sequence[str]) -> None:
+    """Decode each named JSON text column of a page of records in place, a column by one
+    ``json.loads`` of an array of its texts (a call per row and column took three times as
+    long on a page of hits or an export page)."""
+    for name in names:
+        held = [fields for fields in records if fields.get(name) is not None]
+        if not held:
+            continue
+        decoded = json.loads(f"[{','.join(fields[name] for fields in held)}]")
+        for fields, value in zip(held, decoded, strict=True):
+            fields[name] = value
 
 
 def get_answer(

@@ -161,11 +161,7 @@ class ReviewRows:
         none otherwise; whatever row its id had (an overwritten record's) is gone."""
         self._db.execute("DELETE FROM reviews WHERE review_id = ?", (record["id"],))
         if record["state"] == "pending":
-            review = record["review"]
-            run(self._db, _QUEUE.stage(
-                review["review_id"], "remember", record["agent_id"], record.get("user_id"),
-                staged_remember(record), review["staged_by"], review["requested_at"],
-            ))  # fmt: skip
+            run(self._db, _QUEUE.stage_imported(record))
 
     def unqueued(self, ids: Iterable[str]) -> list[str]:
         """Which of ``ids`` have no row (records staged before the queue existed)."""

@@ -27,6 +27,7 @@ from mnemowire.kit.reviews import (
     merge_diff,
     refuse_merge_into,
     review_of_row,
+    staged_remember,
     unknown_review,
 )
 from mnemowire.kit.sql import Clause, Dialect, forget_scope, merge_scope, review_page
@@ -93,6 +94,15 @@ class QueueTable:
         )
         if not inserted:
             raise ConflictError(f"review id {review_id!r} is taken; stage the write under another")
+
+    def stage_imported(self, record: Mapping[str, Any]) -> Steps[None]:
+        """Queue the review an imported pending record waits for, as its archive line names
+        it (docs/spec/v0.3.md#archive.record: the staged request is the record's own fields)."""
+        review = record["review"]
+        yield from self.stage(
+            review["review_id"], "remember", record["agent_id"], record.get("user_id"),
+            staged_remember(record), review["staged_by"], review["requested_at"],
+        )  # fmt: skip
 
     def withdraw(self, ids: Sequence[str], now: int) -> Steps[None]:
         """Staged remembers whose records a forget removed can no longer be decided (a

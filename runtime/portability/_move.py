@@ -180,9 +180,9 @@ async def export_archive(
     """Write every record and erased id of ``agents`` (every agent ``scopes`` lists when None)
     to ``out`` as an archive; ``scope`` narrows each export (user_id, types, states);
     ``vectors``: how vectors are written (base64: their float32 bytes, exact and a third of
-    the text; float: JSON numbers; None: left out); ``kind``:
-    the source store's kind for the manifest (its URL's scheme; by default read from its
-    name, which a store opened with ``?name=`` chose itself)."""
+    the text; float: JSON numbers; None: left out); ``kind``: the source store's kind for
+    the manifest (its URL's scheme; by default read from its name, which a store opened with
+    ``?name=`` chose itself)."""
     started = time.perf_counter()
     narrowed = dict(scope or {})
     listed = [a async for a in _agents_of(memory, agents)]
