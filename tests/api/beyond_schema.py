@@ -26,5 +26,8 @@ BEYOND_SCHEMA = frozenset(
         "agents",
         "uniqueIds",
         "dimension",
+        # [archive.vector]: one of a line's two vector forms, and base64 of whole float32s
+        "oneVector",
+        "float32",
     }
 )

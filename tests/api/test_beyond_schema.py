@@ -18,7 +18,7 @@ ASSERTED_ANNOTATIONS = {"contentMediaType", "contentSchema"}
 
 
 async def _refusal_rules() -> set[str]:
-    """The rules a store reports for two schema-valid requests it must refuse."""
+    """The rules a store reports for schema-valid requests it must refuse."""
     rules = set()
     foreign = {"embedder": "another", "vector": [1.0, 0.0]}
     line = {"kind": "record", "state": "active",
@@ -33,6 +33,15 @@ async def _refusal_rules() -> set[str]:
             memory.import_records({"agents": ["a"], "records": [line, line]}),
             memory.import_records(
                 {"agents": ["a"], "records": [{**line, "vector": [1.0]}], "embedder": same}
+            ),
+            memory.import_records(
+                {
+                    "agents": ["a"],
+                    "records": [{**line, "vector": [1.0], "vector_base64": "AAAAAA=="}],
+                }
+            ),
+            memory.import_records(
+                {"agents": ["a"], "records": [{**line, "vector_base64": "AAAAAAAAAAAAAA=="}]}
             ),
         ):
             with pytest.raises(MnemowireError) as refused:
