@@ -195,10 +195,11 @@ class BulkImportStore(Protocol):
     import of many pages is much faster when its indexes are built once, at the end, than
     grown record by record (pgvector's HNSW graph: ~7x). ``mnemowire import`` and ``migrate``
     hold ``bulk_import(incoming)`` around their pages; the store decides whether deferring
-    pays for ``incoming`` records, and has its indexes back when the block ends, or when it is
-    next opened after a crash."""
+    pays for ``incoming`` records (the block gets True when it does, so a caller can say that
+    the block's end is an index build), and has its indexes back when the block ends, or when
+    it is next opened after a crash."""
 
-    def bulk_import(self, incoming: int) -> AbstractAsyncContextManager[None]: ...
+    def bulk_import(self, incoming: int) -> AbstractAsyncContextManager[bool]: ...
 
 
 @runtime_checkable

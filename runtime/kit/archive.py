@@ -62,6 +62,8 @@ STORED_FROM_KEPT: dict[str, str] = {
 KEPT_FROM_STORED: dict[str, str] = {stored: str(kept) for kept, stored in STORED_FROM_KEPT.items()}
 #: what a stored record's confidence is when its archive line leaves it out (the spec default)
 DEFAULT_CONFIDENCE: float = RememberRequest.model_fields["confidence"].default
+#: a line's record fields: the state travels beside the record, as the archive spells it
+_LINE_RECORD_FIELDS = tuple(name for name in MEMORY_RECORD_FIELDS if name != "state")
 
 
 def archive_record(
@@ -74,11 +76,7 @@ def archive_record(
     """An export's line for a stored row (columns by field name, JSON decoded, ``state`` as the
     store spells it): the record's wire fields, its kept state, and what the row adds; its
     float32 ``vector`` as export's ``vector_encoding`` asks ([archive.vector])."""
-    record = {
-        name: row[name]
-        for name in MEMORY_RECORD_FIELDS
-        if name != "state" and row.get(name) is not None
-    }
+    record = {name: value for name in _LINE_RECORD_FIELDS if (value := row.get(name)) is not None}
     line: dict[str, Any] = {"kind": "record", "record": record}
     line["state"] = KEPT_FROM_STORED[row["state"]]
     if row.get("merged_into") is not None:

@@ -77,17 +77,18 @@ class ArchiveWriter:
                      "spec_version": SPEC_VERSION, **manifest})  # fmt: skip
 
     def _write(self, data: dict[str, Any]) -> None:
-        line = _line(data)
-        self._digest.update(line)
-        self._out.write(line)
+        self._written(_line(data))
 
-    def record(self, line: dict[str, Any]) -> None:
-        self._write(line)
-        self.records += 1
+    def _written(self, lines: bytes) -> None:
+        self._digest.update(lines)
+        self._out.write(lines)
 
-    def tombstone(self, line: dict[str, Any]) -> None:
-        self._write(line)
-        self.tombstones += 1
+    def page(self, page: Page) -> None:
+        """A page's record lines, then its tombstones: hashed and written together (one
+        digest update and one write a page, not a line)."""
+        self._written(b"".join([*map(_line, page.records), *map(_line, page.tombstones)]))
+        self.records += len(page.records)
+        self.tombstones += len(page.tombstones)
 
     def close(self) -> str:
         """Write the end line; the archive's digest."""

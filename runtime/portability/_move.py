@@ -35,8 +35,10 @@ __all__ = [
     "migrate",
 ]
 
-#: ``progress(done, total)``: records and tombstones handled so far, of ``total`` (0: unknown)
-Progress = Callable[[int, int], None]
+#: ``progress(done, total, stage)``: records and tombstones handled so far, of ``total`` (0:
+#: unknown); ``stage`` is "records" while pages go, then "indexes" once, when the target
+#: starts building the indexes it deferred over a bulk import (which can take a while)
+Progress = Callable[[int, int, str], None]
 #: the kept states ``get`` shows (forgotten and merged records are never shown by it)
 _SHOWN = {"active": ("active", "expired"), "pending": ("pending",), "archived": ("archived",)}
 _GET_STATES = [str(state) for state in RecordState]
@@ -116,18 +118,34 @@ async def _agents_of(memory: Memory, agents: Sequence[str] | None) -> AsyncItera
 
 
 @contextlib.asynccontextmanager
-async def _bulk(target: Memory, incoming: int, report: Report) -> AsyncIterator[None]:
+async def _bulk(
+    target: Memory, incoming: int, report: Report, indexing: Callable[[], None] | None
+) -> AsyncIterator[None]:
     """What the target does around a many-page import (``protocol.BulkImportStore``: e.g.
-    pgvector builds its indexes once, at the end), or nothing; the report learns how long
-    that end took (``indexing_seconds``)."""
+    pgvector builds its indexes once, at the end), or nothing; when the store deferred its
+    indexes, ``indexing`` is told as the build starts, and the report learns how long it took
+    (``indexing_seconds``)."""
     store = target.store
     if not isinstance(store, BulkImportStore):
         yield
         return
-    async with store.bulk_import(incoming):
+    async with store.bulk_import(incoming) as deferred:
         yield
+        if not deferred:
+            return
+        if indexing is not None:
+            indexing()
         written = time.perf_counter()
     report.indexing_seconds = time.perf_counter() - written
+
+
+def _announcer(
+    progress: Progress | None, done: Callable[[], tuple[int, int]]
+) -> Callable[[], None] | None:
+    """``_bulk``'s ``indexing`` for ``progress``: the count so far, at the "indexes" stage."""
+    if progress is None:
+        return None
+    return lambda: progress(*done(), "indexes")
 
 
 async def _records_of(memory: Memory, agents: Sequence[str]) -> int:
@@ -191,13 +209,9 @@ async def export_archive(
         async for page in _export_pages(memory, agent, narrowed, page_size, vectors):
             if writer is None:
                 writer = ArchiveWriter(out, _manifest(memory, listed, narrowed, page, kind))
-            lines = _wire(page)
-            for line in lines.records:
-                writer.record(line)
-            for line in lines.tombstones:
-                writer.tombstone(line)
+            writer.page(_wire(page))
             if progress is not None:
-                progress(writer.records + writer.tombstones, 0)
+                progress(writer.records + writer.tombstones, 0, "records")
     if writer is None:  # no agent at all: an empty archive still says what it is
         writer = ArchiveWriter(out, _manifest(memory, listed, narrowed, None, kind))
     sha = writer.close()
@@ -352,12 +366,12 @@ async def import_archive(
     )  # fmt: skip
     total = archive.records + archive.tombstones
     done = 0
-    async with _bulk(target, archive.records, report):
+    async with _bulk(target, archive.records, report, _announcer(progress, lambda: (done, total))):
         for page in archive.pages(page_size):
             await _import_page(target, page, base, report, verify)
             done += len(page)
             if progress is not None:
-                progress(done, total)
+                progress(done, total, "records")
     report.seconds = time.perf_counter() - started
     return report
 
@@ -380,7 +394,8 @@ async def migrate(
     report = Report()
     listed = [a async for a in _agents_of(source, agents)]
     done = 0
-    async with _bulk(target, await _records_of(source, listed), report):
+    incoming = await _records_of(source, listed)
+    async with _bulk(target, incoming, report, _announcer(progress, lambda: (done, 0))):
         for agent in listed:
             pages = _export_pages(source, agent, dict(scope or {}), page_size, "base64")
             async for page in pages:
@@ -391,7 +406,7 @@ async def migrate(
                     await _import_page(target, wire, base, report, verify)
                 done += len(wire)
                 if progress is not None:
-                    progress(done, 0)
+                    progress(done, 0, "records")
     report.seconds = time.perf_counter() - started
     return report
 
@@ -413,13 +428,14 @@ async def import_foreign(
     report = Report()
     base = _page_base(foreign.agents, ("keep", on_conflict), source, {})
     done = 0
-    async with _bulk(target, len(foreign.records), report):
+    total = len(foreign.records)
+    async with _bulk(target, total, report, _announcer(progress, lambda: (done, total))):
         for start in range(0, len(foreign.records), page_size):
             page = Page(foreign.records[start : start + page_size], [])
             await _import_page(target, page, base, report, verify)
             done += len(page)
             if progress is not None:
-                progress(done, len(foreign.records))
+                progress(done, total, "records")
     for name, why in foreign.lost.items():
         report.kept.setdefault(name, {"as": "transformed", "how": why})
     report.seconds = time.perf_counter() - started

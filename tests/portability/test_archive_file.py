@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from mnemowire.errors import RequestError
-from mnemowire.portability import Archive, ArchiveWriter
+from mnemowire.portability import Archive, ArchiveWriter, Page
 
 BIG = 123456789012345678901234567890
 
@@ -31,9 +31,11 @@ def test_long_integers_and_both_kinds_of_vector_read_back(tmp_path: Path) -> Non
     out = io.BytesIO()
     writer = ArchiveWriter(out, {"created_at": 1, "source": {"store": "s", "kind": "s"},
                                  "scope": {"agent_ids": ["a"]}})  # fmt: skip
-    writer.record(line("01J0000000000000000000000A", narrow, {}))
-    writer.record(line("01J0000000000000000000000B", wide, {"big": BIG, "n": -(2**70)}))
-    writer.record(line("01J0000000000000000000000C", narrow, {"big": BIG}))
+    writer.page(Page([
+        line("01J0000000000000000000000A", narrow, {}),
+        line("01J0000000000000000000000B", wide, {"big": BIG, "n": -(2**70)}),
+        line("01J0000000000000000000000C", narrow, {"big": BIG}),
+    ]))  # fmt: skip
     writer.close()
     path = tmp_path / "a.jsonl"
     path.write_bytes(out.getvalue())
@@ -73,10 +75,9 @@ def test_a_vector_that_is_not_float32_values_refuses_the_archive_naming_line_and
     out = io.BytesIO()
     writer = ArchiveWriter(out, {"created_at": 1, "source": {"store": "s", "kind": "s"},
                                  "scope": {"agent_ids": ["a"]}})  # fmt: skip
-    writer.record(line("01J0000000000000000000000A", [0.25], {}))
     bad = line("01J0000000000000000000000B", [0.25], {})
     del bad["vector"]
-    writer.record({**bad, **extra})
+    writer.page(Page([line("01J0000000000000000000000A", [0.25], {}), {**bad, **extra}]))
     writer.close()
     path = tmp_path / "a.jsonl"
     path.write_bytes(out.getvalue())
@@ -93,7 +94,7 @@ def test_a_base64_vector_reads_back_as_the_same_float32_bits(tmp_path: Path) -> 
                                  "scope": {"agent_ids": ["a"]}})  # fmt: skip
     packed = line("01J0000000000000000000000A", [0.0], {})
     del packed["vector"]
-    writer.record({**packed, "vector_base64": _packed(values)})
+    writer.page(Page([{**packed, "vector_base64": _packed(values)}]))
     writer.close()
     path = tmp_path / "a.jsonl"
     path.write_bytes(out.getvalue())

@@ -88,3 +88,36 @@ async def test_a_round_trip_leaves_every_record_and_tombstone_byte_identical(
     assert home.faithful, home.as_json()
     for agent in ("a", "b"):
         assert await export_all(back, agent) == await export_all(source, agent)
+
+
+@pytest.mark.parametrize(("target", "builds"), [("pgvector", True), ("sqlite-vec", False)])
+async def test_progress_says_when_the_target_builds_the_indexes_it_deferred(
+    stores: Stores, target: str, builds: bool
+) -> None:
+    source, moved_to = await stores.open("sqlite-vec"), await stores.open(target)
+    await every_state(source)
+    seen: list[tuple[int, int, str]] = []
+    report = await migrate(source, moved_to, page_size=3, progress=lambda *a: seen.append(a))
+    stages = [stage for _done, _total, stage in seen]
+    moved = sum(report.outcomes.values())
+    if builds:  # a fresh PostgreSQL store builds its indexes once the last page is in
+        assert stages == ["records"] * (len(seen) - 1) + ["indexes"]
+        assert seen[-1][0] == seen[-2][0] >= moved
+        assert report.indexing_seconds is not None
+    else:
+        assert set(stages) == {"records"}
+        assert report.indexing_seconds is None
+    assert [done for done, _t, _s in seen] == sorted(done for done, _t, _s in seen)
+
+
+async def test_no_index_build_is_announced_when_the_target_kept_its_indexes(
+    stores: Stores,
+) -> None:
+    source, target = await stores.open("sqlite-vec"), await stores.open("pgvector")
+    await every_state(source)
+    for n in range(20):  # holds more active records than are coming: nothing is deferred
+        await target.remember({"agent_id": "z", "type": "semantic", "content": f"fact {n}"})
+    seen: list[tuple[int, int, str]] = []
+    report = await migrate(source, target, progress=lambda *a: seen.append(a))
+    assert {stage for _d, _t, stage in seen} == {"records"}
+    assert report.indexing_seconds is None

@@ -77,7 +77,7 @@ async def _import(
     pass), then the same command again with the verify pass, as after a crash: everything
     skipped, every record read back and compared."""
     total = archive.records + archive.tombstones
-    step = None if progress is None else (lambda done, _t: progress(stage, done, total))
+    step = None if progress is None else (lambda done, _t, _s: progress(stage, done, total))
     written = await import_archive(target, archive, verify=False, progress=step)
     again = await import_archive(target, archive, verify=True)
     out = _moved(written)
@@ -102,7 +102,7 @@ async def _run(count: int, dsn: str | None, progress: Progress | None) -> dict[s
             archive_path = base / "archive.jsonl"
             rss: list[float] = []
 
-            def sample(done: int, _total: int) -> None:
+            def sample(done: int, _total: int, _stage: str) -> None:
                 rss.append(rss_mb())
                 if progress is not None:
                     progress("export", done, count)
@@ -140,7 +140,7 @@ async def _run(count: int, dsn: str | None, progress: Progress | None) -> dict[s
                     step = None
                     if progress is not None:
                         total = archive.records + archive.tombstones
-                        step = lambda done, _t: progress("migrate", done, total)  # noqa: E731
+                        step = lambda done, _t, _s: progress("migrate", done, total)  # noqa: E731
                     moved = await migrate(source, pg, verify=False, progress=step)
                     results["migrate_sqlite_vec_to_pgvector"] = _moved(moved)
     return results

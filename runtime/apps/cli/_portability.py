@@ -58,9 +58,14 @@ class _Counter:
         self._what = what
         self._shown = sys.stderr.isatty()
 
-    def __call__(self, done: int, total: int) -> None:
-        if self._shown:
-            of = f" of {total}" if total else ""
+    def __call__(self, done: int, total: int, stage: str) -> None:
+        if not self._shown:
+            return
+        of = f" of {total}" if total else ""
+        if stage == "indexes":  # the pages are in; the target builds what it deferred
+            click.echo(f"\r{self._what}: {done}{of}, building the target's indexes...",
+                       err=True, nl=False)  # fmt: skip
+        else:
             click.echo(f"\r{self._what}: {done}{of}", err=True, nl=False)
 
     def close(self) -> None:

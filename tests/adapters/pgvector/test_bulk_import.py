@@ -31,7 +31,8 @@ async def test_indexes_are_built_once_at_the_end_and_recall_is_exact_meanwhile(
 ) -> None:
     store = make_store()
     await remember(store, 0)
-    async with store.inner.bulk_import(10):
+    async with store.inner.bulk_import(10) as deferred:
+        assert deferred
         assert indexes(db) == set()
         for n in range(1, 6):
             await remember(store, n)
@@ -48,7 +49,8 @@ async def test_a_store_holding_more_than_is_coming_keeps_its_indexes(
     store = make_store()
     for n in range(3):
         await remember(store, n)
-    async with store.inner.bulk_import(3):
+    async with store.inner.bulk_import(3) as deferred:
+        assert not deferred
         assert indexes(db) == set(DEFERRED)
 
 
