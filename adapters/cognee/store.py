@@ -23,6 +23,7 @@ batch of writes). The operations themselves are the kit's ``DocumentStore``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -283,24 +284,46 @@ class CogneeStore(DocumentStore):
 
     def _add(self, record: Record) -> str:
         """``record`` as a new item of the dataset; its data id."""
+        return self._add_items([record])[0]
+
+    def _add_items(self, records: Sequence[Record]) -> list[str]:
+        """``records`` as new items of the dataset, in one ``cognee.add`` (its ingestion costs
+        ~145 ms a call for one item, ~45 ms an item for 50 or 100: measured, 2026-12-05); their
+        data ids, which are ours, so a failed add forgets every one it may have written."""
         import cognee
         from cognee.tasks.ingestion.data_item import DataItem
 
-        fields = {k: v for k, v in record.items() if k not in ("backend_id", "demote")}
-        data_id = uuid.uuid4()
-        item = DataItem(
-            data=record["content"],
-            data_id=data_id,
-            external_metadata={"mw_record": json.dumps(fields, ensure_ascii=False)},
-            node_set=_scopes(record),
-            literal_text=True,
-        )
-        COGNEE.run(cognee.add([item], dataset_name=self._dataset, user=self._user))
-        self._stale = True
-        return str(data_id)
+        data_ids = [uuid.uuid4() for _ in records]
+        items = [
+            DataItem(
+                data=record["content"],
+                data_id=data_id,
+                external_metadata={"mw_record": json.dumps(
+                    {k: v for k, v in record.items() if k not in ("backend_id", "demote")},
+                    ensure_ascii=False,
+                )},
+                node_set=_scopes(record),
+                literal_text=True,
+            )
+            for record, data_id in zip(records, data_ids, strict=True)
+        ]  # fmt: skip
+        try:
+            COGNEE.run(cognee.add(items, dataset_name=self._dataset, user=self._user))
+        except BaseException:
+            for data_id in data_ids:
+                with contextlib.suppress(Exception):  # the add's failure is the one to report
+                    self._forget_item(str(data_id))
+            raise
+        finally:
+            self._stale = True
+        return [str(data_id) for data_id in data_ids]
 
     def _insert(self, record: Record) -> str:
         return self._add(record)
+
+    def _insert_many(self, records: Sequence[Record]) -> list[str]:
+        """An import page in one ``cognee.add`` (~3x faster a record than one call each)."""
+        return self._add_items(records) if records else []
 
     def _rewrite(self, record: Record, *, text: str | None = None) -> None:
         changed = {**record, "content": text} if text is not None else record

@@ -78,7 +78,7 @@ class ArchiveHost(Protocol):
 
     def _in_scope(self, record: Record, agent_id: str, user_id: str | None) -> bool: ...
 
-    def _insert(self, record: Record) -> str: ...
+    def _insert_many(self, records: Sequence[Record]) -> list[str]: ...
 
     def _erase(self, record: Record) -> None: ...
 
@@ -150,12 +150,14 @@ class DocumentArchive:
         held, erased = ids.known([line.record.id for line in req.records or []])
         plan = ImportPlan(req, held, erased)
         now = self._host._clock()
-        rows: list[tuple[Placed, str, str | None]] = []  # (record, its new row, its old row)
+        olds = [ids.get(p.target_id) if p.outcome == "overwritten" else None for p in plan.written]
+        written = self._host._insert_many([_row_record(p.record) for p in plan.written])
+        # (record, its new row, its old row)
+        rows = [
+            (placed, row, None if old is None else old.backend_id)
+            for placed, row, old in zip(plan.written, written, olds, strict=True)
+        ]
         try:
-            for placed in plan.written:
-                old = ids.get(placed.target_id) if placed.outcome == "overwritten" else None
-                row = self._host._insert(_row_record(placed.record))
-                rows.append((placed, row, None if old is None else old.backend_id))
             with ids.transaction():  # the page's records, reviews, tombstones and audit
                 for placed, row, _ in rows:
                     record = placed.record

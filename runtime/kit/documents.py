@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import contextlib
 import contextvars
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -165,6 +166,21 @@ class DocumentStore(abc.ABC):
     @abc.abstractmethod
     def _insert(self, record: Record) -> str:
         """Write a new record to the backend; return the backend's id for it."""
+
+    def _insert_many(self, records: Sequence[Record]) -> list[str]:
+        """Write new records (an import page), their backend ids in order: one ``_insert``
+        each, unless the backend has a bulk write (override). All or none: a failure erases
+        the rows already written (best effort) and raises the first failure."""
+        rows: list[str] = []
+        try:
+            for record in records:
+                rows.append(self._insert(record))
+        except BaseException:
+            for record, row in zip(records, rows, strict=False):
+                with contextlib.suppress(Exception):  # the first failure is the one to report
+                    self._erase({**record, "backend_id": row})
+            raise
+        return rows
 
     @abc.abstractmethod
     def _rewrite(self, record: Record, *, text: str | None = None) -> None:

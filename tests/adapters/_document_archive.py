@@ -8,20 +8,24 @@ demotion); reruns, conflicts, erased ids and scopes hold as on the table stores
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.embedders import HashEmbedder
-from mnemowire.errors import ConflictError
+from mnemowire.errors import ConflictError, StoreError
+from mnemowire.kit.documents import IdMap
 from mnemowire.layers.memory import Memory
 from mnemowire.protocol import MemoryStore
 from tests.adapters._archive import every_state, export_all, import_request
 
 #: the adapter's ``document_store`` fixture: a fresh store of that adapter, closed by the caller
 DocumentStore = Callable[[], MemoryStore]
+#: the adapter's ``library_rows`` fixture: how many rows the library itself holds for an agent
+#: (read on the store's worker), named by the id map or not: what a failed page must not leave
+LibraryRows = Callable[[Any, str], Awaitable[int]]
 
 #: what an export line carries that mem0 does not keep (the import's ``kept`` names each)
 NOT_KEPT = ("vector", "last_recalled_at", "demote")
@@ -101,3 +105,33 @@ async def test_a_rerun_skips_and_audits_nothing_conflicts_and_overwrites_hold(
                                   "pending": 1}  # fmt: skip
         copied = await target.import_records(import_request(exported, id_policy="new"))
         assert all(r.new_id and r.new_id != r.id for r in copied.results)
+
+
+async def test_a_page_that_fails_after_its_rows_leaves_nothing_and_a_rerun_writes_it_whole(
+    document_store: DocumentStore, library_rows: LibraryRows, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The library's rows are written first (one bulk write where the backend has one), the
+    id map's entries after: a page failing between the two erases its rows, shows nothing,
+    audits nothing, and the same page again is written whole."""
+    source = Memory(SqliteVecStore(":memory:", embedder=HashEmbedder(32)))
+    target = Memory(document_store())
+    async with source, target:
+        await every_state(source)
+        exported = await export_all(source)
+        log = await target.store.audit_entries()  # type: ignore[attr-defined]
+
+        def full(*_: Any) -> None:
+            raise OSError("disk full")
+
+        with monkeypatch.context() as patched:
+            patched.setattr(IdMap, "append_entry", full)
+            with pytest.raises(StoreError, match="disk full"):
+                await target.import_records(import_request(exported))
+        assert await target.store.audit_entries() == log  # type: ignore[attr-defined]
+        assert (await export_all(target))["records"] == []
+        assert (await target.scopes({"agent_ids": ["a"]})).agents == []
+        assert await library_rows(target.store, "a") == 0
+        again = await target.import_records(import_request(exported))
+        assert {r.outcome for r in again.results} == {"imported"}
+        assert _without(await export_all(target)) == _without(exported)
+        assert await library_rows(target.store, "a") == len(exported["records"])
