@@ -16,8 +16,10 @@ letta-client's ``agents.passages.create(agent, text=...)`` and ``agents.passages
 query=..., top_k=5)`` on an agent of its own on the same server.
 
 Last, the same memories moved as an archive: exported, imported as ``import_records`` pages
-of 100 through the adapter, against the backend's own writes of them one by one (a memory
-library has no bulk write of its own that keeps ids and times), each side timed whole.
+of 100 through the adapter, against the backend's own writes of them one by one (what a
+program using the library writes; the adapter writes a page in one call where the library
+has a bulk write that keeps each item's metadata, as cognee's ``add`` of a list), each side
+timed whole.
 """
 
 from __future__ import annotations
