@@ -27,7 +27,6 @@ from mnemowire.kit._browse import Cursors
 from mnemowire.kit._records import store_result
 from mnemowire.kit.archive import (
     ImportPlan,
-    Placed,
     agent_scope,
     archive_record,
     export_answer,
