@@ -396,9 +396,9 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
         (``protocol.BulkImportStore``): into a store holding fewer active records, the HNSW
         and keyword indexes are dropped first (the block gets True) and built once when the
         block ends (~7x faster than growing the graph row by row), then the planner's
-        statistics refreshed. Each page
-        is still its own transaction; recall stays exact meanwhile, by a scan. Killed before
-        the end, the store builds them when it is next opened."""
+        statistics refreshed. Each page is still its own transaction; recall stays exact
+        meanwhile, by a scan. Killed before the end, the store builds them when it is next
+        opened."""
         await self._setup()
         deferred = await self._upkeep.defer_indexes(incoming)
         try:
