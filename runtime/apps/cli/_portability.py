@@ -62,11 +62,9 @@ class _Counter:
         if not self._shown:
             return
         of = f" of {total}" if total else ""
-        if stage == "indexes":  # the pages are in; the target builds what it deferred
-            click.echo(f"\r{self._what}: {done}{of}, building the target's indexes...",
-                       err=True, nl=False)  # fmt: skip
-        else:
-            click.echo(f"\r{self._what}: {done}{of}", err=True, nl=False)
+        # "indexes": the pages are in, and the target builds what it deferred
+        building = ", building the target's indexes..." if stage == "indexes" else ""
+        click.echo(f"\r{self._what}: {done}{of}{building}", err=True, nl=False)
 
     def close(self) -> None:
         """End the progress line (once: a second call prints nothing)."""
