@@ -38,6 +38,7 @@ __all__ = [
     "UnavailableError",
     "UnsupportedError",
     "error_for",
+    "reworded",
 ]
 
 
@@ -137,3 +138,23 @@ _BY_CODE: dict[str, type[MnemowireError]] = {
 def error_for(envelope: dict[str, Any]) -> MnemowireError:
     """The exception for an error envelope received from elsewhere (another process, a server)."""
     return _BY_CODE.get(str(envelope.get("code")), MnemowireError)(envelope)
+
+
+def reworded(envelope: dict[str, Any], names: dict[str, str], *, key: str) -> dict[str, Any]:
+    """An invalid-request envelope in the words of whoever built the request: a request made
+    from CLI flags or Python keywords names those (``--agent is required``, ``agent= is
+    required``), not wire paths. ``names`` maps each top-level field (``""``: the request as
+    a whole) to the caller's word for it; each detail gains it under ``key`` (an extension
+    field), and the message lists them."""
+    details = []
+    said = []
+    for detail in envelope.get("details", []):
+        field = str(detail.get("path", "")).split("/")[1:2]
+        name = names.get(field[0] if field else "", names.get("", "the request"))
+        details.append({**detail, key: name})
+        text = str(detail.get("message", ""))
+        if detail.get("rule") == "required":
+            text = "is required"
+        said.append(f"{name} {text}")
+    message = "; ".join(dict.fromkeys(said)) or str(envelope.get("message", ""))
+    return {**envelope, "message": message, "details": details}

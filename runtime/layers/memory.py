@@ -8,10 +8,13 @@ envelope. Over one store it calls that store; over several it builds a
 :class:`~mnemowire.layers.router.MemoryRouter`.
 
 >>> async with Memory.open("sqlite-vec://memory.db") as memory:      # doctest: +SKIP
-...     await memory.remember({"agent_id": "a", "type": "semantic", "content": "Alice likes tea"})
-...     found = await memory.recall({"agent_id": "a", "query": "what does Alice drink?"})
+...     await memory.remember("Alice likes tea", agent="assistant", user="alice")
+...     found = await memory.recall("what does Alice drink?", agent="assistant")
 
-Scripts without an event loop use :class:`SyncMemory`, the same methods without ``await``.
+The common operations take their request as arguments (:mod:`mnemowire.layers.keywords`) or
+as the wire's dict or model (``{"agent_id": "a", "type": "semantic", "content": ...}``); both
+cross the same boundary. Scripts without an event loop use :class:`SyncMemory`, the same
+methods without ``await``.
 """
 
 from __future__ import annotations
@@ -25,18 +28,38 @@ from pydantic import BaseModel
 
 from mnemowire.embedders import Vectors
 from mnemowire.errors import MnemowireError
+from mnemowire.layers.keywords import keyword_request, speaking_keywords
 from mnemowire.layers.validating import ValidatingStore
 from mnemowire.models import (
     Capabilities,
+    ForgetRequest,
+    ForgetResponse,
+    GetRequest,
+    GetResponse,
     Health,
+    ListRequest,
+    ListResponse,
     RecallRequest,
     RecallResponse,
     RememberRequest,
     RememberResponse,
+    UpdateRequest,
+    UpdateResponse,
 )
-from mnemowire.models.operations import BY_NAME, Operation, Req, Resp, SyncOperations
+from mnemowire.models.operations import (
+    BY_NAME,
+    FORGET,
+    GET,
+    LIST,
+    REMEMBER,
+    UPDATE,
+    Operation,
+    Req,
+    Resp,
+    SyncOperations,
+)
 from mnemowire.protocol import QueryEmbedding
-from mnemowire.registry import open_store
+from mnemowire.registry import default_store_url, open_store
 
 __all__ = ["Memory", "RunningLoopError", "SyncMemory"]
 
@@ -46,13 +69,17 @@ class Memory(ValidatingStore):
 
     @classmethod
     def open(
-        cls, urls: str | Sequence[str], *, embedder: Any = None, **router_options: Any
+        cls, urls: str | Sequence[str] | None = None, *, embedder: Any = None, **router_options: Any
     ) -> Memory:
-        """Open stores by URL; with several, fan out through a MemoryRouter.
+        """Open stores by URL; with several, fan out through a MemoryRouter; with none, the
+        default store (``$MNEMOWIRE_STORE``, or a sqlite-vec file in the user's data
+        directory, as the CLI's).
 
         ``embedder`` (an Embedder) is shared by every store that embeds, so a router embeds a
         query once; ``router_options`` go to MemoryRouter (weights, quorum, deadline_s, ...).
         """
+        if urls is None:
+            urls = default_store_url()
         urls = [urls] if isinstance(urls, str) else list(urls)
         if not urls:
             raise ValueError("Memory.open needs at least one store URL")
@@ -76,6 +103,92 @@ class Memory(ValidatingStore):
             raise ValueError(f"unknown operation {operation!r}; known: {', '.join(BY_NAME)}")
         answer: BaseModel = await self.operate(BY_NAME[operation], request)
         return answer
+
+    # -- the short path: a request as arguments (mnemowire.layers.keywords) -----------------
+
+    async def remember(
+        self,
+        request: RememberRequest | Mapping[str, Any] | str | None = None,
+        *,
+        agent: str | None = None,
+        user: str | None = None,
+        type: str | None = None,  # the spec's field name
+        metadata: Mapping[str, Any] | None = None,
+        **fields: Any,
+    ) -> RememberResponse:
+        """Store one memory: ``remember("Alice likes tea", agent="assistant", user="alice")``
+        (``type`` semantic unless said), or the wire's request as a dict or model."""
+        said = {"agent": agent, "user": user, "type": type, "metadata": metadata, **fields}
+        return await self._keyword_call(REMEMBER, request, said)
+
+    async def recall(
+        self,
+        request: RecallRequest | Mapping[str, Any] | str | None = None,
+        *,
+        agent: str | None = None,
+        user: str | None = None,
+        k: int | None = None,
+        query_vector: QueryEmbedding | None = None,
+        **fields: Any,
+    ) -> RecallResponse:
+        """The memories that best answer a query: ``recall("what does Alice drink?",
+        agent="assistant", k=3)``, or the wire's request. ``query_vector``: the query's
+        embedding when the caller already has it."""
+        said = {"agent": agent, "user": user, "k": k, **fields}
+        payload, names = keyword_request("recall", request, said)
+        with speaking_keywords("recall", names):
+            return await super().recall(payload, query_vector=query_vector)
+
+    async def get(
+        self,
+        request: GetRequest | Mapping[str, Any] | str | builtins.list[str] | None = None,
+        *,
+        agent: str | None = None,
+        **fields: Any,
+    ) -> GetResponse:
+        """Records by id: ``get(["01J…", "01K…"], agent="assistant")`` (one id alone too)."""
+        return await self._keyword_call(GET, request, {"agent": agent, **fields})
+
+    async def list(
+        self,
+        request: ListRequest | Mapping[str, Any] | None = None,
+        *,
+        agent: str | None = None,
+        user: str | None = None,
+        **fields: Any,
+    ) -> ListResponse:
+        """One page of an agent's records: ``list(agent="assistant", user="alice")``."""
+        return await self._keyword_call(LIST, request, {"agent": agent, "user": user, **fields})
+
+    async def update(
+        self,
+        request: UpdateRequest | Mapping[str, Any] | str | None = None,
+        *,
+        agent: str | None = None,
+        **fields: Any,
+    ) -> UpdateResponse:
+        """Change a record at the version read: ``update(id, agent="a", expected_version=1,
+        content="...")``."""
+        return await self._keyword_call(UPDATE, request, {"agent": agent, **fields})
+
+    async def forget(
+        self,
+        request: ForgetRequest | Mapping[str, Any] | str | builtins.list[str] | None = None,
+        *,
+        agent: str | None = None,
+        user: str | None = None,
+        **fields: Any,
+    ) -> ForgetResponse:
+        """Forget records by id or filter: ``forget(id, agent="a", hard_delete=True)``."""
+        said = {"agent": agent, "user": user, **fields}
+        return await self._keyword_call(FORGET, request, said)
+
+    async def _keyword_call(
+        self, operation: Operation[Req, Resp], request: Any, keywords: Mapping[str, Any]
+    ) -> Resp:
+        payload, names = keyword_request(operation.name, request, keywords)
+        with speaking_keywords(operation.name, names):
+            return await self.operate(operation, payload)
 
 
 class RunningLoopError(MnemowireError, RuntimeError):
@@ -108,7 +221,7 @@ class SyncMemory(SyncOperations):
         self._runner = asyncio.Runner()
 
     @classmethod
-    def open(cls, urls: str | Sequence[str], **options: Any) -> SyncMemory:
+    def open(cls, urls: str | Sequence[str] | None = None, **options: Any) -> SyncMemory:
         _no_running_loop()  # before Memory.open opens the stores
         return cls(Memory.open(urls, **options))
 
@@ -125,13 +238,83 @@ class SyncMemory(SyncOperations):
     def _operate(self, operation: Operation[Req, Resp], request: Req | Mapping[str, Any]) -> Resp:
         return self._runner.run(self._memory.operate(operation, request))
 
+    # the short path, as Memory's (each runs Memory's method to the end)
+
+    def remember(
+        self,
+        request: RememberRequest | Mapping[str, Any] | str | None = None,
+        *,
+        agent: str | None = None,
+        user: str | None = None,
+        type: str | None = None,  # the spec's field name
+        metadata: Mapping[str, Any] | None = None,
+        **fields: Any,
+    ) -> RememberResponse:
+        """:meth:`Memory.remember`, blocking."""
+        return self._runner.run(
+            self._memory.remember(
+                request, agent=agent, user=user, type=type, metadata=metadata, **fields
+            )
+        )
+
     def recall(
         self,
-        request: RecallRequest | Mapping[str, Any],
+        request: RecallRequest | Mapping[str, Any] | str | None = None,
         *,
+        agent: str | None = None,
+        user: str | None = None,
+        k: int | None = None,
         query_vector: QueryEmbedding | None = None,
+        **fields: Any,
     ) -> RecallResponse:
-        return self._runner.run(self._memory.recall(request, query_vector=query_vector))
+        """:meth:`Memory.recall`, blocking."""
+        return self._runner.run(
+            self._memory.recall(
+                request, agent=agent, user=user, k=k, query_vector=query_vector, **fields
+            )
+        )
+
+    def get(
+        self,
+        request: GetRequest | Mapping[str, Any] | str | builtins.list[str] | None = None,
+        *,
+        agent: str | None = None,
+        **fields: Any,
+    ) -> GetResponse:
+        """:meth:`Memory.get`, blocking."""
+        return self._runner.run(self._memory.get(request, agent=agent, **fields))
+
+    def list(
+        self,
+        request: ListRequest | Mapping[str, Any] | None = None,
+        *,
+        agent: str | None = None,
+        user: str | None = None,
+        **fields: Any,
+    ) -> ListResponse:
+        """:meth:`Memory.list`, blocking."""
+        return self._runner.run(self._memory.list(request, agent=agent, user=user, **fields))
+
+    def update(
+        self,
+        request: UpdateRequest | Mapping[str, Any] | str | None = None,
+        *,
+        agent: str | None = None,
+        **fields: Any,
+    ) -> UpdateResponse:
+        """:meth:`Memory.update`, blocking."""
+        return self._runner.run(self._memory.update(request, agent=agent, **fields))
+
+    def forget(
+        self,
+        request: ForgetRequest | Mapping[str, Any] | str | builtins.list[str] | None = None,
+        *,
+        agent: str | None = None,
+        user: str | None = None,
+        **fields: Any,
+    ) -> ForgetResponse:
+        """:meth:`Memory.forget`, blocking."""
+        return self._runner.run(self._memory.forget(request, agent=agent, user=user, **fields))
 
     def remember_many(
         self,

@@ -102,6 +102,29 @@ def test_a_refused_request_from_flags_is_a_usage_error_naming_the_flags(
     assert "/policy" not in policy.stderr
 
 
+def test_remember_is_a_fact_unless_told_otherwise(store: list[str]) -> None:
+    """Flags leave the type to the short path's default (semantic); --json sends the wire's
+    request as it is, where type is required."""
+    code, [stored] = run("remember", *store, "--agent", "a", "Alice likes tea")
+    assert code == Exit.OK
+    code, [episode] = run(
+        "remember", *store, "--agent", "a", "--type", "episodic", "Alice ran a marathon"
+    )
+    code, [got] = run(
+        "get", *store, "--agent", "a", cast(str, stored["id"]), cast(str, episode["id"])
+    )
+    assert {r["content"]: r["type"] for r in cast(list[dict[str, str]], got["records"])} == {
+        "Alice likes tea": "semantic",
+        "Alice ran a marathon": "episodic",
+    }
+    code, [refused] = run(
+        "remember", *store, "--json", "-", input_='{"agent_id": "a", "content": "no type"}\n'
+    )
+    assert code == Exit.REJECTED
+    assert refused["code"] == "invalid_request"
+    assert "type" in cast(str, refused["message"])
+
+
 def test_a_refused_request_from_json_exits_one(store: list[str]) -> None:
     code, [envelope] = run(
         "recall", *store, "--json", "-", input_='{"agent_id": "a", "query": "q", "k": 0}'

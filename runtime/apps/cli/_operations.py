@@ -27,8 +27,9 @@ from pydantic import BaseModel
 from mnemowire.apps.cli._app import Exit, cli
 from mnemowire.apps.cli._progress import show_progress
 from mnemowire.apps.cli._render import render_pretty
-from mnemowire.errors import ConfigError, MnemowireError, RequestError
+from mnemowire.errors import ConfigError, MnemowireError, RequestError, reworded
 from mnemowire.kit import to_wire
+from mnemowire.layers.keywords import UNSAID
 from mnemowire.models import (
     EXPIRE_REQUEST_DEFAULTS,
     MERGE_REQUEST_DEFAULTS,
@@ -178,14 +179,25 @@ def run_operation(
     """Run one operation for a request built from flags, or for each request in --json.
     ``names`` maps the request's top-level fields to the flags that set them; ``fixed`` holds
     the fields the command itself says (``review reject``: ``approved: false``), set on every
-    request, --json ones included."""
+    request, --json ones included. Flags leave to the short path's defaults what a person
+    would rather not say (``UNSAID``: a remember is semantic); a --json request is sent as it
+    is."""
     source: IO[bytes] | None = options["json_source"]
     given = {k: v for k, v in flags.items() if not _unset(v)}
     fixed = fixed or {}
     if source is not None and given:
         raise click.UsageError(f"--json replaces the request flags; drop {sorted(given)}")
     if source is None:
-        sys.exit(asyncio.run(_run(operation, iter([{**given, **fixed}]), options, names)))
+        sys.exit(
+            asyncio.run(
+                _run(
+                    operation,
+                    iter([{**UNSAID.get(operation, {}), **given, **fixed}]),
+                    options,
+                    names,
+                )
+            )
+        )
     requests = ({**r, **fixed} if fixed and isinstance(r, dict) else r for r in _requests(source))
     first = next(requests, _NOTHING)
     if first is _NOTHING:
@@ -234,18 +246,7 @@ async def _run(
 def flag_envelope(envelope: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
     """An invalid-request envelope for a request built from flags: each detail names the flag
     (``flag``, an extension field) and the message speaks of flags, not wire paths."""
-    details = []
-    said = []
-    for detail in envelope.get("details", []):
-        field = str(detail.get("path", "")).split("/")[1:2]
-        flag = names.get(field[0] if field else "", names.get("", "the request"))
-        details.append({**detail, "flag": flag})
-        text = str(detail.get("message", ""))
-        if detail.get("rule") == "required":
-            text = "is required"
-        said.append(f"{flag} {text}")
-    message = "; ".join(dict.fromkeys(said)) or str(envelope.get("message", ""))
-    return {**envelope, "message": message, "details": details}
+    return reworded(envelope, names, key="flag")
 
 
 def _open(options: dict[str, Any]) -> Any:
@@ -333,7 +334,7 @@ def _operation(
     "--type",
     "type_",
     type=_choice(MemoryType),
-    help="Memory type.",
+    help=f"Memory type (default {UNSAID['remember']['type']}).",
 )
 @click.option("--metadata", help="Metadata as a JSON object.")
 @click.option(
