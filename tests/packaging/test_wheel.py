@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import runpy
 import subprocess
 import sys
@@ -84,6 +86,20 @@ def test_wheel_works_in_a_clean_venv(wheel: Path, tmp_path: Path) -> None:
         [env_dir / "bin" / "mnemowire", "spec", "lint"], capture_output=True, text=True, check=False
     )
     assert cli.returncode == 0, cli.stdout + cli.stderr
+    # the README's quickstart without the extra that holds the model: the error names it
+    quickstart = re.search(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)
+    assert quickstart is not None
+    bare = subprocess.run(
+        [python, "-c", quickstart[1]],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PATH": os.environ["PATH"], "XDG_DATA_HOME": str(tmp_path / "data")},
+        check=False,
+    )
+    assert bare.returncode == 1
+    assert "mnemowire.errors.ConfigError" in bare.stderr
+    assert bare.stderr.rstrip().endswith("pip install 'mnemowire[local]'")
     for generic in ("runtime", "adapters", "codegen", "conformance", "generated", "spec"):
         found = subprocess.run(
             [python, "-c", f"import {generic}"], capture_output=True, cwd=tmp_path, check=False
