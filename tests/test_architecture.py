@@ -44,7 +44,7 @@ TIERS = {
         "mnemowire.models",
         "mnemowire.registry",
     ),
-    "layers": ("mnemowire.layers", "mnemowire.portability"),
+    "layers": ("mnemowire.layers", "mnemowire.portability", "mnemowire.compat"),
     "applications": ("mnemowire.apps",),
     "adapters": ("mnemowire.adapters",),
     "conformance": ("mnemowire.conformance",),

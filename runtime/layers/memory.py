@@ -61,7 +61,7 @@ from mnemowire.models.operations import (
 from mnemowire.protocol import QueryEmbedding
 from mnemowire.registry import default_store_url, open_store
 
-__all__ = ["Memory", "RunningLoopError", "SyncMemory"]
+__all__ = ["Memory", "RunningLoopError", "SyncMemory", "no_running_loop"]
 
 
 class Memory(ValidatingStore):
@@ -196,15 +196,20 @@ class RunningLoopError(MnemowireError, RuntimeError):
     app), where it cannot block on a loop of its own; a RuntimeError, as asyncio's was."""
 
 
-def _no_running_loop() -> None:
+def no_running_loop(
+    blocking: str = "SyncMemory",
+    instead: str = "the async Memory, with await: `async with Memory.open(url) as memory: "
+    "await memory.recall(...)`",
+) -> None:
+    """Refuse a blocking facade (``blocking``) inside a running event loop, where it cannot run
+    a loop of its own, saying what to use there (``instead``)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return
     raise RunningLoopError(
-        "SyncMemory cannot run inside a running event loop (Jupyter, an async app): use the "
-        "async Memory there, with await: `async with Memory.open(url) as memory: "
-        "await memory.recall(...)`"
+        f"{blocking} cannot run inside a running event loop (Jupyter, an async app): use "
+        f"{instead} there"
     )
 
 
@@ -216,13 +221,13 @@ class SyncMemory(SyncOperations):
     """
 
     def __init__(self, memory: Memory) -> None:
-        _no_running_loop()
+        no_running_loop()
         self._memory = memory
         self._runner = asyncio.Runner()
 
     @classmethod
     def open(cls, urls: str | Sequence[str] | None = None, **options: Any) -> SyncMemory:
-        _no_running_loop()  # before Memory.open opens the stores
+        no_running_loop()  # before Memory.open opens the stores
         return cls(Memory.open(urls, **options))
 
     def __enter__(self) -> SyncMemory:
