@@ -323,8 +323,9 @@ class AsyncMemory:
         show_expired: bool = False,
         **kwargs: Any,
     ) -> dict[str, list[dict[str, Any]]]:
-        """The memories of a scope that best answer ``query``; ``threshold`` is the relevance
-        floor (cosine similarity, where the store measures it)."""
+        """The ``top_k`` memories of a scope that best answer ``query`` (the store's recall
+        picks them), listed by score as mem0 lists them: the relevance (cosine similarity)
+        where the store measures it, which ``threshold`` is the floor of."""
         if reference_date is not None:
             raise ValueError("search(reference_date=...) is a mem0 platform feature")
         _no_top_level_ids(kwargs, "search")
@@ -353,7 +354,9 @@ class AsyncMemory:
         if threshold:
             request["min_relevance"] = threshold
         found = await self._spoken(self.memory.recall(request))
-        return {"results": [item(hit, hit_score(hit)) for hit in found.results]}
+        # the top_k are the store's (hybrid recall picks them); mem0 lists them by score
+        results = [item(hit, hit_score(hit)) for hit in found.results]
+        return {"results": sorted(results, key=lambda r: -r["score"])}
 
     async def history(self, memory_id: str) -> list[dict[str, Any]]:
         """Refused: mnemowire stores keep no per-record history before spec v0.4."""
@@ -503,7 +506,7 @@ def _no_top_level_ids(kwargs: Mapping[str, Any], method: str) -> None:
     named = sorted(set(ENTITY_IDS) & set(kwargs))
     if named:
         raise ValueError(
-            f"Top-level entity parameters {set(named)} are not supported in {method}(). "
+            f"Top-level entity parameters {frozenset(named)} are not supported in {method}(). "
             "Use filters={'user_id': '...'} instead."
         )
     if kwargs:
