@@ -389,3 +389,4 @@ def bench(session: nox.Session) -> None:
     session.run("mnemowire", "bench", "portability", "--out", "bench-out")  # its own server
     session.run("mnemowire", "bench", "embedders", "--out", "bench-out")
     session.run("mnemowire", "bench", "http", "--out", "bench-out")
+    session.run("mnemowire", "bench", "facades", "--out", "bench-out")

@@ -381,6 +381,33 @@ def _adapter(results: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _facades(results: Mapping[str, Any]) -> str:
+    lines = [
+        f"{results['store']}; {results['memories']} memories, {results['queries']} queries x "
+        f"{results['rounds']} rounds (k={results['k']}), each facade and the call it wraps in "
+        "turn, each on a store of its own.",
+        "",
+        "| facade | operation | facade p50 ms | wrapped p50 ms | facade p95 ms | wrapped p95 ms "
+        "| overhead at p50 |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for run in results["facades"]:
+        for operation in ("remember", "recall"):
+            measured = run[operation]
+            lines.append(
+                f"| {run['facade']} | {operation} | {measured['facade']['p50_ms']} | "
+                f"{measured['wrapped']['p50_ms']} | {measured['facade']['p95_ms']} | "
+                f"{measured['wrapped']['p95_ms']} | **{measured['overhead_p50_pct']} %** |"
+            )
+    lines += [
+        "",
+        "Wrapped calls: "
+        + "; ".join(f"{r['facade']}: {r['wraps']}" for r in results["facades"])
+        + ". Target: ≤ 5 % at p50.",
+    ]
+    return "\n".join(lines)
+
+
 def _portability(results: Mapping[str, Any]) -> str:
     export, check = results["export"], results["verify_archive"]
     loaded = results["loaded"]
@@ -439,5 +466,6 @@ _RENDERERS: dict[str, Callable[[Any], str]] = {
     "reviews": _reviews,
     "http": _http,
     "adapter": _adapter,
+    "facades": _facades,
     "portability": _portability,
 }

@@ -190,6 +190,39 @@ def adapter_command(url: str, rounds: int, out: Path | None) -> None:
     _publish("adapter", env, results, out)
 
 
+@bench_group.command("facades")
+@click.option(
+    "--store",
+    "url",
+    default="sqlite-vec://{tmp}/memory.db",
+    show_default=True,
+    metavar="URL",
+    help="The store every side writes; {tmp} becomes a fresh folder per side.",
+)
+@click.option("--rounds", default=2, show_default=True, help="Passes over the 165 queries.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write facades.json and facades.md into this folder.",
+)
+def facades_command(url: str, rounds: int, out: Path | None) -> None:
+    """Each facade (keyword arguments, mem0's API) against the boundary call it wraps, side by
+    side (target: <= 5 % overhead at p50)."""
+    from mnemowire.apps.bench import environment
+    from mnemowire.apps.bench.facades import run_facades
+    from mnemowire.apps.cli._progress import Bars
+
+    env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
+    bars = Bars()
+    try:
+        results = run_facades(url, rounds=rounds, progress=bars)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), param_hint="--store") from None
+    finally:
+        bars.close()
+    _publish("facades", env, results, out)
+
+
 def _publish(benchmark: str, env: dict[str, Any], results: Any, out: Path | None) -> None:
     """Print the report's Markdown; with ``out``, also write its JSON and Markdown files."""
     from mnemowire.apps.bench.markdown import render
