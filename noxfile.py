@@ -1,8 +1,8 @@
 """Development sessions. ``nox -s tests`` is the whole suite CI runs; the rest run on their own.
 
 ``nox -s tests`` runs pytest and then queues ``api``, ``mem0``, ``cognee``, ``letta``,
-``lint``, ``typecheck`` and ``spec``, so the one command in the README checks everything. Add
-``-r`` to reuse the virtualenvs between runs.
+``langgraph``, ``lint``, ``typecheck`` and ``spec``, so the one command in the README checks
+everything. Add ``-r`` to reuse the virtualenvs between runs.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import subprocess
+import tarfile
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,7 +82,8 @@ def toolchains(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The whole test suite, then api, ui, mem0, cognee, letta, lint, typecheck and spec."""
+    """The whole test suite, then api, ui, mem0, cognee, letta, langgraph, lint, typecheck and
+    spec."""
     session.install("torch==2.13.0")  # first, pinned: see install_local
     session.install("-e", ".[test]", *PARALLEL)
     toolchains(session)
@@ -95,7 +97,7 @@ def tests(session: nox.Session) -> None:
         building = [f"--ignore={folder}" for folder in BUILDING]
         session.run("pytest", *PARALLEL_ARGS, *ignored, *building)
         session.run("pytest", *BUILDING)
-    for name in ("api", "ui", "mem0", "cognee", "letta", "lint", "typecheck", "spec"):
+    for name in ("api", "ui", "mem0", "cognee", "letta", "langgraph", "lint", "typecheck", "spec"):
         session.notify(name)
 
 
@@ -139,6 +141,53 @@ def api(session: nox.Session) -> None:
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=60)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+#: LangGraph's own store tests: langgraph-checkpoint-sqlite's, from its sdist (no wheel ships
+#: them), run unchanged against MnemowireStore (tests/compat/langgraph_suite/langgraph_shim.py)
+LANGGRAPH_SUITE = "langgraph-checkpoint-sqlite==3.1.2"
+LANGGRAPH_TESTS = ["tests/test_store.py", "tests/test_async_store.py", "tests/test_ttl.py"]
+#: the suite's tests of SQLite's own internals, or of what mnemowire does otherwise on purpose
+#: (docs/integrations.md#langgraph says why for each)
+LANGGRAPH_DESELECTED = [
+    "tests/test_store.py::test_vector_store_initialization",  # SQLite's tables and conn
+    "tests/test_async_store.py::test_vector_store_initialization",  # the same, async
+    "tests/test_store.py::test_nonnull_migrations",  # SQLite's migrations
+    "tests/test_store.py::test_embed_with_path[cosine]",  # one vector per item, not per field
+    "tests/test_async_store.py::test_embed_with_path",  # the same, async
+    "tests/test_store.py::test_sql_injection_vulnerability",  # any key is bound, not refused
+    "tests/test_store.py::test_filter_keys_with_hyphens_and_digits",  # SQLite's dotted paths
+    "tests/test_async_store.py::test_no_running_loop",  # sync calls are served in a loop too
+]
+
+
+@nox.session
+def langgraph(session: nox.Session) -> None:
+    """LangGraph's own store test suite against mnemowire.compat.langgraph.MnemowireStore:
+    the sdist's tests, unchanged, with the store put in SqliteStore's place."""
+    session.install(
+        "-e", ".[langgraph]", LANGGRAPH_SUITE, "pytest", "pytest-asyncio", "pytest-retry"
+    )
+    folder = Path(tempfile.mkdtemp(prefix="mnemowire-nox-langgraph-"))
+    shim = Path("tests/compat/langgraph_suite").resolve()
+    try:
+        session.run(
+            "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", LANGGRAPH_SUITE,
+            "-d", str(folder),
+        )  # fmt: skip
+        [sdist] = folder.glob("*.tar.gz")
+        with tarfile.open(sdist) as archive:
+            archive.extractall(folder, filter="data")
+        [suite] = (p for p in folder.iterdir() if p.is_dir())
+        deselected = [arg for test in LANGGRAPH_DESELECTED for arg in ("--deselect", test)]
+        with session.chdir(suite):
+            session.run(
+                "pytest", *LANGGRAPH_TESTS, "-p", "langgraph_shim", "-p", "no:cacheprovider",
+                "-o", "addopts=", "-o", "asyncio_mode=auto", *deselected, *session.posargs,
+                env={"PYTHONPATH": f"{shim}{os.pathsep}{suite}"},
+            )  # fmt: skip
+    finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
