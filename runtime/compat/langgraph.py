@@ -67,10 +67,13 @@ from mnemowire.compat._langgraph_shapes import (
     value_filter,
     value_of,
 )
-from mnemowire.embedders import Vectors
+from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import ConflictError
+from mnemowire.filters import matches as matches_filter
+from mnemowire.kit import embed
 from mnemowire.layers.memory import Memory
 from mnemowire.models import MemoryRecord
+from mnemowire.protocol import QueryEmbedding
 
 __all__ = ["MnemowireStore"]
 
@@ -279,8 +282,11 @@ class MnemowireStore(BaseStore):
         return item_of(record, search=False)
 
     async def _put(self, op: PutOp) -> None:
-        found = await self._find(op.namespace, op.key)
+        first = base_id(op.namespace, op.key)
+        got = await self.memory.get(first, agent=self.agent)
+        found = got.records[0] if got.records else None
         if op.value is None:
+            found = found or await self._find(op.namespace, op.key)
             if found is not None:
                 await self.memory.forget(found.id, agent=self.agent, hard_delete=self.hard_delete)
             return
@@ -303,12 +309,12 @@ class MnemowireStore(BaseStore):
             request["user_id"] = user
         if expires is not None:
             request["expires_at"] = expires
-        try:
-            await self.memory.remember({**request, "id": base_id(op.namespace, op.key)})
-        except ConflictError:  # the key's first id is spent (deleted), or another writer won
-            raced = await self._find(op.namespace, op.key)
-            if raced is not None:
-                await self._rewrite(raced, content, metadata, expires)
+        try:  # a new key: its first id (no scan for a later one)
+            await self.memory.remember({**request, "id": first})
+        except ConflictError:  # that id is spent (the key was deleted), or another writer won
+            again = await self._find(op.namespace, op.key)
+            if again is not None:
+                await self._rewrite(again, content, metadata, expires)
             else:
                 await self.memory.remember(request)
 
@@ -351,18 +357,30 @@ class MnemowireStore(BaseStore):
         self, query: str, condition: dict[str, Any], user: str | None, wanted: int
     ) -> list[tuple[float | None, Any]]:
         """The indexed records that best answer ``query``, by score (the relevance, cosine
-        similarity, where the store measures it) as LangGraph ranks them."""
-        request: dict[str, Any] = {
-            "agent_id": self.agent,
-            "query": query,
-            "k": min(wanted, _PAGE),
-            "filter": {**condition, INDEXED: True},
-        }
+        similarity, where the store measures it) as LangGraph ranks them.
+
+        A metadata filter makes a store scan its filtered set, so the user's (or the agent's)
+        nearest are asked first and checked here; only when one of them lies outside the
+        namespace or the filter is the filtered search run, on the same query vector."""
+        scope = {**condition, INDEXED: True}
+        request: dict[str, Any] = {"agent_id": self.agent, "query": query, "k": min(wanted, _PAGE)}
         if user is not None:
             request["user_id"] = user
-        hits = (await self.memory.recall(request)).results
+        vector = await self._query_vector(query)
+        hits = (await self.memory.recall(request, query_vector=vector)).results
+        if not all(matches_filter(hit.metadata or {}, scope) for hit in hits):
+            filtered = {**request, "filter": scope}
+            hits = (await self.memory.recall(filtered, query_vector=vector)).results
         ranked = [(hit.relevance if hit.relevance is not None else hit.score, hit) for hit in hits]
         return sorted(ranked, key=lambda pair: -(pair[0] or 0.0))
+
+    async def _query_vector(self, query: str) -> QueryEmbedding | None:
+        """The query embedded once, by the store's embedder, for both searches (None for a
+        store with no embedder of its own, as a router, which embeds it itself)."""
+        embedder = getattr(self.memory.store, "embedder", None)
+        if not isinstance(embedder, Embedder):
+            return None
+        return QueryEmbedding(embedder.name, (await embed(embedder, [query]))[0])
 
     async def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         """Every namespace holding an item, matching the op's conditions, cut to its

@@ -19,7 +19,7 @@ def test_the_facades_benchmark_writes_a_report(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, command)
     assert result.exit_code == Exit.OK, result.output
     results = load_report(out / "facades.json")["results"]  # valid under the report schema
-    assert [run["facade"] for run in results["facades"]] == ["keywords", "mem0"]
+    assert [run["facade"] for run in results["facades"]] == ["keywords", "mem0", "langgraph"]
     for run in results["facades"]:
         for operation, n in (("remember", 310), ("recall", 165)):
             assert run[operation]["facade"]["n"] == run[operation]["wrapped"]["n"] == n

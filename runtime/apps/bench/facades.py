@@ -3,8 +3,10 @@ run (target: <= 5 % at p50).
 
 A facade is measured against the request it sends, sent straight to ``Memory`` (the
 validating boundary): the short path's ``remember("...", agent=...)`` against the same request
-as a dict, and mem0's ``add(text, user_id=..., infer=False)`` and ``search(query,
-filters={"user_id": ...}, top_k=5)`` against the ``remember`` and ``recall`` they build. For
+as a dict; mem0's ``add(text, user_id=..., infer=False)`` and ``search(query,
+filters={"user_id": ...}, top_k=5)`` against the ``remember`` and ``recall`` they build; and
+LangGraph's ``aput``/``asearch`` on MnemowireStore against a remember and a recall of the same
+memory and query (what a mnemowire program writes for the same job). For
 each memory of the dev corpus (310) the two writes, in turns; then for each of the 165 queries,
 ``rounds`` times, the two recalls, in turns, so the machine's drift lands on both alike. Each
 side writes a store of its own (the same URL in a fresh folder), holding the same memories.
@@ -22,6 +24,7 @@ from typing import Any
 
 from mnemowire.apps.bench._timing import percentiles
 from mnemowire.apps.bench.quality import load_corpus, load_queries
+from mnemowire.compat.langgraph import MnemowireStore
 from mnemowire.compat.mem0 import AsyncMemory
 from mnemowire.layers.memory import Memory
 
@@ -122,7 +125,49 @@ class Mem0(Facade):
         await super().close()
 
 
-FACADES: dict[str, type[Facade]] = {"keywords": Keywords, "mem0": Mem0}
+class LangGraph(Facade):
+    """LangGraph's ``aput`` / ``asearch`` on MnemowireStore against the boundary's remember and
+    recall of the same memory (the store's own lookup by key, its metadata and its loop
+    thread are what it adds)."""
+
+    name = "langgraph"
+    wraps = "Memory.remember / Memory.recall of the same memory and query"
+
+    def __init__(self, facade_url: str, wrapped_url: str) -> None:
+        super().__init__(facade_url, wrapped_url)
+        self.facade = MnemowireStore(
+            facade_url, agent=AGENT, user_label=1, index={"fields": ["text"]}
+        )
+        self.written = 0
+
+    def remember(self, fields: Mapping[str, Any]) -> tuple[Call, Call]:
+        self.written += 1
+        key, text = f"m{self.written}", fields["content"]
+        request = {
+            "agent_id": AGENT,
+            "user_id": USER,
+            "type": "semantic",
+            "content": text,
+            "metadata": {"text": text},
+        }
+        return (
+            lambda: self.facade.aput(("memories", USER), key, {"text": text}),
+            lambda: self.wrapped.remember(request),
+        )
+
+    def recall(self, query: str) -> tuple[Call, Call]:
+        request = {"agent_id": AGENT, "user_id": USER, "query": query, "k": K}
+        return (
+            lambda: self.facade.asearch(("memories", USER), query=query, limit=K),
+            lambda: self.wrapped.recall(request),
+        )
+
+    async def close(self) -> None:
+        await self.facade.__aexit__()
+        await super().close()
+
+
+FACADES: dict[str, type[Facade]] = {"keywords": Keywords, "mem0": Mem0, "langgraph": LangGraph}
 
 
 async def _timed(call: Call) -> float:
