@@ -361,12 +361,15 @@ class MnemowireStore(BaseStore):
 
         A metadata filter makes a store scan its filtered set, so the user's (or the agent's)
         nearest are asked first and checked here; only when one of them lies outside the
-        namespace or the filter is the filtered search run, on the same query vector."""
+        namespace or the filter is the filtered search run."""
         scope = {**condition, INDEXED: True}
         request: dict[str, Any] = {"agent_id": self.agent, "query": query, "k": min(wanted, _PAGE)}
         if user is not None:
             request["user_id"] = user
-        vector = await self._query_vector(query)
+        # a user's items mostly share their namespace: their search embeds the query itself
+        # (the usual case pays nothing); an agent-wide one is likelier to fall back, so the
+        # query is embedded once for both
+        vector = None if user is not None else await self._query_vector(query)
         hits = (await self.memory.recall(request, query_vector=vector)).results
         if not all(matches_filter(hit.metadata or {}, scope) for hit in hits):
             filtered = {**request, "filter": scope}
