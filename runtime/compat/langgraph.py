@@ -282,11 +282,11 @@ class MnemowireStore(BaseStore):
         return item_of(record, search=False)
 
     async def _put(self, op: PutOp) -> None:
-        first = base_id(op.namespace, op.key)
-        got = await self.memory.get(first, agent=self.agent)
-        found = got.records[0] if got.records else None
+        """An upsert. A new key is written under its first id in one call; when that id is
+        taken (the item exists, or a deleted one had it: ids are never reused, and resending
+        a deleted write only replays it), the item is found and changed, or written anew."""
         if op.value is None:
-            found = found or await self._find(op.namespace, op.key)
+            found = await self._find(op.namespace, op.key)
             if found is not None:
                 await self.memory.forget(found.id, agent=self.agent, hard_delete=self.hard_delete)
             return
@@ -295,9 +295,6 @@ class MnemowireStore(BaseStore):
         ttl = self._ttl(op.ttl)
         metadata = metadata_of(op.namespace, op.key, op.value, indexed, ttl)
         expires = None if ttl is None else _now_ms() + int(ttl * 60_000)
-        if found is not None:
-            await self._rewrite(found, content, metadata, expires)
-            return
         request: dict[str, Any] = {
             "agent_id": self.agent,
             "type": "semantic",
@@ -309,14 +306,17 @@ class MnemowireStore(BaseStore):
             request["user_id"] = user
         if expires is not None:
             request["expires_at"] = expires
-        try:  # a new key: its first id (no scan for a later one)
-            await self.memory.remember({**request, "id": first})
-        except ConflictError:  # that id is spent (the key was deleted), or another writer won
-            again = await self._find(op.namespace, op.key)
-            if again is not None:
-                await self._rewrite(again, content, metadata, expires)
-            else:
-                await self.memory.remember(request)
+        try:
+            first = await self.memory.remember({**request, "id": base_id(op.namespace, op.key)})
+        except ConflictError:  # a conflict is found before anything is embedded
+            first = None
+        if first is not None and not first.replayed:
+            return
+        found = await self._find(op.namespace, op.key)
+        if found is not None:
+            await self._rewrite(found, content, metadata, expires)
+        else:
+            await self.memory.remember(request)
 
     async def _rewrite(
         self, record: MemoryRecord, content: str, metadata: dict[str, Any], expires: int | None
