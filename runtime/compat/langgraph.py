@@ -24,6 +24,7 @@ serves a graph's sync nodes (from any thread) and async ones (from any loop) at 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import threading
 import time
 from collections.abc import Coroutine, Iterable, Sequence
@@ -122,6 +123,8 @@ class IndexEmbedder:
             raise ValueError("index['embed'] needs index['dims'], the vectors' dimension")
         given = index["embed"]
         self._embeddings = ensure_embeddings(given)
+        #: LangGraph wraps an async function alone with no sync path
+        self._async_only = inspect.iscoroutinefunction(given)
         self._dimension = int(index["dims"])
         model = given if isinstance(given, str) else getattr(given, "__qualname__", None)
         model = model or type(given).__qualname__
@@ -136,10 +139,10 @@ class IndexEmbedder:
         return self._dimension
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        try:
-            rows = self._embeddings.embed_documents(list(texts))
-        except NotImplementedError:  # an async function alone: this is a worker thread
+        if self._async_only:  # stores embed in a worker thread: no loop runs here
             rows = asyncio.run(self._embeddings.aembed_documents(list(texts)))
+        else:
+            rows = self._embeddings.embed_documents(list(texts))
         vectors = np.asarray(rows, dtype=np.float32).reshape(len(texts), self._dimension)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         unit: Vectors = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)

@@ -162,3 +162,17 @@ def test_langgraphs_own_embed_function_is_the_index(tmp_path: Path) -> None:
     assert [i.key for i in found] == ["a", "b", "none"]  # unindexed last, unscored
     assert found[0].score == pytest.approx(1.0, abs=1e-3)
     assert found[2].score is None
+
+
+def test_an_async_embed_function_is_the_index_too(tmp_path: Path) -> None:
+    """LangGraph takes an async embedding function alone; the store embeds off its loop."""
+
+    async def embed(texts: list[str]) -> list[list[float]]:
+        return [[t.count("a") + 0.01, t.count("b") + 0.01] for t in texts]
+
+    index = {"dims": 2, "embed": embed}
+    with MnemowireStore(f"sqlite-vec://{tmp_path / 'async.db'}", index=index) as own:  # type: ignore[arg-type]
+        own.put(("d",), "a", {"text": "aaaa"})
+        own.put(("d",), "b", {"text": "bbbb"})
+        found = own.search(("d",), query="bb", limit=2)
+    assert [i.key for i in found] == ["b", "a"]
