@@ -23,7 +23,6 @@ __all__ = [
     "PROMOTED",
     "entity_id",
     "expires_at",
-    "hit_score",
     "item",
     "scope",
     "stripped",
@@ -180,9 +179,3 @@ def item(found: MemoryRecord | RecallHit, score: Any = None) -> dict[str, Any]:
     if metadata:
         answer["metadata"] = metadata
     return answer
-
-
-def hit_score(hit: RecallHit) -> float:
-    """A hit's score as mem0 reports one: its relevance (cosine similarity) where the store
-    measures it, else the fused score."""
-    return hit.relevance if hit.relevance is not None else hit.score

@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Coroutine, Iterable, Sequence
 from concurrent.futures import CancelledError, Future
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -54,6 +54,7 @@ except ImportError as exc:  # pragma: no cover (the extra is installed where tes
         f"mnemowire.compat.langgraph needs langgraph ({exc}): pip install 'mnemowire[langgraph]'"
     ) from exc
 
+from mnemowire.compat._hits import hit_score
 from mnemowire.compat._langgraph_shapes import (
     INDEXED,
     KEY,
@@ -73,14 +74,13 @@ from mnemowire.errors import ConflictError
 from mnemowire.filters import matches as matches_filter
 from mnemowire.kit import embed
 from mnemowire.layers.memory import Memory
+from mnemowire.layers.validating import request_bound
 from mnemowire.models import MemoryRecord
 from mnemowire.protocol import QueryEmbedding
 
 __all__ = ["MnemowireStore"]
 
 T = TypeVar("T")
-#: the most records one page of list or one recall holds (the spec's maxima)
-_PAGE: Final = 1000
 
 
 class _LoopThread:
@@ -177,6 +177,8 @@ class MnemowireStore(BaseStore):
         except BaseException:
             self._thread.stop()
             raise
+        #: the most hits one recall returns (the spec's maximum of ``k``)
+        self._deepest = request_bound("recall.request", "k", version=self.memory.version)
 
     @staticmethod
     async def _open(store: str | Sequence[str] | None, embedder: IndexEmbedder | None) -> Memory:
@@ -244,9 +246,8 @@ class MnemowireStore(BaseStore):
 
     async def _sweep(self) -> int:
         expired = [r.id for r in await self._list({}, None, None, states=["expired"])]
-        for start in range(0, len(expired), 10_000):  # the most ids one forget names
-            chunk = expired[start : start + 10_000]
-            await self.memory.forget(chunk, agent=self.agent, hard_delete=self.hard_delete)
+        request = {"agent_id": self.agent, "hard_delete": self.hard_delete}
+        await self.memory.forget_many(expired, request)
         return len(expired)
 
     # -- BaseStore ------------------------------------------------------------------------
@@ -343,7 +344,8 @@ class MnemowireStore(BaseStore):
         # conditions only Python can judge: every candidate is read, then judged
         most = None if rest else wanted
         if op.query and wanted:
-            found = await self._ranked(op.query, condition, user, _PAGE if rest else wanted)
+            ranked = self._deepest if rest else wanted
+            found = await self._ranked(op.query, condition, user, ranked)
             found = [(score, r) for score, r in found if _kept(r, rest)]
             if len(found) < wanted:  # as LangGraph: the unindexed after the ranked
                 unindexed = await self._list({**condition, INDEXED: False}, user, most)
@@ -366,7 +368,11 @@ class MnemowireStore(BaseStore):
         nearest are asked first and checked here; only when one of them lies outside the
         namespace or the filter is the filtered search run."""
         scope = {**condition, INDEXED: True}
-        request: dict[str, Any] = {"agent_id": self.agent, "query": query, "k": min(wanted, _PAGE)}
+        request: dict[str, Any] = {
+            "agent_id": self.agent,
+            "query": query,
+            "k": min(wanted, self._deepest),
+        }
         if user is not None:
             request["user_id"] = user
         # a user's items mostly share their namespace: their search embeds the query itself
@@ -377,7 +383,7 @@ class MnemowireStore(BaseStore):
         if not all(matches_filter(hit.metadata or {}, scope) for hit in hits):
             filtered = {**request, "filter": scope}
             hits = (await self.memory.recall(filtered, query_vector=vector)).results
-        ranked = [(hit.relevance if hit.relevance is not None else hit.score, hit) for hit in hits]
+        ranked = [(hit_score(hit), hit) for hit in hits]
         return sorted(ranked, key=lambda pair: -(pair[0] or 0.0))
 
     async def _query_vector(self, query: str) -> QueryEmbedding | None:
@@ -424,17 +430,7 @@ class MnemowireStore(BaseStore):
             request["filter"] = condition
         if user is not None:
             request["user_id"] = user
-        records: list[MemoryRecord] = []
-        while most is None or len(records) < most:
-            request["limit"] = _PAGE if most is None else min(_PAGE, most - len(records))
-            if request["limit"] <= 0:
-                break
-            page = await self.memory.list(request)
-            records.extend(page.records)
-            if page.next_cursor is None:
-                break
-            request["cursor"] = page.next_cursor
-        return records
+        return await self.memory.list_all(request, most=most)
 
     def _user(self, namespace: Sequence[str]) -> str | None:
         if self.user_label is None or len(namespace) <= self.user_label:
@@ -465,11 +461,16 @@ class MnemowireStore(BaseStore):
             "expires_at": _now_ms() + int(float(ttl) * 60_000),
         }
         try:
-            await self.memory.update(request)
+            changed = await self.memory.update(request)
         except ConflictError:
             return record
-        got = await self.memory.get(record.id, agent=self.agent)
-        return got.records[0] if got.records else record
+        return record.model_copy(
+            update={
+                "expires_at": request["expires_at"],
+                "version": changed.version,
+                "updated_at": changed.updated_at,
+            }
+        )
 
 
 def _kept(record: Any, rest: dict[str, Any]) -> bool:

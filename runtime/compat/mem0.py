@@ -23,12 +23,12 @@ import asyncio
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any, Final, TypeVar
 
+from mnemowire.compat._hits import hit_score
 from mnemowire.compat._mem0_shapes import (
     ENTITY_IDS,
     NO_SCORE,
     entity_id,
     expires_at,
-    hit_score,
     item,
     scope,
     stripped,
@@ -220,32 +220,41 @@ class AsyncMemory:
                 "update(expiration_date=None): the spec's update sets an expiry but cannot "
                 "clear one; give a later date instead"
             )
-        for attempt in range(_ATTEMPTS):
-            record = await self._record(memory_id)
-            if record is None:
-                raise ValueError(
-                    f"Memory with id {memory_id} not found. Please provide a valid 'memory_id'"
-                )
-            request: dict[str, Any] = {
-                "agent_id": self.agent,
-                "id": memory_id,
-                "expected_version": record.version or 1,
-            }
-            if text is not None:
-                request["content"] = text
-            if metadata is not None:
-                kept = {k: v for k, v in metadata.items() if k not in (*ENTITY_IDS, "actor_id")}
-                request["metadata"] = {**(record.metadata or {}), **kept}
-            if expiration_date is not _UNSET:
-                request["expires_at"] = expires_at(expiration_date)
+        changes: dict[str, Any] = {} if text is None else {"content": text}
+        if expiration_date is not _UNSET:
+            changes["expires_at"] = expires_at(expiration_date)
+        merged = None
+        if metadata is not None:
+            merged = {k: v for k, v in metadata.items() if k not in (*ENTITY_IDS, "actor_id")}
+        attempts = _ATTEMPTS
+        while True:
+            attempts -= 1
             try:
-                await self._spoken(self.memory.update(request))
+                await self._update_once(memory_id, changes, merged)
             except ConflictError:
-                if attempt == _ATTEMPTS - 1:
-                    raise
-                continue
+                if attempts:
+                    continue
+                raise
             return dict(UPDATED)
-        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _update_once(
+        self, memory_id: str, changes: dict[str, Any], merged: dict[str, Any] | None
+    ) -> None:
+        """The changes, at the version read now (metadata merged into what it has)."""
+        record = await self._record(memory_id)
+        if record is None:
+            raise ValueError(
+                f"Memory with id {memory_id} not found. Please provide a valid 'memory_id'"
+            )
+        request = {
+            "agent_id": self.agent,
+            "id": memory_id,
+            "expected_version": record.version or 1,
+            **changes,
+        }
+        if merged is not None:
+            request["metadata"] = {**(record.metadata or {}), **merged}
+        await self._spoken(self.memory.update(request))
 
     async def delete(self, memory_id: str) -> dict[str, str]:
         """Forget one memory (hidden, or erased with ``hard_delete``)."""
@@ -274,15 +283,10 @@ class AsyncMemory:
         await self._forget(await self._ids(None, {}))
 
     async def _forget(self, ids: list[str]) -> None:
-        for start in range(0, len(ids), 10_000):  # the most ids one forget names
-            request: dict[str, Any] = {
-                "agent_id": self.agent,
-                "ids": ids[start : start + 10_000],
-                "hard_delete": self.hard_delete,
-            }
-            if self.approval_required:
-                request["approval_required"] = True
-            await self._spoken(self.memory.forget(request))
+        request: dict[str, Any] = {"agent_id": self.agent, "hard_delete": self.hard_delete}
+        if self.approval_required:
+            request["approval_required"] = True
+        await self._spoken(self.memory.forget_many(ids, request))
 
     async def _ids(self, user: str | None, condition: dict[str, Any]) -> list[str]:
         return [r.id for r in await self._list(user, condition, None, _EVERY_STATE)]
@@ -380,15 +384,7 @@ class AsyncMemory:
             request["user_id"] = user
         if condition:
             request["filter"] = condition
-        records: list[MemoryRecord] = []
-        while most is None or len(records) < most:
-            request["limit"] = 1000 if most is None else min(1000, most - len(records))
-            page = await self._spoken(self.memory.list(request))
-            records.extend(page.records)
-            if page.next_cursor is None:
-                break
-            request["cursor"] = page.next_cursor
-        return records
+        return await self._spoken(self.memory.list_all(request, most=most))
 
     async def _spoken(self, pending: Awaitable[T]) -> T:
         """A refused request, reworded in mem0's argument names (``top_k``, not ``/k``)."""

@@ -29,7 +29,7 @@ from pydantic import BaseModel
 from mnemowire.embedders import Vectors
 from mnemowire.errors import MnemowireError
 from mnemowire.layers.keywords import keyword_request, speaking_keywords
-from mnemowire.layers.validating import ValidatingStore
+from mnemowire.layers.validating import ValidatingStore, request_bound
 from mnemowire.models import (
     Capabilities,
     ForgetRequest,
@@ -39,6 +39,7 @@ from mnemowire.models import (
     Health,
     ListRequest,
     ListResponse,
+    MemoryRecord,
     RecallRequest,
     RecallResponse,
     RememberRequest,
@@ -182,6 +183,36 @@ class Memory(ValidatingStore):
         """Forget records by id or filter: ``forget(id, agent="a", hard_delete=True)``."""
         said = {"agent": agent, "user": user, **fields}
         return await self._keyword_call(FORGET, request, said)
+
+    # -- conveniences of the boundary over many pages or many ids ---------------------------
+
+    async def list_all(
+        self, request: Mapping[str, Any], *, most: int | None = None
+    ) -> builtins.list[MemoryRecord]:
+        """Every record a ``list`` request matches, newest first, page after page (pages of
+        the spec's largest ``limit``), at most ``most`` (None: all)."""
+        ceiling = request_bound("list.request", "limit", version=self.version)
+        paged = dict(request)
+        records: builtins.list[MemoryRecord] = []
+        while most is None or len(records) < most:
+            paged["limit"] = ceiling if most is None else min(ceiling, most - len(records))
+            page = await self.list(paged)
+            records.extend(page.records)
+            if page.next_cursor is None:
+                break
+            paged["cursor"] = page.next_cursor
+        return records
+
+    async def forget_many(
+        self, ids: Sequence[str], request: Mapping[str, Any]
+    ) -> builtins.list[ForgetResponse]:
+        """Forget ``ids`` with ``request``'s other fields, as many ``forget`` messages as the
+        spec's ``maxItems`` of ids needs (each whole; those before a failing one stay done)."""
+        ceiling = request_bound("forget.request", "ids", "maxItems", version=self.version)
+        return [
+            await self.forget({**request, "ids": builtins.list(ids[start : start + ceiling])})
+            for start in range(0, len(ids), ceiling)
+        ]
 
     async def _keyword_call(
         self, operation: Operation[Req, Resp], request: Any, keywords: Mapping[str, Any]

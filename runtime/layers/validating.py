@@ -58,6 +58,7 @@ __all__ = [
     "batch_ceiling",
     "parse_request",
     "parse_requests",
+    "request_bound",
     "spoken_version",
 ]
 
@@ -428,11 +429,18 @@ class ValidatingStore(ClientOperations):
 
 
 @functools.cache
+def request_bound(
+    message: str, field: str, keyword: str = "maximum", version: str = spec.LATEST
+) -> int:
+    """A request field's bound in spec ``version`` (its ``maximum``, or a list's ``maxItems``):
+    read from the schema, never typed again."""
+    schema = spec.inlined_schema(message, version=version)
+    return int(schema["properties"][field][keyword])
+
+
 def batch_ceiling(version: str = spec.LATEST) -> int:
-    """The most requests one ``remember_batch`` holds in spec ``version`` (the ``maxItems`` of
-    its ``requests``): read from the schema, never typed again."""
-    schema = spec.inlined_schema("remember_batch.request", version=version)
-    return int(schema["properties"]["requests"]["maxItems"])
+    """The most requests one ``remember_batch`` holds in spec ``version``."""
+    return request_bound("remember_batch.request", "requests", "maxItems", version)
 
 
 def _in_import(exc: MnemowireError, start: int, count: int) -> MnemowireError:

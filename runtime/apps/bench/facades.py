@@ -14,6 +14,7 @@ side writes a store of its own (the same URL in a fresh folder), holding the sam
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import shutil
 import tempfile
@@ -37,7 +38,7 @@ USER = "bench-user"
 K = 5
 
 
-class Facade:
+class Facade(abc.ABC):
     """A facade over one store and ``Memory`` over another: the calls timed in turns."""
 
     name = ""
@@ -46,11 +47,13 @@ class Facade:
     def __init__(self, facade_url: str, wrapped_url: str) -> None:
         self.wrapped = Memory.open(wrapped_url)
 
+    @abc.abstractmethod
     def remember(self, fields: Mapping[str, Any]) -> tuple[Call, Call]:
-        raise NotImplementedError
+        """The facade's write of a corpus memory, and the wrapped call it is timed against."""
 
+    @abc.abstractmethod
     def recall(self, query: str) -> tuple[Call, Call]:
-        raise NotImplementedError
+        """The facade's search for a query, and the wrapped call it is timed against."""
 
     async def close(self) -> None:
         await self.wrapped.aclose()

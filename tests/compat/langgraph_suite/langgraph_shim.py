@@ -41,14 +41,23 @@ def _index(index: Any) -> IndexConfig | None:
     return cast(IndexConfig, given)
 
 
-def _url(conn_string: str, index: IndexConfig | None) -> tuple[str, Path | None]:
-    own = index is not None and "embed" in index
+@contextmanager
+def _file_for(conn_string: str, index: Any) -> Iterator[tuple[str, IndexConfig | None]]:
+    """The store URL and index config a connection string and SQLite index stand for; a
+    ``:memory:`` store's folder is removed after it."""
+    config = _index(index)
+    own = config is not None and "embed" in config
+    folder = None
     if conn_string == ":memory:":
         folder = Path(tempfile.mkdtemp(prefix="mnemowire-langgraph-"))
         path = folder / "store.db"
     else:
-        folder, path = None, Path(f"{conn_string}.mnemowire.db")
-    return URL.format(path=path) + ("" if own else NO_MODEL), folder
+        path = Path(f"{conn_string}.mnemowire.db")
+    try:
+        yield URL.format(path=path) + ("" if own else NO_MODEL), config
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 class SqliteStore(MnemowireStore):
@@ -59,15 +68,12 @@ class SqliteStore(MnemowireStore):
     def from_conn_string(
         cls, conn_string: str, *, index: Any = None, ttl: Any = None, **_: Any
     ) -> Iterator[SqliteStore]:
-        config = _index(index)
-        url, folder = _url(conn_string, config)
-        store = cls(url, index=config, ttl=ttl)
-        try:
-            yield store
-        finally:
-            store.close()
-            if folder is not None:
-                shutil.rmtree(folder, ignore_errors=True)
+        with _file_for(conn_string, index) as (url, config):
+            store = cls(url, index=config, ttl=ttl)
+            try:
+                yield store
+            finally:
+                store.close()
 
     def setup(self) -> None:
         """Nothing to migrate: the store made its tables when it opened."""
@@ -81,15 +87,12 @@ class AsyncSqliteStore(MnemowireStore):
     async def from_conn_string(
         cls, conn_string: str, *, index: Any = None, ttl: Any = None, **_: Any
     ) -> AsyncIterator[AsyncSqliteStore]:
-        config = _index(index)
-        url, folder = _url(conn_string, config)
-        store = cls(url, index=config, ttl=ttl)
-        try:
-            yield store
-        finally:
-            await store.__aexit__()
-            if folder is not None:
-                shutil.rmtree(folder, ignore_errors=True)
+        with _file_for(conn_string, index) as (url, config):
+            store = cls(url, index=config, ttl=ttl)
+            try:
+                yield store
+            finally:
+                await store.__aexit__()
 
     async def setup(self) -> None:
         """Nothing to migrate: the store made its tables when it opened."""
