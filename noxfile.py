@@ -439,3 +439,4 @@ def bench(session: nox.Session) -> None:
     session.run("mnemowire", "bench", "embedders", "--out", "bench-out")
     session.run("mnemowire", "bench", "http", "--out", "bench-out")
     session.run("mnemowire", "bench", "facades", "--out", "bench-out")
+    session.run("mnemowire", "bench", "lifecycle", "--out", "bench-out")

@@ -70,6 +70,7 @@ class Database:
         pool_timeout: float,
         ef_search: int,
         read_only: bool = False,
+        history_limit: int | None = None,
     ) -> None:
         self.dsn = dsn
         self.name = name
@@ -86,6 +87,8 @@ class Database:
         self._search_path = ""
         #: a replica: never migrated from here, only checked to be current
         self.read_only = read_only
+        #: the operator's bound on each record's history, written to the schema on open
+        self._history_limit = history_limit
         self.closed = False
 
     async def pool(self) -> AsyncConnectionPool[Any]:
@@ -296,6 +299,8 @@ class Database:
                 raise ConfigError(f"{self.name}: the vector extension is missing")
             if not self.read_only:
                 await self._restore_indexes(conn, search_path(self.schema, extension[0]))
+                if self._history_limit is not None:
+                    await self._keep_versions(conn, meta, self._history_limit)
         finally:
             await conn.close()
         if _version(extension[1]) < MIN_PGVECTOR:
@@ -313,6 +318,20 @@ class Database:
                 f"store was opened with {embedder.name} ({embedder.dimension}-d). Open it with "
                 "the same embedder, or use another schema or database."
             )
+
+    async def _keep_versions(self, conn: Connection, meta: dict[str, str], limit: int) -> None:
+        """The operator's bound on each record's history ([history.bound]), kept in the
+        schema where the trigger that trims it reads it, so every process writing the schema
+        keeps the same bound; written only when it changes."""
+        if meta.get("history_limit") == str(limit):
+            return
+        await conn.execute(
+            sql.SQL(
+                "INSERT INTO {}.mnemowire_meta (key, value) VALUES ('history_limit', %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+            ).format(sql.Identifier(self.schema)),
+            (str(limit),),
+        )
 
     async def _meta(self, conn: Connection) -> dict[str, str]:
         cursor = await conn.execute(

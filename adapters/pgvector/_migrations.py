@@ -34,6 +34,8 @@ from typing import Any
 
 from psycopg import sql
 
+from mnemowire.kit.history import DEFAULT_HISTORY_LIMIT, VERSION_FIELDS
+
 __all__ = [
     "DEFERRED",
     "HNSW_EF_CONSTRUCTION",
@@ -295,6 +297,111 @@ def _v7(dimension: int) -> list[Statement]:
     ]
 
 
+def _v8(dimension: int) -> list[Statement]:
+    """Spec v0.4's history (docs/spec/v0.4.md#history.versions), kept by statement triggers so
+    no write path (a COPY included) can skip it: a row per version of a record, its fields
+    kept only once a later version replaces it (the newest is the record itself). A change
+    drops what is past the operator's bound (``mnemowire_meta`` ``history_limit``). The audit
+    entry a write appends names its ids: a trigger on audit_log gives their new versions its
+    place and time. Erasing a record erases its history. The functions run as the
+    schema's owner with its search_path fixed, so an application role reads the history
+    (SELECT) but cannot write it other than through its own audited writes."""
+    changed = " OR ".join(f"o.{c} IS DISTINCT FROM n.{c}" for c in VERSION_FIELDS)
+    snapshot = ", ".join(f"'{c}', o.{c}" for c in VERSION_FIELDS)
+    definer = "LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT"
+    return [
+        sql.SQL(
+            """CREATE TABLE history (
+                record_id text NOT NULL,
+                revision bigint NOT NULL,
+                at bigint NOT NULL,
+                audit_seq bigint,
+                fields jsonb,
+                PRIMARY KEY (record_id, revision)
+            )"""
+        ),
+        sql.SQL("REVOKE ALL ON history FROM PUBLIC"),
+        # every record stored before has one version, the one it holds now, made by the
+        # last audit entry naming it
+        sql.SQL(
+            "INSERT INTO history (record_id, revision, at, audit_seq) "
+            "SELECT m.id, 1, coalesce(a.at, m.updated_at), a.position FROM memories m "
+            "LEFT JOIN (SELECT DISTINCT ON (i.id) i.id, l.at, l.position FROM audit_log l "
+            "CROSS JOIN LATERAL jsonb_array_elements_text(l.ids) AS i(id) "
+            "ORDER BY i.id, l.seq DESC) a ON a.id = m.id"
+        ),
+        sql.SQL(
+            "INSERT INTO mnemowire_meta (key, value) VALUES ('history_limit', {}) "
+            "ON CONFLICT (key) DO NOTHING"
+        ).format(sql.Literal(str(DEFAULT_HISTORY_LIMIT))),
+        sql.SQL(
+            f"""CREATE FUNCTION history_stored() RETURNS trigger {definer} AS $$
+            BEGIN
+                INSERT INTO history (record_id, revision, at)
+                    SELECT n.id, 1, n.updated_at FROM new_rows n;
+                RETURN NULL;
+            END $$"""
+        ),
+        sql.SQL(
+            f"""CREATE FUNCTION history_changed() RETURNS trigger {definer} AS $$
+            DECLARE
+                bound bigint := (SELECT value::bigint FROM mnemowire_meta
+                                 WHERE key = 'history_limit');
+            BEGIN
+                UPDATE history h SET fields = c.fields FROM
+                    (SELECT n.id, jsonb_build_object({snapshot}) AS fields
+                     FROM old_rows o JOIN new_rows n ON n.seq = o.seq WHERE {changed}) c
+                    WHERE h.record_id = c.id AND h.revision =
+                        (SELECT max(revision) FROM history WHERE record_id = c.id);
+                INSERT INTO history (record_id, revision, at)
+                    SELECT n.id, (SELECT coalesce(max(revision), 0) + 1 FROM history
+                                  WHERE record_id = n.id), n.updated_at
+                    FROM old_rows o JOIN new_rows n ON n.seq = o.seq WHERE {changed};
+                IF bound IS NOT NULL THEN
+                    DELETE FROM history h USING
+                        (SELECT record_id, max(revision) AS newest FROM history
+                         WHERE record_id IN (SELECT id FROM new_rows) GROUP BY record_id) t
+                        WHERE h.record_id = t.record_id AND h.revision <= t.newest - bound;
+                END IF;
+                RETURN NULL;
+            END $$"""
+        ),
+        sql.SQL(
+            f"""CREATE FUNCTION history_erased() RETURNS trigger {definer} AS $$
+            BEGIN
+                DELETE FROM history WHERE record_id IN (SELECT id FROM old_rows);
+                RETURN NULL;
+            END $$"""
+        ),
+        sql.SQL(
+            f"""CREATE FUNCTION history_audited() RETURNS trigger {definer} AS $$
+            BEGIN
+                UPDATE history SET audit_seq = NEW.position, at = NEW.at
+                    WHERE audit_seq IS NULL
+                    AND record_id IN (SELECT jsonb_array_elements_text(NEW.ids));
+                RETURN NULL;
+            END $$"""
+        ),
+        sql.SQL(
+            "CREATE TRIGGER history_stored AFTER INSERT ON memories "
+            "REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION history_stored()"
+        ),
+        sql.SQL(
+            "CREATE TRIGGER history_changed AFTER UPDATE ON memories "
+            "REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows "
+            "FOR EACH STATEMENT EXECUTE FUNCTION history_changed()"
+        ),
+        sql.SQL(
+            "CREATE TRIGGER history_erased AFTER DELETE ON memories "
+            "REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION history_erased()"
+        ),
+        sql.SQL(
+            "CREATE TRIGGER history_audited AFTER INSERT ON audit_log "
+            "FOR EACH ROW EXECUTE FUNCTION history_audited()"
+        ),
+    ]
+
+
 #: a remember's scalar fields a record keeps as they were sent
 _STAGED_SCALARS = (
     "agent_id", "user_id", "type", "content", "confidence", "source", "expires_at",
@@ -311,6 +418,7 @@ MIGRATIONS: list[tuple[str, Callable[[int], list[Statement]]]] = [
     ("the audit log's hash chain: each entry's position and digest", _v5),
     ("the review queue of spec v0.2", _v6),
     ("erased ids name their agent (spec v0.3's tombstones)", _v7),
+    ("every version of each record (spec v0.4's history)", _v8),
 ]
 
 
@@ -405,4 +513,5 @@ def grant_statements(schema: str, role: str) -> list[Statement]:
         ),
         sql.SQL("GRANT SELECT, INSERT ON {}.audit_log, {}.erased TO {}").format(s, s, r),
         sql.SQL("GRANT SELECT, INSERT, UPDATE ON {}.reviews TO {}").format(s, r),
+        sql.SQL("GRANT SELECT ON {}.history TO {}").format(s, r),
     ]

@@ -23,9 +23,12 @@ from mnemowire.kit import (
     to_wire,
 )
 from mnemowire.kit.audit import stored_entry
+from mnemowire.kit.history import history_after, history_answer
 from mnemowire.models import (
     GetRequest,
     GetResponse,
+    HistoryRequest,
+    HistoryResponse,
     ListRequest,
     ListResponse,
     RememberBatchRequest,
@@ -73,12 +76,12 @@ class RecordOperations:
         started = time.perf_counter()
         now = self._host._clock()
         async with self._host._db.connection("list") as conn:
-            if self._cursors is None:
-                self._cursors = Cursors(await _browse.cursor_key(conn))
-            after = self._cursors.position(request)
+            cursors = await self._cursor_codec(conn)
             spec_filter = to_wire(request).get("filter")
-            rows = await _browse.list_after(conn, request, spec_filter, now, after)
-        page, cursor = self._cursors.page(request, rows)
+            rows = await _browse.list_after(
+                conn, request, spec_filter, now, cursors.position(request)
+            )
+        page, cursor = cursors.page(request, rows)
         return list_answer(page, cursor, self._host._result(len(page), started))
 
     async def restore(self, request: RestoreRequest) -> RestoreResponse:
@@ -105,6 +108,25 @@ class RecordOperations:
         async with self._host._db.transaction("update") as conn:
             await _browse.apply_update(conn, request, to_wire(request), plan, now)
         return plan.answer(request, now, self._host._result(1, started))
+
+    async def history(self, request: HistoryRequest) -> HistoryResponse:
+        """Every version of one record, oldest first ([history.versions]), read by the
+        revision it starts after, in one snapshot."""
+        started = time.perf_counter()
+        async with self._host._db.transaction("history") as conn:
+            # the record and its versions from one snapshot, whatever commits meanwhile
+            await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            cursors = await self._cursor_codec(conn)
+            versions, dropped = await _browse.history(
+                conn, request, history_after(request, cursors)
+            )
+        result = self._host._result(len(versions[: request.limit]), started)
+        return history_answer(request, versions, dropped, cursors, result)
+
+    async def _cursor_codec(self, conn: Any) -> Cursors:
+        if self._cursors is None:
+            self._cursors = Cursors(await _browse.cursor_key(conn))
+        return self._cursors
 
     async def remember_batch(
         self, request: RememberBatchRequest, *, vectors: Vectors | None = None

@@ -47,7 +47,7 @@ class Upkeep:
         self._host._sizes.expire()
         done: list[str] = []
         async with self._host._db.connection("vacuum") as conn:
-            for table in ("memories", "recalls", "reviews"):
+            for table in ("memories", "recalls", "reviews", "history"):
                 statement = sql.SQL("VACUUM (ANALYZE) {}").format(sql.Identifier(table))
                 await conn.execute(statement)
                 done.append(f"VACUUM (ANALYZE) {table}")

@@ -25,6 +25,7 @@ URL_OPTIONS = {
     "ef_search": integer(minimum=1, maximum=1000),
     "replica": text,
     "policy": text,
+    "history_limit": integer(minimum=1),
 }
 
 

@@ -85,17 +85,18 @@ from mnemowire.protocol import QueryEmbedding
 
 __all__ = ["CAPABILITIES", "IMPLEMENTS", "PgVectorStore"]
 
-#: what the store serves when no staging policy is set, written against spec v0.3
+#: what the store serves when no staging policy is set, written against spec v0.4
 CAPABILITIES = (
     *("semantic", "episodic", "procedural", "emotional", "vector", "fts", "user_scope"),
     *("metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete"),
     *("governance", "recall_tracking", "demote", "archive", "relevance", "client_ids"),
     *("get", "list", "restore", "update", "remember_batch", "query_vector", "seals"),
     *("reviews", "decide", "export_records", "import_records", "scopes"),
+    "history",
 )
 #: the pinned claim: a new spec version adds nothing here until the store opts in
 IMPLEMENTS = Implements(
-    "v0.3",
+    "v0.4",
     (*CAPABILITIES, "staging_policy"),
     declined={"graph": "the store knows no neighbours between records"},
 )
@@ -134,7 +135,10 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
         read_dsn: str | None = None,
         tracer: Callable[[str, dict[str, Any]], None] | None = None,
         policy: StagingRules | None = None,
+        history_limit: int | None = None,
     ) -> None:
+        if history_limit is not None and history_limit < 1:
+            raise ConfigError(f"history_limit must be >= 1, not {history_limit!r}")
         if not 0 <= pool_min <= pool_max or pool_max < 1:
             raise ConfigError(
                 f"need 0 <= pool_min <= pool_max, 1 <= pool_max; not {pool_min}, {pool_max}"
@@ -160,7 +164,7 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
             pool_timeout=pool_timeout,
             ef_search=ef_search,
         )
-        self._db = connect(dsn, name=self._name)
+        self._db = connect(dsn, name=self._name, history_limit=history_limit)
         self._sizes = AgentSizes()
         super().__init__(RecordOperations(self), ReviewOperations(self), ArchiveOperations(self))
         self._upkeep = Upkeep(self)
@@ -188,7 +192,8 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
         ``extension_schema`` (where to create pgvector if missing), ``pool_min``, ``pool_max``,
         ``pool_timeout`` (seconds), ``ef_search``, ``replica`` (``host:port`` of a streaming
         replica for recall's searches), ``policy`` (a staging policy's JSON file:
-        docs/governance.md#policy). Every other option must be a libpq parameter
+        docs/governance.md#policy), ``history_limit`` (the versions kept of each record, kept
+        in the schema: docs/lifecycle.md#history). Every other option must be a libpq parameter
         (``sslmode=require``, ``connect_timeout=5``, ``host=/var/run/postgresql``, ...); any
         other name is a ConfigError with the closest known one. ``clock`` is the constructor's
         (epoch ms), as for every store opened by URL.
@@ -211,6 +216,7 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
             ef_search=options.get("ef_search", 100),
             read_dsn=read_dsn,
             policy=StagingRules.named_by(options),
+            history_limit=options.get("history_limit"),
         )
 
     @property

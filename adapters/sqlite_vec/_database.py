@@ -39,6 +39,23 @@ class Database:
             self.connection = connect(driver, path)
             self._configure(embedder)
 
+    def keep_versions(self, limit: int) -> None:
+        """The operator's bound on each record's history ([history.bound]): kept in the file,
+        where the trigger that trims it reads it, so every process writing the file keeps
+        the same bound. Written only when it changes (an open takes no write lock)."""
+        with self.errors():
+            with self.transaction(write=False) as tx:
+                row = tx.execute(
+                    "SELECT value FROM mnemowire_meta WHERE key = 'history_limit'"
+                ).fetchone()
+            if row is not None and int(row[0]) == limit:
+                return
+            with self.transaction() as tx:
+                tx.execute(
+                    "INSERT OR REPLACE INTO mnemowire_meta(key, value) VALUES ('history_limit', ?)",
+                    (str(limit),),
+                )
+
     def close(self) -> None:
         with self.lock:
             if not self.closed:

@@ -22,9 +22,12 @@ from mnemowire.kit import (
     restore_answer,
     to_wire,
 )
+from mnemowire.kit.history import Version, history_after, history_answer
 from mnemowire.models import (
     GetRequest,
     GetResponse,
+    HistoryRequest,
+    HistoryResponse,
     ListRequest,
     ListResponse,
     RememberBatchRequest,
@@ -84,6 +87,13 @@ class RecordOperations:
         now = await self._host._call(self._update, request, to_wire(request), plan)
         return plan.answer(request, now, self._host._result(1, started))
 
+    async def history(self, request: HistoryRequest) -> HistoryResponse:
+        """Every version of one record, oldest first ([history.versions]), read by the
+        revision it starts after: its cost grows with the page, not the store."""
+        started = time.perf_counter()
+        answer: HistoryResponse = await self._host._call(self._history, request, started)
+        return answer
+
     async def remember_batch(
         self, request: RememberBatchRequest, *, vectors: Vectors | None = None
     ) -> RememberBatchResponse:
@@ -109,12 +119,24 @@ class RecordOperations:
     def _list(self, req: ListRequest, payload: dict[str, Any], started: float) -> ListResponse:
         now = self._host._clock()
         with self._host._db.transaction(write=False) as tx:
-            if self._cursors is None:
-                self._cursors = Cursors(cursor_key(tx))
-            after = self._cursors.position(req)
-            rows = _browse.list_after(tx, req, payload.get("filter"), now, after)
-        page, cursor = self._cursors.page(req, rows)
+            cursors = self._cursor_codec(tx)
+            rows = _browse.list_after(tx, req, payload.get("filter"), now, cursors.position(req))
+        page, cursor = cursors.page(req, rows)
         return list_answer(page, cursor, self._host._result(len(page), started))
+
+    def _history(self, req: HistoryRequest, started: float) -> HistoryResponse:
+        with self._host._db.transaction(write=False) as tx:
+            cursors = self._cursor_codec(tx)
+            versions: builtins.list[Version]
+            versions, dropped = _browse.history(tx, req, history_after(req, cursors))
+        return history_answer(
+            req, versions, dropped, cursors, self._host._result(len(versions[: req.limit]), started)
+        )
+
+    def _cursor_codec(self, tx: Any) -> Cursors:
+        if self._cursors is None:
+            self._cursors = Cursors(cursor_key(tx))
+        return self._cursors
 
     def _plan_update(self, req: UpdateRequest) -> UpdatePlan:
         with self._host._db.transaction(write=False) as tx:

@@ -16,6 +16,7 @@ from typing import Any
 from mnemowire.adapters.sqlite_vec._keywords import add_record
 from mnemowire.kit import searchable_text
 from mnemowire.kit.audit import GENESIS, chain_digest, read_sqlite
+from mnemowire.kit.history import DEFAULT_HISTORY_LIMIT, VERSION_FIELDS
 
 __all__ = [
     "MIGRATIONS",
@@ -219,6 +220,75 @@ def _v7(connection: Any, dimension: int) -> None:
     connection.execute("CREATE INDEX erased_agent ON erased(agent_id, id)")
 
 
+def _v8(connection: Any, dimension: int) -> None:
+    # spec v0.4's history (docs/spec/v0.4.md#history.versions), kept by triggers so no write
+    # path can skip it: a row per version of a record, the version's fields kept only once a
+    # later one replaces it (the newest is the record itself, so a record never changed costs
+    # a row of ids and numbers, not a second copy of its content). A change drops what is
+    # past the operator's bound (mnemowire_meta.history_limit). The audit entry a write appends
+    # names its ids; the trigger on audit_log gives their new versions its seq and time. A
+    # hard delete takes the record's history with it.
+    watched = " OR ".join(f"old.{c} IS NOT new.{c}" for c in VERSION_FIELDS)
+    snapshot = ", ".join(
+        f"'{c}', json(old.{c})" if c in _JSON_FIELDS else f"'{c}', old.{c}" for c in VERSION_FIELDS
+    )
+    for statement in (
+        """CREATE TABLE history(
+            record_id TEXT NOT NULL,
+            revision INTEGER NOT NULL,
+            at INTEGER NOT NULL,
+            audit_seq INTEGER,
+            fields TEXT,
+            PRIMARY KEY (record_id, revision)
+        ) WITHOUT ROWID""",
+        # every record stored before has one version: the one it holds now
+        """INSERT INTO history(record_id, revision, at)
+            SELECT id, 1, updated_at FROM memories""",
+        """CREATE TRIGGER history_stored AFTER INSERT ON memories BEGIN
+            INSERT INTO history(record_id, revision, at) VALUES (new.id, 1, new.updated_at);
+        END""",
+        f"""CREATE TRIGGER history_changed AFTER UPDATE ON memories WHEN {watched} BEGIN
+            UPDATE history SET fields = json_object({snapshot})
+                WHERE record_id = old.id AND revision =
+                    (SELECT max(revision) FROM history WHERE record_id = old.id);
+            INSERT INTO history(record_id, revision, at)
+                SELECT new.id, coalesce(max(revision), 0) + 1, new.updated_at
+                FROM history WHERE record_id = new.id;
+            DELETE FROM history WHERE record_id = new.id AND revision <=
+                (SELECT max(revision) FROM history WHERE record_id = new.id)
+                - (SELECT CAST(value AS INTEGER) FROM mnemowire_meta
+                   WHERE key = 'history_limit');
+        END""",
+        """CREATE TRIGGER history_erased AFTER DELETE ON memories BEGIN
+            DELETE FROM history WHERE record_id = old.id;
+        END""",
+        """CREATE TRIGGER history_audited AFTER INSERT ON audit_log BEGIN
+            UPDATE history SET audit_seq = new.seq, at = new.at
+                WHERE audit_seq IS NULL
+                AND record_id IN (SELECT value FROM json_each(new.ids));
+        END""",
+    ):
+        connection.execute(statement)
+    # versions written before: the entry that last touched each record made its newest
+    connection.execute(
+        """CREATE TEMP TABLE last_audited AS SELECT j.value AS id, max(a.seq) AS seq
+            FROM audit_log a, json_each(a.ids) j GROUP BY j.value"""
+    )
+    connection.execute(
+        """UPDATE history SET
+            audit_seq = (SELECT seq FROM temp.last_audited l WHERE l.id = history.record_id),
+            at = coalesce((SELECT a.at FROM temp.last_audited l JOIN audit_log a ON a.seq = l.seq
+                           WHERE l.id = history.record_id), at)"""
+    )
+    connection.execute("DROP TABLE temp.last_audited")
+    connection.execute(
+        "INSERT OR IGNORE INTO mnemowire_meta(key, value) VALUES ('history_limit', ?)",
+        (str(DEFAULT_HISTORY_LIMIT),),
+    )
+
+
+_JSON_FIELDS = ("metadata", "participants", "seal")
+
 #: a remember's fields a record keeps as they were sent
 _STAGED_FIELDS = (
     "agent_id", "user_id", "type", "content", "metadata", "confidence", "source", "expires_at",
@@ -227,7 +297,7 @@ _STAGED_FIELDS = (
 )  # fmt: skip
 
 #: migration n (1-based) brings the schema from version n-1 to n; never edit a published one
-MIGRATIONS: list[Callable[[Any, int], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7]
+MIGRATIONS: list[Callable[[Any, int], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8]
 
 
 def cursor_key(connection: Any) -> bytes:

@@ -75,7 +75,7 @@ from mnemowire.protocol import QueryEmbedding
 __all__ = ["CAPABILITIES", "IMPLEMENTS", "SqliteVecStore"]
 
 T = TypeVar("T")
-#: what the store serves when no staging policy is set, written against spec v0.3
+#: what the store serves when no staging policy is set, written against spec v0.4
 CAPABILITIES = (
     *("semantic", "episodic", "procedural", "emotional", "vector", "fts", "user_scope"),
     *("metadata_filter", "freshness", "expiry", "forget", "merge", "expire", "hard_delete"),
@@ -83,10 +83,11 @@ CAPABILITIES = (
     *("get", "list", "restore", "update", "remember_batch", "query_vector", "seals"),
     *("reviews", "decide"),
     *("export_records", "import_records", "scopes"),
+    "history",
 )
 #: the pinned claim: a new spec version adds nothing here until the store opts in
 IMPLEMENTS = Implements(
-    "v0.3",
+    "v0.4",
     (*CAPABILITIES, "staging_policy"),
     declined={"graph": "the store knows no neighbours between records"},
 )
@@ -103,6 +104,7 @@ URL_OPTIONS = {
     "accelerate_above": integer(minimum=0),
     "index_budget_mb": number(minimum=0),
     "policy": text,
+    "history_limit": integer(minimum=1),
 }
 
 
@@ -135,6 +137,7 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
         index_budget_mb: float = 512,
         driver: str | None = None,
         policy: StagingRules | None = None,
+        history_limit: int | None = None,
     ) -> None:
         self.path = path
         #: the operator's staging policy (docs/spec/v0.2.md#review.policy), if any
@@ -155,6 +158,10 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
         #: recall times not written yet, record id -> epoch ms (see ``_track_recalls``)
         self._recalled: dict[str, int] = {}
         self._db = Database(path, self._name, find_driver(driver), embedder)
+        if history_limit is not None:
+            if history_limit < 1:
+                raise ConfigError(f"history_limit must be >= 1, not {history_limit!r}")
+            self._db.keep_versions(history_limit)
         super().__init__(RecordOperations(self), ReviewOperations(self), ArchiveOperations(self))
 
     @classmethod
@@ -168,7 +175,8 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
         """Open ``sqlite-vec://PATH`` (``sqlite-vec://:memory:``, ``sqlite-vec:///abs.db``,
         ``sqlite-vec://relative.db``); query options: ``embedder`` (e.g. ``hash:64``),
         ``name``, ``accelerate_above``, ``index_budget_mb``, ``policy`` (a staging policy's
-        JSON file: docs/governance.md#policy). ``clock`` is the constructor's
+        JSON file: docs/governance.md#policy), ``history_limit`` (the versions kept of each
+        record, kept in the file: docs/lifecycle.md#history). ``clock`` is the constructor's
         (epoch ms; the quality benchmark passes one to write memories in the past)."""
         parts = urlsplit(url)
         if parts.scheme != "sqlite-vec":
@@ -187,6 +195,7 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
             accelerate_above=options.get("accelerate_above", 0),
             index_budget_mb=options.get("index_budget_mb", 512),
             policy=StagingRules.named_by(options),
+            history_limit=options.get("history_limit"),
         )
 
     @property

@@ -10,12 +10,13 @@ them. What mnemowire's filter cannot say (``contains``, ``OR``, ``NOT``) is refu
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+import uuid
+from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Final
 
 from mnemowire.errors import UnsupportedError
-from mnemowire.models import MemoryRecord, RecallHit
+from mnemowire.models import HistoryEntry, MemoryRecord, RecallHit
 
 __all__ = [
     "ENTITY_IDS",
@@ -23,6 +24,7 @@ __all__ = [
     "PROMOTED",
     "entity_id",
     "expires_at",
+    "history_items",
     "item",
     "scope",
     "stripped",
@@ -179,3 +181,54 @@ def item(found: MemoryRecord | RecallHit, score: Any = None) -> dict[str, Any]:
     if metadata:
         answer["metadata"] = metadata
     return answer
+
+
+#: the operations whose version is a memory's first (mem0's ADD)
+_ADDED: Final = ("remember", "import_records", "unrecorded")
+#: the states in which a memory is gone for mem0 (its DELETE)
+_GONE: Final = ("forgotten", "merged")
+
+
+def history_items(entries: Sequence[HistoryEntry]) -> list[dict[str, Any]]:
+    """A record's versions as mem0's history rows, oldest first: ``ADD`` for the write that
+    stored it, ``UPDATE`` for each update or merge into it, ``DELETE`` when it was forgotten
+    or merged away (``is_deleted``). A version mem0 has no event for (archived, restored, a
+    staged write approved) is left out. Each row's ``id`` is derived from the record and the
+    revision, so it is the same on every read."""
+    rows: list[dict[str, Any]] = []
+    before: HistoryEntry | None = None
+    for entry in entries:
+        record, state = entry.record, str(entry.record.state)
+        gone = state in _GONE and (before is None or str(before.record.state) not in _GONE)
+        if entry.operation in _ADDED and before is None:
+            event, old, new = "ADD", None, record.content
+        elif gone:
+            event, old, new = "DELETE", record.content, None
+        elif entry.operation in ("update", "merge") and state not in _GONE:
+            event, old, new = (
+                "UPDATE",
+                None if before is None else before.record.content,
+                (record.content),
+            )
+        else:
+            before = entry
+            continue
+        metadata = record.metadata or {}
+        rows.append(
+            {
+                "id": str(
+                    uuid.uuid5(uuid.NAMESPACE_URL, f"mnemowire:{record.id}#{entry.revision}")
+                ),
+                "memory_id": record.id,
+                "old_memory": old,
+                "new_memory": new,
+                "event": event,
+                "created_at": _iso(record.created_at),
+                "updated_at": _iso(entry.at),
+                "is_deleted": event == "DELETE",
+                "actor_id": metadata.get("actor_id"),
+                "role": metadata.get("role"),
+            }
+        )
+        before = entry
+    return rows

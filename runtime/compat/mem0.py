@@ -29,15 +29,22 @@ from mnemowire.compat._mem0_shapes import (
     NO_SCORE,
     entity_id,
     expires_at,
+    history_items,
     item,
     scope,
     stripped,
 )
-from mnemowire.errors import ConflictError, RequestError, UnsupportedError, reworded
+from mnemowire.errors import (
+    ConflictError,
+    NotFoundError,
+    RequestError,
+    UnsupportedError,
+    reworded,
+)
 from mnemowire.layers.memory import Memory as Boundary
 from mnemowire.layers.memory import no_running_loop
 from mnemowire.layers.validating import parse_requests
-from mnemowire.models import MemoryRecord, RecordState, RememberRequest
+from mnemowire.models import HistoryEntry, MemoryRecord, RecordState, RememberRequest
 
 __all__ = ["AsyncMemory", "Memory", "NeedsAnLLM"]
 
@@ -363,12 +370,20 @@ class AsyncMemory:
         return {"results": sorted(results, key=lambda r: -r["score"])}
 
     async def history(self, memory_id: str) -> list[dict[str, Any]]:
-        """Refused: mnemowire stores keep no per-record history before spec v0.4."""
-        raise UnsupportedError(
-            f"history({memory_id!r}): mnemowire stores do not keep a record's past versions "
-            "yet (per-record history comes with spec v0.4); the audit log lists every "
-            "operation that touched it: mnemowire audit export --store URL"
-        )
+        """The memory's changes, oldest first, as mem0's history rows (``ADD``, ``UPDATE``,
+        ``DELETE``), read from the store's versions of the record (spec v0.4's history); []
+        for an id the facade's agent never held or one erased (``hard_delete``)."""
+        request: dict[str, Any] = {"agent_id": self.agent, "id": memory_id, "limit": 1000}
+        entries: list[HistoryEntry] = []
+        while True:
+            try:
+                page = await self._spoken(self.memory.history(request))
+            except NotFoundError:
+                return []
+            entries += page.entries
+            if page.next_cursor is None:
+                return history_items(entries)
+            request = {**request, "cursor": page.next_cursor}
 
     async def _record(self, memory_id: str) -> MemoryRecord | None:
         request = {"agent_id": self.agent, "ids": [memory_id]}

@@ -190,7 +190,12 @@ class Cursors:
         without ``order``, as an export's or a scope listing's, pages by id)."""
         order = getattr(req, "order", "id")
         position = [last["id"]] if order == "id" else [last["created_at"], last["id"]]
-        body = json.dumps(position, separators=(",", ":")).encode()
+        return self.at(req, position)
+
+    def at(self, req: BaseModel, position: Sequence[Any]) -> str:
+        """The cursor of a page starting after ``position`` (JSON values), bound to ``req``:
+        for an order of the store's own (a history pages by revision)."""
+        body = json.dumps(list(position), separators=(",", ":")).encode()
         token = body + self._mac(req, body)
         return base64.urlsafe_b64encode(token).rstrip(b"=").decode()
 

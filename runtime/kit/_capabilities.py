@@ -67,6 +67,7 @@ _OPTIONS: dict[str, tuple[tuple[str, Capability], ...]] = {
     "export_records": (("user_id", Capability.USER_SCOPE),),
     "import_records": (),
     "scopes": (),
+    "history": (("user_id", Capability.USER_SCOPE),),
 }
 
 

@@ -1,5 +1,5 @@
-"""A store that holds its spec v0.1 record operations, its v0.2 review queue and its v0.3
-archive operations as objects of their own (the sqlite-vec and pgvector stores:
+"""A store that holds its spec v0.1 record operations (and v0.4's history), its v0.2 review
+queue and its v0.3 archive operations as objects of their own (the sqlite-vec and pgvector stores:
 ``_record_ops``, ``_review_ops``, ``_archive_ops``), and answers for them by handing each
 request on: written once here instead of once per store."""
 
@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
-from mnemowire.models.operations import ExportRecordsStore, ImportRecordsStore, ScopesStore
+from mnemowire.models.operations import (
+    ExportRecordsStore,
+    HistoryStore,
+    ImportRecordsStore,
+    ScopesStore,
+)
 from mnemowire.protocol import GetStore, ListStore, RestoreStore, ReviewStore, UpdateStore
 
 if TYPE_CHECKING:
@@ -19,6 +24,8 @@ if TYPE_CHECKING:
         ExportRecordsResponse,
         GetRequest,
         GetResponse,
+        HistoryRequest,
+        HistoryResponse,
         ImportRecordsRequest,
         ImportRecordsResponse,
         ListRequest,
@@ -38,9 +45,9 @@ if TYPE_CHECKING:
 __all__ = ["ArchiveOps", "ComposedStore", "RecordOps"]
 
 
-class RecordOps(GetStore, ListStore, RestoreStore, UpdateStore, Protocol):
-    """get, list, restore, update and remember_batch, the batch with its vectors when the
-    caller has them (``protocol.VectorBatchStore``)."""
+class RecordOps(GetStore, ListStore, RestoreStore, UpdateStore, HistoryStore, Protocol):
+    """get, list, restore, update, history and remember_batch, the batch with its vectors when
+    the caller has them (``protocol.VectorBatchStore``)."""
 
     async def remember_batch(
         self, request: RememberBatchRequest, *, vectors: Vectors | None = None
@@ -76,6 +83,9 @@ class ComposedStore(Generic[Records, Reviews]):
 
     async def update(self, request: UpdateRequest) -> UpdateResponse:
         return await self._record_ops.update(request)
+
+    async def history(self, request: HistoryRequest) -> HistoryResponse:
+        return await self._record_ops.history(request)
 
     async def remember_batch(
         self, request: RememberBatchRequest, *, vectors: Vectors | None = None

@@ -101,6 +101,7 @@ DECLINED = {
     "restore": "brings back what archive hid, and archive is declined",
     "remember_batch": "all or nothing needs a transaction that a memory library lacks",
     "query_vector": "a memory library embeds every query itself",
+    "history": "the kit keeps a record only as the backend's document, not its past versions",
 }
 
 

@@ -1,5 +1,5 @@
-"""The router's spec v0.1 record operations (get, list, update, restore, remember_batch):
-functions over the router's ``FanOut``, which ``MemoryRouter`` calls."""
+"""The router's spec v0.1 record operations (get, list, update, restore, remember_batch) and
+v0.4's history: functions over the router's ``FanOut``, which ``MemoryRouter`` calls."""
 
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ from mnemowire.models import (
     ForgetRequest,
     GetRequest,
     GetResponse,
+    HistoryRequest,
+    HistoryResponse,
     ListRequest,
     ListResponse,
     MemoryRecord,
@@ -43,7 +45,7 @@ from mnemowire.models import (
 from mnemowire.protocol import MemoryStore
 from mnemowire.seals import SEALED_FIELDS
 
-__all__ = ["get", "list_page", "remember_batch", "restore", "update"]
+__all__ = ["get", "history", "list_page", "remember_batch", "restore", "update"]
 
 _Plan = list[tuple[MemoryStore, str | None]]
 
@@ -111,6 +113,30 @@ async def list_page(fan: FanOut, request: ListRequest) -> ListResponse:
     if page.next_cursor is not None:
         fields["next_cursor"] = page.next_cursor
     return ListResponse(**fields)
+
+
+async def history(fan: FanOut, request: HistoryRequest) -> HistoryResponse:
+    """The first child (in configuration order) that declares history and answers: every
+    copy of a record took the same writes, so one child's history is the history, and its
+    cursor (bound to that child) continues it. A child that lacks the record or fails hands
+    the request to the next; not_found when none holds it."""
+    started = time.perf_counter()
+
+    def parse(raw: Any) -> HistoryResponse:
+        page = validated("history.response", HistoryResponse, raw)
+        if page.id != request.id or any(
+            e.record.id != request.id or e.record.agent_id != request.agent_id for e in page.entries
+        ):
+            raise InvalidResponse("answered with another record's history")
+        return page
+
+    page, tried = await first_answer(
+        fan, "history", lambda c: c.history(request.model_copy(deep=True)), parse,
+        needs("history", to_wire(request)),
+    )  # fmt: skip
+    fields = to_wire(page)
+    fields.update(latency_ms=elapsed_ms(started), stores=results(tried, lambda r: len(r.entries)))
+    return HistoryResponse.model_validate(fields)
 
 
 async def update(fan: FanOut, request: UpdateRequest) -> UpdateResponse:

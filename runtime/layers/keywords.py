@@ -30,7 +30,14 @@ __all__ = ["ALIASES", "LEADS", "UNSAID", "keyword_request", "speaking_keywords"]
 ALIASES: Final[Mapping[str, str]] = MappingProxyType({"agent_id": "agent", "user_id": "user"})
 #: the field an operation's first argument fills, when it is not a request
 LEADS: Final[Mapping[str, str]] = MappingProxyType(
-    {"remember": "content", "recall": "query", "get": "ids", "forget": "ids", "update": "id"}
+    {
+        "remember": "content",
+        "recall": "query",
+        "get": "ids",
+        "forget": "ids",
+        "update": "id",
+        "history": "id",
+    }
 )
 #: what the short path says when the caller does not: a remember is a fact (``semantic``)
 UNSAID: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType(

@@ -37,6 +37,8 @@ from mnemowire.models import (
     GetRequest,
     GetResponse,
     Health,
+    HistoryRequest,
+    HistoryResponse,
     ListRequest,
     ListResponse,
     MemoryRecord,
@@ -51,6 +53,7 @@ from mnemowire.models.operations import (
     BY_NAME,
     FORGET,
     GET,
+    HISTORY,
     LIST,
     REMEMBER,
     UPDATE,
@@ -183,6 +186,18 @@ class Memory(ValidatingStore):
         """Forget records by id or filter: ``forget(id, agent="a", hard_delete=True)``."""
         said = {"agent": agent, "user": user, **fields}
         return await self._keyword_call(FORGET, request, said)
+
+    async def history(
+        self,
+        request: HistoryRequest | Mapping[str, Any] | str | None = None,
+        *,
+        agent: str | None = None,
+        user: str | None = None,
+        **fields: Any,
+    ) -> HistoryResponse:
+        """A page of a record's versions, oldest first: ``history(id, agent="a")``."""
+        said = {"agent": agent, "user": user, **fields}
+        return await self._keyword_call(HISTORY, request, said)
 
     # -- conveniences of the boundary over many pages or many ids ---------------------------
 
@@ -351,6 +366,17 @@ class SyncMemory(SyncOperations):
     ) -> ForgetResponse:
         """:meth:`Memory.forget`, blocking."""
         return self._runner.run(self._memory.forget(request, agent=agent, user=user, **fields))
+
+    def history(
+        self,
+        request: HistoryRequest | Mapping[str, Any] | str | None = None,
+        *,
+        agent: str | None = None,
+        user: str | None = None,
+        **fields: Any,
+    ) -> HistoryResponse:
+        """:meth:`Memory.history`, blocking."""
+        return self._runner.run(self._memory.history(request, agent=agent, user=user, **fields))
 
     def remember_many(
         self,

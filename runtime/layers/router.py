@@ -65,6 +65,8 @@ from mnemowire.models import (
     GetRequest,
     GetResponse,
     Health,
+    HistoryRequest,
+    HistoryResponse,
     ImportRecordsRequest,
     ImportRecordsResponse,
     ListRequest,
@@ -100,10 +102,10 @@ __all__ = ["HitCheck", "MemoryRouter", "WritePolicy"]
 HitCheck = Callable[[RecallHit, Mapping[str, Any]], str | None]
 
 
-#: what the router routes, pinned like a store's claim: every capability of spec v0.3 (children
+#: what the router routes, pinned like a store's claim: every capability of spec v0.4 (children
 #: may speak newer versions; a version's new capabilities wait until the router is written for
 #: them, which tests/adapters/test_implements.py asks for)
-ROUTES = Implements("v0.3", capability_names("v0.3"))
+ROUTES = Implements("v0.4", capability_names("v0.4"))
 
 
 class MemoryRouter:
@@ -521,6 +523,9 @@ class MemoryRouter:
 
     async def restore(self, request: RestoreRequest) -> RestoreResponse:
         return await records.restore(self._fan, request)
+
+    async def history(self, request: HistoryRequest) -> HistoryResponse:
+        return await records.history(self._fan, request)
 
     async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
         return await records.remember_batch(self._fan, request)

@@ -371,7 +371,7 @@ async def test_a_seal_is_kept_and_returned_unchanged(make_store: StoreFactory) -
 
 async def test_every_new_operation_is_declared(make_store: StoreFactory) -> None:
     declared = make_store().capabilities()
-    assert declared.spec_version in ("v0.2", "v0.3")  # pgvector's, sqlite-vec's
+    assert declared.spec_version == "v0.4"  # pgvector's, sqlite-vec's
     for capability in (
         "get",
         "list",
@@ -382,6 +382,7 @@ async def test_every_new_operation_is_declared(make_store: StoreFactory) -> None
         "seals",
         "reviews",
         "decide",
+        "history",
     ):
         assert capability in declared.capabilities
 

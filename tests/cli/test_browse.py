@@ -94,3 +94,44 @@ def test_an_id_command_reads_its_request_from_json_without_flags(
     asked = json.dumps({"agent_id": "a", "ids": [record_id]})
     result = CliRunner().invoke(cli, [command, *store, "--json", "-"], input=asked)
     assert result.exit_code == Exit.OK, result.output
+
+
+def test_history_prints_each_version_and_pretty_shows_each_change(store: list[str]) -> None:
+    [tea, cake] = _remember(store, "Alice likes tea", "Alice likes tea\x1b]52;c;cGF3bg==\x07")
+    run("update", *store, tea, "--agent", "a", "--expected-version", "1", "--reason", "asked her",
+        "--content", "Alice likes green tea", "--metadata", '{"topic": "drinks"}')  # fmt: skip
+    run("merge", *store, tea, cake, "--agent", "a", "--strategy", "merge_content")
+    code, [answer], _ = run("history", *store, tea, "--agent", "a")
+    assert code == Exit.OK
+    assert spec.validate("history.response", answer) is None
+    assert [e["operation"] for e in answer["entries"]] == ["remember", "update", "merge"]
+    assert answer["entries"][2]["merged_from"] == [cake]
+    result = CliRunner().invoke(cli, ["history", *store, tea, "--agent", "a", "--pretty"])
+    assert result.exit_code == Exit.OK
+    out = result.stdout
+    assert "after:  Alice likes {+green+} tea" in out
+    assert 'metadata: {} -> {"topic": "drinks"}' in out
+    assert f"merged from {cake}" in out
+    assert "    reason: asked her" in out
+    assert "\x1b" not in out
+    assert "\\x1b]52" in out
+    pretty = CliRunner().invoke(cli, ["history", *store, cake, "--agent", "a", "--pretty"])
+    assert f"merged into {tea}" in pretty.stdout
+    assert "words the change removed" not in pretty.stdout  # nothing is marked
+
+
+def test_history_errors_name_the_flag_and_what_to_do(store: list[str]) -> None:
+    [tea] = _remember(store, "Alice likes tea")
+    code, _, err = run("history", *store, tea)
+    assert code == Exit.USAGE
+    assert "--agent is required" in err
+    code, _, err = run("history", *store, tea, "--agent", "a", "--limit", "0")
+    assert code == Exit.USAGE
+    assert "--limit" in err
+    code, [envelope], _ = run("history", *store, "nope", "--agent", "a")
+    assert code == Exit.REJECTED
+    assert envelope["code"] == "not_found"
+    assert "mnemowire list" in envelope["message"]
+    code, _, err = run("history", *store, tea, "--agent", "a", "--cursor", "WzFd" + "A" * 30)
+    assert code == Exit.USAGE
+    assert "--cursor" in err

@@ -228,9 +228,29 @@ def test_what_needs_an_llm_is_refused_naming_the_alternative(m: Memory) -> None:
     assert isinstance(caught.value, MnemowireError)
     with pytest.raises(NeedsAnLLM, match="memory_type"):
         m.add("step 1", agent_id="a", infer=False, memory_type="procedural_memory")
-    with pytest.raises(UnsupportedError, match="per-record history"):
-        m.history("01J0000000000000000000000")
     assert m.get_all(filters={"user_id": "alice"}) == {"results": []}
+
+
+def test_history_lists_each_change_as_mem0_does(m: Memory) -> None:
+    [added] = m.add("Alice likes tea", user_id="alice", infer=False)["results"]
+    m.update(added["id"], text="Alice likes green tea")
+    m.delete(added["id"])
+    rows = m.history(added["id"])
+    assert [(r["event"], r["old_memory"], r["new_memory"], r["is_deleted"]) for r in rows] == [
+        ("ADD", None, "Alice likes tea", False),
+        ("UPDATE", "Alice likes tea", "Alice likes green tea", False),
+        ("DELETE", "Alice likes green tea", None, True),
+    ]
+    assert {r["memory_id"] for r in rows} == {added["id"]}
+    assert [r["id"] for r in rows] == [r["id"] for r in m.history(added["id"])]  # stable
+    assert m.history("01J0000000000000000000000") == []
+
+
+def test_history_after_an_erasure_is_empty(tmp_path: Path) -> None:
+    with Memory(url(tmp_path), hard_delete=True) as erasing:
+        [added] = erasing.add("Alice's passport is X1", user_id="alice", infer=False)["results"]
+        erasing.delete(added["id"])
+        assert erasing.history(added["id"]) == []
 
 
 def test_mem0s_argument_errors(m: Memory) -> None:

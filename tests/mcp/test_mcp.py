@@ -37,7 +37,7 @@ TOKEN = "mcp-test-token-0123456789abcdef"
 #: moves (an operator's: docs/portability.md)
 ALL_OPERATIONS = {
     "remember", "recall", "forget", "merge", "expire",
-    "get", "list", "restore", "update", "remember_batch", "reviews", "scopes",
+    "get", "list", "restore", "update", "remember_batch", "reviews", "scopes", "history",
 }  # fmt: skip
 
 

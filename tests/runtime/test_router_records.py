@@ -31,7 +31,7 @@ async def test_get_list_and_update_reach_every_copy(
 ) -> None:
     a, b = make_store("a"), make_store("b")
     router = make_router([a, b])
-    assert router.capabilities().spec_version == "v0.3"
+    assert router.capabilities().spec_version == "v0.4"
     tea = await _remember(router, "Alice likes tea")
     found = await router.get({"agent_id": AGENT, "ids": [tea, "nope"]})
     assert ([r.id for r in found.records], found.missing) == ([tea], ["nope"])

@@ -204,7 +204,7 @@ def test_a_store_error_code_maps_to_its_status(url: str) -> None:
 
 def test_the_index_and_the_openapi_document(url: str) -> None:
     index = httpx.get(url + "/").json()
-    assert index["spec_versions"] == ["v0", "v0.1", "v0.2", "v0.3"]
+    assert index["spec_versions"] == ["v0", "v0.1", "v0.2", "v0.3", "v0.4"]
     served = httpx.get(url + "/openapi.json").json()
     assert served == spec.openapi_document([spec.read_spec(v) for v in spec.available_versions()])
 

@@ -608,3 +608,39 @@ def test_a_decision_applies_the_version_the_card_showed(served: Served) -> None:
     fields = {**form, "version": _hidden(again.text, "version")}
     assert client.post(f"/ui/reviews/{review}/decide", data=fields).status_code == 303
     assert served.pending() == []
+
+
+def test_a_records_history_shows_each_version_against_the_one_before(served: Served) -> None:
+    review = served.stage("Alice likes tea")
+    dana = served.client(DANA)
+    queue = dana.get("/ui/reviews", params={"agent": "a"})
+    link = f'href="/ui/records/{review}?agent=a"'
+    assert link in queue.text  # the staged record's id opens its history
+    decide(dana, review, decision="approve")
+    update = {"agent_id": "a", "id": review, "expected_version": 1,
+              "content": "Alice likes <b>green</b> tea", "reason": "asked her"}  # fmt: skip
+    served.call("update", update)
+    page = dana.get(f"/ui/records/{review}", params={"agent": "a"})
+    assert page.status_code == 200
+    versions = re.findall(r'data-revision="(\d+)"', page.text)
+    assert versions == ["1", "2", "3"]
+    operations = re.findall(r'<span class="op op-[a-z_]+">([a-z_]+)</span>', page.text)
+    assert operations == ["remember", "approve", "update"]
+    assert "<ins>&lt;b&gt;green&lt;/b&gt;" in page.text  # the added words, escaped
+    assert "Reason: asked her" in page.text
+    assert "<b>green" not in page.text
+    assert "unsafe-inline" not in page.headers["content-security-policy"]
+    audit = dana.get("/ui/audit", params={"agent": "a"})
+    assert link in audit.text  # every record an entry names opens its history
+
+
+def test_another_agents_record_history_answers_404_like_an_erased_one(served: Served) -> None:
+    record = served.call("remember", {"agent_id": "a", "type": "semantic", "content": "a's note"})
+    erin = served.client(ERIN)  # a reviewer, of agent b
+    theirs = erin.get(f"/ui/records/{record['id']}", params={"agent": "a"})
+    served.call("forget", {"agent_id": "a", "ids": [record["id"]], "hard_delete": True})
+    erased = served.client(DANA).get(f"/ui/records/{record['id']}", params={"agent": "a"})
+    for answer in (theirs, erased):
+        assert answer.status_code == 404
+        assert "a&#39;s note" not in answer.text
+        assert _message(answer.text) == _message(erased.text)

@@ -258,3 +258,28 @@ def test_the_audit_view_shows_the_chain_and_each_decision(browser: Browser, serv
     expect(rows.nth(2)).to_contain_text('{"caller": "dana", "pending": true}')  # the token's name
     shot(page, "ui-audit.png")
     assert served.violations == []
+
+
+def test_a_record_opens_its_history_with_each_change_marked(
+    browser: Browser, served: Served
+) -> None:
+    review = served.remember("Dana's locker is 12")
+    page = signed_in(browser, served)
+    card = page.locator("article.review", has_text=review)
+    card.get_by_role("button", name="Approve").click()
+    expect(card.locator(".decided")).to_be_visible()
+    update = {"agent_id": AGENT, "id": review, "expected_version": 1,
+              "content": "Dana's locker is 14", "reason": "moved lockers"}  # fmt: skip
+    served.api("update", update)
+    page.get_by_role("link", name="Audit log").click()
+    page.locator("table.audit tbody tr").first.get_by_role("link", name=review).click()
+    expect(page.get_by_role("heading", name=f"History of {review}")).to_be_visible()
+    versions = page.locator("li.version")
+    expect(versions).to_have_count(3)  # staged, approved, updated: oldest first
+    expect(versions.nth(0).locator(".op")).to_have_text("remember")
+    expect(versions.nth(0).locator(".caller")).to_have_text("dana")
+    expect(versions.nth(2).locator(".op")).to_have_text("update")
+    expect(versions.nth(2).locator("ins")).to_have_text("14")
+    expect(versions.nth(2).locator(".reason")).to_have_text("Reason: moved lockers")
+    shot(page, "ui-history.png")
+    assert served.violations == []

@@ -1,10 +1,10 @@
 /**
- * The operations of memorywire v0.3 as a typed interface: a transport (HTTP,
+ * The operations of memorywire v0.4 as a typed interface: a transport (HTTP,
  * in-process, ...) implements it; callers program against it.
  *
  * @module
  */
-import type { DecideRequest, DecideResponse, ErrorEnvelope, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
+import type { DecideRequest, DecideResponse, ErrorEnvelope, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, HistoryRequest, HistoryResponse, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
 /**
  * A failed operation: the store answered with the spec's error envelope (`error` message), kept
  * whole in `envelope`. Its `details` list every broken rule when the code is `invalid_request`.
@@ -87,6 +87,20 @@ export interface MemoryClient {
      * Optional: added in v0.1; a store that has it declares the capability `get`.
      */
     get?(request: GetRequest): Promise<GetResponse>;
+    /**
+     * Read every version of one record, oldest first, in the caller's agent (and user) scope
+     * (docs/spec/v0.4.md#history.versions). Closed.
+     *
+     * Resolves with `HistoryResponse` (message `history.response`). One page of a record's versions,
+     * oldest first. Extensible.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `history.request`).
+     *
+     * Optional: added in v0.4; a store that has it declares the capability `history`.
+     */
+    history?(request: HistoryRequest): Promise<HistoryResponse>;
     /**
      * Write one page of archive lines into a store, keeping what they say
      * (docs/spec/v0.3.md#import.ids). Closed.

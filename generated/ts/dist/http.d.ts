@@ -16,7 +16,7 @@
  * @module
  */
 import { type MemoryClient } from "./client.js";
-import type { Capabilities, DecideRequest, DecideResponse, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, Health, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
+import type { Capabilities, DecideRequest, DecideResponse, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, Health, HistoryRequest, HistoryResponse, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
 /** How an {@link HttpClient} talks to its server. */
 export interface HttpClientOptions {
     /** The bearer token the server was given for this caller (`Authorization: Bearer ...`). */
@@ -29,7 +29,7 @@ export interface HttpClientOptions {
     readonly fetch?: typeof fetch;
 }
 /** The spec version whose routes this client calls. */
-export declare const HTTP_SPEC_VERSION = "v0.3";
+export declare const HTTP_SPEC_VERSION = "v0.4";
 /**
  * A memorywire server over HTTP. Every operation resolves with the response message or rejects
  * with a {@link MemoryError} carrying the spec's error envelope: the server's own (its code,
@@ -42,86 +42,91 @@ export declare class HttpClient implements MemoryClient {
     readonly baseUrl: string;
     constructor(baseUrl: string, options?: HttpClientOptions);
     /**
-     * `POST /v0.3/decide`: sends a `decide.request`, resolves with a
+     * `POST /v0.4/decide`: sends a `decide.request`, resolves with a
      * `decide.response`.
      */
     decide(request: DecideRequest): Promise<DecideResponse>;
     /**
-     * `POST /v0.3/expire`: sends a `expire.request`, resolves with a
+     * `POST /v0.4/expire`: sends a `expire.request`, resolves with a
      * `expire.response`.
      */
     expire(request: ExpireRequest): Promise<ExpireResponse>;
     /**
-     * `POST /v0.3/export_records`: sends a `export_records.request`, resolves with a
+     * `POST /v0.4/export_records`: sends a `export_records.request`, resolves with a
      * `export_records.response`.
      */
     export_records(request: ExportRecordsRequest): Promise<ExportRecordsResponse>;
     /**
-     * `POST /v0.3/forget`: sends a `forget.request`, resolves with a
+     * `POST /v0.4/forget`: sends a `forget.request`, resolves with a
      * `forget.response`.
      */
     forget(request: ForgetRequest): Promise<ForgetResponse>;
     /**
-     * `POST /v0.3/get`: sends a `get.request`, resolves with a
+     * `POST /v0.4/get`: sends a `get.request`, resolves with a
      * `get.response`.
      */
     get(request: GetRequest): Promise<GetResponse>;
     /**
-     * `POST /v0.3/import_records`: sends a `import_records.request`, resolves with a
+     * `POST /v0.4/history`: sends a `history.request`, resolves with a
+     * `history.response`.
+     */
+    history(request: HistoryRequest): Promise<HistoryResponse>;
+    /**
+     * `POST /v0.4/import_records`: sends a `import_records.request`, resolves with a
      * `import_records.response`.
      */
     import_records(request: ImportRecordsRequest): Promise<ImportRecordsResponse>;
     /**
-     * `POST /v0.3/list`: sends a `list.request`, resolves with a
+     * `POST /v0.4/list`: sends a `list.request`, resolves with a
      * `list.response`.
      */
     list(request: ListRequest): Promise<ListResponse>;
     /**
-     * `POST /v0.3/merge`: sends a `merge.request`, resolves with a
+     * `POST /v0.4/merge`: sends a `merge.request`, resolves with a
      * `merge.response`.
      */
     merge(request: MergeRequest): Promise<MergeResponse>;
     /**
-     * `POST /v0.3/recall`: sends a `recall.request`, resolves with a
+     * `POST /v0.4/recall`: sends a `recall.request`, resolves with a
      * `recall.response`.
      */
     recall(request: RecallRequest): Promise<RecallResponse>;
     /**
-     * `POST /v0.3/remember`: sends a `remember.request`, resolves with a
+     * `POST /v0.4/remember`: sends a `remember.request`, resolves with a
      * `remember.response`.
      */
     remember(request: RememberRequest): Promise<RememberResponse>;
     /**
-     * `POST /v0.3/remember_batch`: sends a `remember_batch.request`, resolves with a
+     * `POST /v0.4/remember_batch`: sends a `remember_batch.request`, resolves with a
      * `remember_batch.response`.
      */
     remember_batch(request: RememberBatchRequest): Promise<RememberBatchResponse>;
     /**
-     * `POST /v0.3/restore`: sends a `restore.request`, resolves with a
+     * `POST /v0.4/restore`: sends a `restore.request`, resolves with a
      * `restore.response`.
      */
     restore(request: RestoreRequest): Promise<RestoreResponse>;
     /**
-     * `POST /v0.3/reviews`: sends a `reviews.request`, resolves with a
+     * `POST /v0.4/reviews`: sends a `reviews.request`, resolves with a
      * `reviews.response`.
      */
     reviews(request: ReviewsRequest): Promise<ReviewsResponse>;
     /**
-     * `POST /v0.3/scopes`: sends a `scopes.request`, resolves with a
+     * `POST /v0.4/scopes`: sends a `scopes.request`, resolves with a
      * `scopes.response`.
      */
     scopes(request: ScopesRequest): Promise<ScopesResponse>;
     /**
-     * `POST /v0.3/update`: sends a `update.request`, resolves with a
+     * `POST /v0.4/update`: sends a `update.request`, resolves with a
      * `update.response`.
      */
     update(request: UpdateRequest): Promise<UpdateResponse>;
     /**
-     * `GET /v0.3/capabilities`: resolves with the `capabilities` message.
+     * `GET /v0.4/capabilities`: resolves with the `capabilities` message.
      */
     capabilities(): Promise<Capabilities>;
     /**
-     * `GET /v0.3/health`: resolves with the `health` message.
+     * `GET /v0.4/health`: resolves with the `health` message.
      */
     health(): Promise<Health>;
 }

@@ -1,5 +1,5 @@
 /**
- * memorywire v0.3 for TypeScript: the spec's types (`types.ts`), validators that
+ * memorywire v0.4 for TypeScript: the spec's types (`types.ts`), validators that
  * report exactly what the reference validator reports (`validators.ts`), the client interface
  * (`client.ts`) and its HTTP client (`http.ts`, on the platform's `fetch`). No runtime
  * dependency; no Node API outside the vectors runner.
@@ -13,6 +13,6 @@ export { stateMachineProblems } from "./semantic.js";
 export type * from "./types.js";
 export * from "./validators.js";
 /** The spec version these bindings were generated from. */
-export declare const SPEC_VERSION = "v0.3";
+export declare const SPEC_VERSION = "v0.4";
 /** sha256 over the spec's schema files: changes whenever the contract does. */
-export declare const SPEC_DIGEST = "sha256:d85682d01a17496ac5ca9e2c5a3c4529c278aca3c166fe5d28e37e4fb57523fa";
+export declare const SPEC_DIGEST = "sha256:0cfe1a04d8b9acbf53bcb7f8eab6cb94048ec24be620b9c1dd530d7097df069f";

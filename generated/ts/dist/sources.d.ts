@@ -5,4 +5,4 @@
  *
  * @module
  */
-export declare const SOURCES = "sha256:ef02f1977ea8ff9ae256d3ceeb1a78a09346c7fc1aa8d579227354cfbdd84da1";
+export declare const SOURCES = "sha256:69e9c900b031aefac1085992b47a47a1d9d4f7c0223191004fe51b6215616d7c";

@@ -1,5 +1,5 @@
 /**
- * Every type of memorywire v0.3: one per message and per definition of the spec.
+ * Every type of memorywire v0.4: one per message and per definition of the spec.
  * The objects are the JSON on the wire, so field names are the spec's (snake_case). A message a
  * client sends is closed (no index signature); everything a store emits is extensible and keeps
  * the fields a newer store adds under an index signature of `unknown`.
@@ -262,7 +262,7 @@ export interface Capabilities {
      */
     store: string;
     /**
-     * memorywire version the store speaks, e.g. "v0.3".
+     * memorywire version the store speaks, e.g. "v0.4".
      *
      * Constraints: at least 1 character.
      */
@@ -306,9 +306,10 @@ export interface Capabilities {
  * capabilities.staging_policy reports. v0.3: export_records / import_records: pages a scope out as
  * archive lines / writes them back keeping ids, timestamps, versions and states
  * (docs/spec/v0.3.md#export.page); scopes: lists the agents and their users with counts
- * (docs/spec/v0.3.md#scopes.list).
+ * (docs/spec/v0.3.md#scopes.list). v0.4: history: keeps every version of a record and serves
+ * history (docs/spec/v0.4.md#history.versions).
  */
-export type Capability = "semantic" | "episodic" | "procedural" | "emotional" | "vector" | "fts" | "graph" | "user_scope" | "metadata_filter" | "freshness" | "expiry" | "forget" | "merge" | "expire" | "hard_delete" | "governance" | "recall_tracking" | "demote" | "archive" | "relevance" | "client_ids" | "get" | "list" | "restore" | "update" | "remember_batch" | "query_vector" | "seals" | "reviews" | "decide" | "staging_policy" | "export_records" | "import_records" | "scopes";
+export type Capability = "semantic" | "episodic" | "procedural" | "emotional" | "vector" | "fts" | "graph" | "user_scope" | "metadata_filter" | "freshness" | "expiry" | "forget" | "merge" | "expire" | "hard_delete" | "governance" | "recall_tracking" | "demote" | "archive" | "relevance" | "client_ids" | "get" | "list" | "restore" | "update" | "remember_batch" | "query_vector" | "seals" | "reviews" | "decide" | "staging_policy" | "export_records" | "import_records" | "scopes" | "history";
 /**
  * How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
  *
@@ -968,6 +969,146 @@ export interface Health {
 }
 /** Health of a store. */
 export type HealthStatus = "ok" | "degraded" | "down";
+/**
+ * One version of a record (docs/spec/v0.4.md#history.versions): the record as it stood after a
+ * change, with when, how and by whom it changed. Extensible: clients ignore fields they do not
+ * know.
+ */
+export interface HistoryEntry {
+    /**
+     * The change's place in the record's history: 1 for the write that stored it, one more for each
+     * change after (an update, a merge, a decision, a state change), counting the ones a store no
+     * longer keeps.
+     *
+     * Constraints: an integer, ≥ 1, ≤ 9007199254740991.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     */
+    revision: number;
+    /** When the change was made. */
+    at: EpochMillis;
+    /**
+     * The operation that made the change, as the store's audit log names it (remember, update, merge,
+     * forget, expire, restore, approve, import_records, ...), or unrecorded
+     * (docs/spec/v0.4.md#history.versions).
+     *
+     * Constraints: at least 1 character, at most 64 characters, matches `^[a-z][a-z0-9_]*$`.
+     */
+    operation: string;
+    /**
+     * The credential a transport let the change through by (a token's name, never the token), when
+     * one did.
+     *
+     * Constraints: at least 1 character, at most 256 characters.
+     */
+    caller?: string;
+    /**
+     * Why, in the words of the write that made the change (an update's or a forget's reason), when it
+     * gave one.
+     *
+     * Constraints: at most 4096 characters.
+     */
+    reason?: string;
+    /**
+     * The record after the change, its state included: a forgotten record reports forgotten, a merged
+     * one merged (docs/spec/v0.4.md#history.states).
+     */
+    record: MemoryRecord;
+    /**
+     * A merge's surviving record: the ids folded into it by this change.
+     *
+     * Constraints: at least 1 item, no two items equal.
+     */
+    merged_from?: MemoryId[];
+    /** A record a merge folded away: the record it was folded into. */
+    merged_into?: MemoryId;
+    /**
+     * The store's audit log entry that made the change (mnemowire audit shows it), when the store
+     * keeps one.
+     *
+     * Constraints: an integer, ≥ 1, ≤ 9007199254740991.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     */
+    audit_seq?: number;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * Read every version of one record, oldest first, in the caller's agent (and user) scope
+ * (docs/spec/v0.4.md#history.versions). Closed.
+ *
+ * Message `history.request` (sent to a store; closed: a field not declared here is rejected).
+ */
+export interface HistoryRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /** Only a record stored under this user_id. */
+    user_id?: UserId;
+    /** The record whose history to read. */
+    id: MemoryId;
+    /**
+     * Page size, in versions.
+     *
+     * Constraints: an integer, ≥ 1, ≤ 1000.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     *
+     * @defaultValue `100`
+     */
+    limit?: number;
+    /**
+     * next_cursor of the previous page, with every other field of that request unchanged. Opaque; a
+     * cursor made for another request is refused.
+     *
+     * Constraints: at least 1 character, at most 1024 characters, matches `^[A-Za-z0-9_-]+$`.
+     */
+    cursor?: string;
+}
+/**
+ * One page of a record's versions, oldest first. Extensible.
+ *
+ * Message `history.response` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface HistoryResponse {
+    /** The record. */
+    id: MemoryId;
+    /** The page, oldest first; at most limit. */
+    entries: HistoryEntry[];
+    /**
+     * How many of the record's oldest versions the store no longer keeps, under its operator's bound
+     * (docs/spec/v0.4.md#history.bound); 0 when it keeps them all.
+     *
+     * Constraints: an integer, ≥ 0, ≤ 9007199254740991.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     */
+    dropped: number;
+    /**
+     * Where the next page starts; absent on the last page.
+     *
+     * Constraints: at least 1 character.
+     */
+    next_cursor?: string;
+    /**
+     * Time the read took, in milliseconds.
+     *
+     * Constraints: ≥ 0.
+     */
+    latency_ms: number;
+    /** What each store did. */
+    stores?: StoreResult[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
 /**
  * Record ids, each at most once.
  *

@@ -1,5 +1,5 @@
 /**
- * A validator for every type of memorywire v0.3, generated from the spec as
+ * A validator for every type of memorywire v0.4, generated from the spec as
  * straight-line code. Each reports the same (path, rule) set as the reference validator
  * (`mnemowire.spec`, Python) for every payload: every broken rule at once, each with the JSON
  * Pointer of the offending value, so a client can fix them all in one go.
@@ -7,7 +7,7 @@
  * @module
  */
 import { type ValidationError } from "./runtime.js";
-import type { AgentId, AgentScope, ArchiveEnd, ArchiveManifest, ArchiveOrigin, ArchiveRecord, ArchiveScope, ArchiveSource, ArchiveTombstone, Arousal, Capabilities, Capability, Confidence, Counts, DecideRequest, DecideResponse, Diff, EmbedderRef, EpochMillis, ErrorCode, ErrorDetail, ErrorEnvelope, ExpireAction, ExpirePolicy, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, Fidelity, FieldFidelity, Filter, FilterCondition, FilterOperators, FilterScalar, ForgetRequest, ForgetResponse, FusionMethod, GetRequest, GetResponse, Health, HealthStatus, IdList, Identifier, IdentifierList, ImportRecordsRequest, ImportRecordsResponse, Imported, Kept, KeptState, KeptStates, ListRequest, ListResponse, MemoryId, MemoryRecord, MemoryType, MergeRequest, MergeResponse, MergeStrategy, Metadata, ModifiedRecord, OpenCapability, OpenErrorCode, OpenExpireAction, OpenFusionMethod, OpenHealthStatus, OpenMemoryType, OpenMergeStrategy, OpenRecordState, OpenSentiment, OpenStoreStatus, Participants, QueryVector, RecallHit, RecallRequest, RecallResponse, RecordState, RecordStates, RecordVersion, RelatedRecord, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewDecision, ReviewOutcome, ReviewRequest, ReviewedOperation, ReviewsRequest, ReviewsResponse, ScopeFilter, ScopesRequest, ScopesResponse, Seal, Sentiment, Sha256, StagedReview, StagingPolicy, StagingRule, StateMachine, StateName, StoreHealth, StoreResult, StoreStatus, TombstoneCounts, Transition, UpdateRequest, UpdateResponse, UserId, UserScope, Valence } from "./types.js";
+import type { AgentId, AgentScope, ArchiveEnd, ArchiveManifest, ArchiveOrigin, ArchiveRecord, ArchiveScope, ArchiveSource, ArchiveTombstone, Arousal, Capabilities, Capability, Confidence, Counts, DecideRequest, DecideResponse, Diff, EmbedderRef, EpochMillis, ErrorCode, ErrorDetail, ErrorEnvelope, ExpireAction, ExpirePolicy, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, Fidelity, FieldFidelity, Filter, FilterCondition, FilterOperators, FilterScalar, ForgetRequest, ForgetResponse, FusionMethod, GetRequest, GetResponse, Health, HealthStatus, HistoryEntry, HistoryRequest, HistoryResponse, IdList, Identifier, IdentifierList, ImportRecordsRequest, ImportRecordsResponse, Imported, Kept, KeptState, KeptStates, ListRequest, ListResponse, MemoryId, MemoryRecord, MemoryType, MergeRequest, MergeResponse, MergeStrategy, Metadata, ModifiedRecord, OpenCapability, OpenErrorCode, OpenExpireAction, OpenFusionMethod, OpenHealthStatus, OpenMemoryType, OpenMergeStrategy, OpenRecordState, OpenSentiment, OpenStoreStatus, Participants, QueryVector, RecallHit, RecallRequest, RecallResponse, RecordState, RecordStates, RecordVersion, RelatedRecord, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewDecision, ReviewOutcome, ReviewRequest, ReviewedOperation, ReviewsRequest, ReviewsResponse, ScopeFilter, ScopesRequest, ScopesResponse, Seal, Sentiment, Sha256, StagedReview, StagingPolicy, StagingRule, StateMachine, StateName, StoreHealth, StoreResult, StoreStatus, TombstoneCounts, Transition, UpdateRequest, UpdateResponse, UserId, UserScope, Valence } from "./types.js";
 /**
  * Every rule `value` breaks as a `AgentId`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -295,6 +295,27 @@ export declare function isHealth(value: unknown): value is Health;
 export declare function validateHealthStatus(value: unknown): ValidationError[];
 /** Whether `value` is a valid HealthStatus (no rule broken). */
 export declare function isHealthStatus(value: unknown): value is HealthStatus;
+/**
+ * Every rule `value` breaks as a `HistoryEntry`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateHistoryEntry(value: unknown): ValidationError[];
+/** Whether `value` is a valid HistoryEntry (no rule broken). */
+export declare function isHistoryEntry(value: unknown): value is HistoryEntry;
+/**
+ * Every rule `value` breaks as message `history.request`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateHistoryRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid HistoryRequest (no rule broken). */
+export declare function isHistoryRequest(value: unknown): value is HistoryRequest;
+/**
+ * Every rule `value` breaks as message `history.response`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateHistoryResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid HistoryResponse (no rule broken). */
+export declare function isHistoryResponse(value: unknown): value is HistoryResponse;
 /**
  * Every rule `value` breaks as a `IdList`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -797,7 +818,7 @@ export declare function validateValence(value: unknown): ValidationError[];
 /** Whether `value` is a valid Valence (no rule broken). */
 export declare function isValence(value: unknown): value is Valence;
 /** Every message name of the spec, sorted. */
-export declare const MESSAGES: readonly ["archive-end", "archive-manifest", "archive-record", "archive-tombstone", "capabilities", "decide.request", "decide.response", "error", "expire.request", "expire.response", "export_records.request", "export_records.response", "forget.request", "forget.response", "get.request", "get.response", "health", "import_records.request", "import_records.response", "list.request", "list.response", "merge.request", "merge.response", "recall.request", "recall.response", "remember.request", "remember.response", "remember_batch.request", "remember_batch.response", "restore.request", "restore.response", "review-decision", "review-request", "reviews.request", "reviews.response", "scopes.request", "scopes.response", "update.request", "update.response"];
+export declare const MESSAGES: readonly ["archive-end", "archive-manifest", "archive-record", "archive-tombstone", "capabilities", "decide.request", "decide.response", "error", "expire.request", "expire.response", "export_records.request", "export_records.response", "forget.request", "forget.response", "get.request", "get.response", "health", "history.request", "history.response", "import_records.request", "import_records.response", "list.request", "list.response", "merge.request", "merge.response", "recall.request", "recall.response", "remember.request", "remember.response", "remember_batch.request", "remember_batch.response", "restore.request", "restore.response", "review-decision", "review-request", "reviews.request", "reviews.response", "scopes.request", "scopes.response", "update.request", "update.response"];
 /** A message name of the spec (`"remember.request"`, ...). */
 export type MessageName = (typeof MESSAGES)[number];
 /** The type each message carries. */
@@ -819,6 +840,8 @@ export interface MessageTypes {
     "get.request": GetRequest;
     "get.response": GetResponse;
     "health": Health;
+    "history.request": HistoryRequest;
+    "history.response": HistoryResponse;
     "import_records.request": ImportRecordsRequest;
     "import_records.response": ImportRecordsResponse;
     "list.request": ListRequest;

@@ -408,6 +408,36 @@ def _facades(results: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _lifecycle(results: Mapping[str, Any]) -> str:
+    history, cost = results["history"], results["write_cost"]
+    shipped, bare = cost["with_history"], cost["without_history"]
+    return "\n".join(
+        [
+            f"{results['store']}, through the validating boundary.",
+            "",
+            "| measured | p50 | p95 | target |",
+            "|---|---:|---:|---:|",
+            f"| history: one page of {history['versions']} versions ({history['records']} "
+            f"records in a store of {history['store_records']:,}, {history['n']} reads) "
+            f"| {history['p50_ms']} ms | {history['p95_ms']} ms | p50 ≤ 5 ms |",
+            "",
+            f"What keeping history costs the writes: the same writes on a store as shipped and "
+            f"on one whose history triggers were dropped, {cost['turns']} turns in alternating "
+            f"order, fresh files ({cost['records']:,} records bulk-loaded, then "
+            f"{cost['updates']} updates):",
+            "",
+            "| side | bulk load | update p50 | update p95 |",
+            "|---|---:|---:|---:|",
+            f"| with history | {shipped['records_per_s']:,} records/s ({shipped['load_s']} s) | "
+            f"{shipped['update_p50_ms']} ms | {shipped['update_p95_ms']} ms |",
+            f"| without history | {bare['records_per_s']:,} records/s ({bare['load_s']} s) | "
+            f"{bare['update_p50_ms']} ms | {bare['update_p95_ms']} ms |",
+            f"| cost of history | **{cost['load_overhead_pct']} %** | "
+            f"**{cost['update_overhead_pct']} %** | |",
+        ]
+    )
+
+
 def _portability(results: Mapping[str, Any]) -> str:
     export, check = results["export"], results["verify_archive"]
     loaded = results["loaded"]
@@ -468,4 +498,5 @@ _RENDERERS: dict[str, Callable[[Any], str]] = {
     "adapter": _adapter,
     "facades": _facades,
     "portability": _portability,
+    "lifecycle": _lifecycle,
 }

@@ -223,6 +223,30 @@ def facades_command(url: str, rounds: int, out: Path | None) -> None:
     _publish("facades", env, results, out)
 
 
+@bench_group.command("lifecycle")
+@click.option("--versions", default=100, show_default=True, help="Versions of each record read.")
+@click.option("--rounds", default=500, show_default=True, help="History pages read.")
+@click.option(
+    "--records", "count", default=20_000, show_default=True, help="Records each write side loads."
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write lifecycle.json and lifecycle.md into this folder.",
+)
+def lifecycle_command(versions: int, rounds: int, count: int, out: Path | None) -> None:
+    """Time a history page of 100 versions (target: p50 <= 5 ms) and what keeping history costs
+    the writes (with and without it, side by side)."""
+    from mnemowire.apps.bench import environment
+    from mnemowire.apps.bench.lifecycle import run_lifecycle
+
+    env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
+    results = run_lifecycle(
+        versions, rounds, count, progress=lambda step: click.echo(f"mnemowire: {step}", err=True)
+    )
+    _publish("lifecycle", env, results, out)
+
+
 def _publish(benchmark: str, env: dict[str, Any], results: Any, out: Path | None) -> None:
     """Print the report's Markdown; with ``out``, also write its JSON and Markdown files."""
     from mnemowire.apps.bench.markdown import render

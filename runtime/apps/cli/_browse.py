@@ -1,7 +1,9 @@
-"""``mnemowire get|list|restore|update``: spec v0.1's record operations from the shell.
+"""``mnemowire get|list|restore|update|history``: spec v0.1's record operations and v0.4's
+history from the shell.
 
-``get``, ``restore`` and ``update`` print the spec's response like the five operations (or a
-table with ``--pretty``). ``list`` pages through an agent's records itself, following each
+``get``, ``restore``, ``update`` and ``history`` print the spec's response like the five
+operations (or, with ``--pretty``, a table; for a history, each version as its change from the
+one before). ``list`` pages through an agent's records itself, following each
 page's cursor, and prints one record per line (JSON Lines), or a table with ``--pretty``; a
 listing of many pages says on stderr how far it got, and one stopped by ``--max``
 prints the cursor that continues it.
@@ -125,6 +127,33 @@ def update_command(
         "confidence": confidence,
         "expires_at": expires_at,
         "reason": reason,
+    }
+
+
+@click.option("--agent", "agent_id", help="Agent whose record it is (agent_id).")
+@click.option("--user", "user_id", help="The record's end user (user_id), when it has one.")
+@click.option("--limit", type=int, help="Versions per page (default 100, at most 1000).")
+@click.option("--cursor", help="next_cursor of the previous page.")
+@click.argument("record_id", required=False, metavar="ID")
+@_operation(
+    "history",
+    "Every version of one record (ID), oldest first: when, by which operation and caller; "
+    "--pretty shows each as its change from the one before.",
+    {**_SCOPE, "id": "ID", "limit": "--limit", "cursor": "--cursor"},
+)
+def history_command(
+    agent_id: str | None,
+    user_id: str | None,
+    limit: int | None,
+    cursor: str | None,
+    record_id: str | None,
+) -> dict[str, Any]:
+    return {
+        "agent_id": agent_id,
+        "user_id": user_id,
+        "id": record_id,
+        "limit": limit,
+        "cursor": cursor,
     }
 
 

@@ -54,6 +54,8 @@ def render_pretty(payload: dict[str, Any], *, error: bool = False) -> str:
         return _recall(payload)
     if "reviews" in payload:
         return _reviews(payload)
+    if "entries" in payload and "dropped" in payload:
+        return _history(payload)
     if "records" in payload:
         lines = record_lines(payload["records"], header=True)
         if not payload["records"]:
@@ -145,6 +147,68 @@ def _review(review: dict[str, Any], width: int) -> list[str]:
     if not (diff["modified"] or diff["added"] or diff["removed"]):
         lines.append("  (nothing would change now)")
     return lines
+
+
+def _history(payload: dict[str, Any]) -> str:
+    """A record's versions, oldest first: each with when, how and by whom, the first whole and
+    every later one as its change from the one before (content words marked, other fields
+    as ``old -> new``)."""
+    width, lines, marked = _width(), [], False
+    if payload["dropped"]:
+        lines.append(f"({payload['dropped']} older version(s) no longer kept)")
+    previous: dict[str, Any] | None = None
+    for entry in payload["entries"]:
+        record = entry["record"]
+        head = f"r{entry['revision']}  {entry['operation']}  {when(entry['at'])}"
+        if entry.get("caller"):
+            head += f"  by {entry['caller']}"
+        head += f"  {record.get('state', '')}"
+        if record.get("version"):
+            head += f" v{record['version']}"
+        if entry.get("merged_from"):
+            head += f"  merged from {', '.join(entry['merged_from'])}"
+        if entry.get("merged_into"):
+            head += f"  merged into {entry['merged_into']}"
+        lines += _wrap(head, width, "", 4)
+        if entry.get("reason"):
+            lines += _wrap(f"reason: {entry['reason']}", width, "    ", 8)
+        if previous is None:
+            lines += _text(str(record["content"]), width, "    ", 4)
+        else:
+            changes = _changes(previous, record, width)
+            marked = marked or any(line.lstrip().startswith(_CONTENT) for line in changes)
+            lines += changes
+        previous = record
+    if not payload["entries"]:
+        lines.append("(no versions)")
+    if marked:
+        lines.append("[-…-] words the change removed, {+…+} words it added")
+    if payload.get("next_cursor"):
+        lines.append(f"more: --cursor {printable(payload['next_cursor'])}")
+    return "\n".join([*lines, *_stores(payload.get("stores", []))])
+
+
+#: how a change's content lines start (the words it changed are marked in them)
+_CONTENT = ("before:", "after:")
+
+
+def _changes(before: dict[str, Any], after: dict[str, Any], width: int) -> list[str]:
+    """What changed from ``before`` to ``after``: the content's words marked, then each other
+    field that differs (times and the version are in the heading)."""
+    lines: list[str] = []
+    if before.get("content") != after.get("content"):
+        old, new = _marked(str(before["content"]), str(after["content"]))
+        lines += _text(old, width, f"    {_CONTENT[0]} ", 12)
+        lines += _text(new, width, f"    {_CONTENT[1]}  ", 12)
+    for name in dict.fromkeys([*before, *after]):
+        if name in ("content", "updated_at", "version", "state"):
+            continue
+        if before.get(name) != after.get(name):
+            then, now = _short(before.get(name)), _short(after.get(name))
+            lines += _wrap(f"{name}: {then} -> {now}", width, "    ", 8)
+    if lines or before.get("state") != after.get("state"):
+        return lines  # a state change alone is in the heading
+    return ["    (no field changed)"]
 
 
 def _gist(request: dict[str, Any]) -> str:

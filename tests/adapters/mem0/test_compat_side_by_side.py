@@ -27,7 +27,7 @@ MESSAGES = [
     },
 ]
 #: what each side mints for itself
-OWN = {"id", "created_at", "updated_at"}
+OWN = {"id", "memory_id", "created_at", "updated_at"}
 
 
 @pytest.fixture
@@ -114,6 +114,15 @@ def test_one_program_on_both(both: tuple[Any, compat.Memory]) -> None:
     assert facade.get(ids[1][1]) is None
     same(real.delete_all(agent_id="chef"), facade.delete_all(agent_id="chef"))
     same(*(by_memory(m.get_all(filters={"user_id": "alex"})) for m in (real, facade)))
+    # and the same history: ADD, then the UPDATE or DELETE, each with its actor and role
+    for step in (0, 1, 2, 3):
+        same(real.history(ids[0][step]), facade.history(ids[1][step]))
+    same(
+        *(
+            m.history(answer["results"][0]["id"])
+            for m, answer in zip((real, facade), more, strict=False)
+        )
+    )
 
 
 ERRORS: list[tuple[str, Callable[[Any], Any]]] = [
@@ -150,6 +159,7 @@ def test_unknown_ids(both: tuple[Any, compat.Memory]) -> None:
     unknown = "f6d3c1c0-0000-4000-8000-000000000000"
     assert real.get(unknown) is None
     assert facade.get(unknown) is None
+    assert real.history(unknown) == facade.history(unknown) == []
     for m in (real, facade):
         with pytest.raises(ValueError, match=f"Memory with id {unknown} not found"):
             m.delete(unknown)

@@ -52,7 +52,14 @@ class Database:
         """Every row of every table the store writes: equal snapshots mean nothing changed."""
         return [
             self.rows(f"SELECT * FROM {table} ORDER BY 1")
-            for table in ("memories", "recalls", "audit_log", "mnemowire_meta", "reviews")
+            for table in (
+                "memories",
+                "recalls",
+                "audit_log",
+                "mnemowire_meta",
+                "reviews",
+                "history",
+            )
         ]
 
     def close(self) -> None:
@@ -135,7 +142,14 @@ def holds(db: Database) -> Callable[[str], bool]:
     def check(text: str) -> bool:
         return any(
             text in str(row)
-            for table in ("memories", "recalls", "audit_log", "mnemowire_meta", "reviews")
+            for table in (
+                "memories",
+                "recalls",
+                "audit_log",
+                "mnemowire_meta",
+                "reviews",
+                "history",
+            )
             for row in db.rows(f"SELECT * FROM {table}")
         )
 

@@ -66,3 +66,26 @@ async def test_vacuum_with_erase_leaves_no_byte_of_an_erased_record(
     assert holding(folder, word, dsn, schema) == set()
     assert holding(folder, vector, dsn, schema) == set()
     assert holding(folder, text.encode(), dsn, schema) == set()
+
+
+async def test_vacuum_with_erase_leaves_no_byte_of_a_past_version(
+    make_store: StoreFactory, pg_server: tuple[str, Path | None], schema: str
+) -> None:
+    """What history kept of an erased record (its content before an update) leaves the
+    history table's files too (docs/spec/v0.4.md#history.erase)."""
+    dsn, folder = pg_server
+    if folder is None:
+        pytest.skip("the server given by MNEMOWIRE_PG_DSN is not this machine's to read")
+    store = make_store(embedder=HashEmbedder(16))
+    old = b"qqzoldvisa jxvold 9913"
+    secret = (
+        await store.remember({"agent_id": "a", "type": "semantic", "content": old.decode()})
+    ).id
+    await store.update(
+        {"agent_id": "a", "id": secret, "expected_version": 1, "content": "qqznewvisa 9914"}
+    )
+    assert "history" in holding(folder, old, dsn, schema)
+    await store.forget({"agent_id": "a", "ids": [secret], "hard_delete": True})
+    await store.inner.vacuum(erase=True)
+    assert holding(folder, old, dsn, schema) == set()
+    assert holding(folder, b"qqznewvisa", dsn, schema) == set()

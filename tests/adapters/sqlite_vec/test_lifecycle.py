@@ -85,6 +85,31 @@ async def test_an_erased_record_leaves_no_byte_of_itself_in_the_file(
             await remember(store, f"more filler {i}")
 
 
+async def test_an_erased_record_leaves_no_byte_of_its_past_versions(
+    make_store: StoreFactory, holds: Callable[[str], bool]
+) -> None:
+    """What history kept of a record (its content and metadata before each update) goes with
+    it: not in the file or its write-ahead log after the erasure ([history.erase])."""
+    store = make_store()
+    secret = await remember(store, "qwzoldpassport 1", metadata={"ssn": "zzoldssn1122"})
+    for version, word in enumerate(["qwzmidpassport", "qwznewpassport"], start=1):
+        await store.update(
+            {
+                "agent_id": "a",
+                "id": secret,
+                "expected_version": version,
+                "content": f"{word} 2",
+                "metadata": {"ssn": f"zz{word}"},
+            }
+        )
+    assert holds("qwzoldpassport")
+    assert holds("zzoldssn1122")
+    assert holds("qwzmidpassport")
+    await store.forget({"agent_id": "a", "ids": [secret], "hard_delete": True})
+    for needle in ["qwzoldpassport", "zzoldssn1122", "qwzmidpassport", "qwznewpassport"]:
+        assert not holds(needle), needle
+
+
 # -- merge -------------------------------------------------------------------------------------
 
 

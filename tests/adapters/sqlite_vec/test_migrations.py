@@ -70,6 +70,15 @@ async def test_a_version_one_file_is_migrated_and_stays_searchable(tmp_path: Pat
             assert {"keywords", "erased"} <= tables
             indexed = {t for (t,) in tx.execute("SELECT token FROM keywords")}
             assert indexed == {token("a", w) for w in ("4471", "invoice", "zebracorn", "zx")}
+        # its one version, made by the audit entry that stored it (spec v0.4's history)
+        [version] = (await store.history({"agent_id": "a", "id": "r1"})).entries
+        assert (version.revision, version.operation, version.at, version.audit_seq) == (
+            1,
+            "remember",
+            1,
+            1,
+        )
+        assert version.record.content == "the zebracorn invoice ZX-4471"
         stored = await store.remember({"agent_id": "a", "type": "semantic", "content": "new"})
         assert stored.id
         # the old entry got its digest in the migration; the new one chains to it

@@ -1,5 +1,6 @@
 """A pending review as the UI shows it: the staged write's records before and after, side by
-side, the changed fields marked and the content's changed words marked within them.
+side, the changed fields marked and the content's changed words marked within them; and a
+record's history the same way, each version against the one before.
 
 Works on the wire JSON of a ``review-request`` (what the store's ``reviews`` answered), so the
 page shows exactly what the protocol carries; nothing here writes or decides.
@@ -14,7 +15,7 @@ from typing import Any
 from mnemowire.apps._times import when
 from mnemowire.apps._words import word_diff
 
-__all__ = ["Card", "Pair", "RecordView", "card_of"]
+__all__ = ["Card", "Pair", "RecordView", "VersionView", "card_of", "versions_of"]
 
 #: fields not shown as rows: the content has a block of its own, id and type head the record
 _HIDDEN = {"id", "agent_id", "type", "content", "seal"}
@@ -176,3 +177,49 @@ def card_of(review: dict[str, Any]) -> Card:
         related=related,
         version=int(added[0].get("version", 1)) if operation == "remember" else 1,
     )
+
+
+@dataclass(frozen=True)
+class VersionView:
+    """One version of a record's history: how and when it came, and the record then, its
+    content and fields marked where they differ from the version before."""
+
+    revision: int
+    operation: str
+    at: str
+    state: str
+    version: int | None
+    caller: str
+    reason: str
+    merged_from: list[str]
+    merged_into: str
+    record: RecordView
+
+
+def versions_of(entries: list[dict[str, Any]]) -> list[VersionView]:
+    """The ``entries`` of a ``history`` page (wire JSON), oldest first, each marked against
+    the one before it (the first of a page as it is)."""
+    views, before = [], None
+    for entry in entries:
+        record: dict[str, Any] = entry["record"]
+        if before is None:
+            view = _view(record)
+        else:
+            _, pieces = _content(str(before.get("content", "")), str(record.get("content", "")))
+            view = _view(record, before, pieces)
+        views.append(
+            VersionView(
+                revision=int(entry["revision"]),
+                operation=str(entry["operation"]),
+                at=when(entry["at"]),
+                state=str(record.get("state", "")),
+                version=record.get("version"),
+                caller=str(entry.get("caller", "")),
+                reason=str(entry.get("reason", "")),
+                merged_from=[str(i) for i in entry.get("merged_from", [])],
+                merged_into=str(entry.get("merged_into", "")),
+                record=view,
+            )
+        )
+        before = record
+    return views

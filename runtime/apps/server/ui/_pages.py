@@ -25,7 +25,7 @@ from starlette.templating import Jinja2Templates
 from mnemowire import spec
 from mnemowire.apps.server._app import MemoryServer
 from mnemowire.apps.server.ui._audit import ChainCheck, lines_of
-from mnemowire.apps.server.ui._cards import card_of
+from mnemowire.apps.server.ui._cards import card_of, versions_of
 from mnemowire.apps.server.ui._sessions import (
     LIFETIME_S,
     LOGIN_COOKIE,
@@ -47,6 +47,8 @@ HERE = Path(__file__).parent
 PAGE = 20
 #: audit entries per page
 AUDIT_PAGE = 50
+#: versions on a record's history page
+HISTORY_PAGE = 50
 #: the closest existing memories shown with a staged remember
 RELATED = 3
 #: no inline script or style, nothing from elsewhere, no framing: a stored string that slips
@@ -63,6 +65,15 @@ HEADERS = {
     "referrer-policy": "same-origin",  # no-referrer would make a browser send `Origin: null`
 }
 NOT_FOUND = "No such review here: it was decided already, or it is not one you may see."
+NO_RECORD = "No such record here: it was erased, or it is not one you may see."
+NO_QUEUE = (
+    "keeps no review queue; every store in mnemowire does from spec v0.2 on, a router when "
+    "all its children do"
+)
+NO_HISTORY = (
+    "keeps no history of its records (sqlite-vec and pgvector do from spec v0.4 on, a router "
+    "over them too)"
+)
 
 
 class Refused(Exception):
@@ -101,6 +112,7 @@ class ReviewerUI:
                         methods=["POST"],
                     ),
                     Route("/audit", self._guarded(self.audit), methods=["GET"]),
+                    Route("/records/{record_id}", self._guarded(self.record), methods=["GET"]),
                     Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
                 ],
             )
@@ -146,25 +158,30 @@ class ReviewerUI:
 
         return endpoint
 
-    async def _call(self, session: Session, operation: str, payload: dict[str, Any]) -> Any:
+    async def _call(
+        self,
+        session: Session,
+        operation: str,
+        payload: dict[str, Any],
+        *,
+        absent: str = NOT_FOUND,
+        lacking: str = NO_QUEUE,
+    ) -> Any:
         """``operation`` through the boundary as ``session``'s caller; a refusal for an agent
-        the session may not see is a 404, like a review that is not there."""
+        the session may not see is a 404 (``absent``), like a review that is not there; a
+        store that cannot serve it is a 501 saying what it lacks (``lacking``)."""
         agent = str(payload.get("agent_id", ""))
         if not session.sees(agent):
-            raise Refused(404, NOT_FOUND)
+            raise Refused(404, absent)
         try:
             return await self.server.finish(
                 admitted(self.boundary, session.caller, operation, payload)
             )
         except MnemowireError as exc:
             if exc.code == "not_found":
-                raise Refused(404, NOT_FOUND) from None
+                raise Refused(404, absent) from None
             if exc.code == "unsupported":
-                raise Refused(
-                    501,
-                    f"{self.server.store.name} keeps no review queue ({exc}); every store "
-                    "in mnemowire does from spec v0.2 on, a router when all its children do",
-                ) from None
+                raise Refused(501, f"{self.server.store.name} {lacking} ({exc})") from None
             if exc.code == "conflict":
                 raise Refused(409, f"Already decided: {exc}") from None
             raise Refused(spec_status(exc.code), _said(exc)) from None
@@ -299,6 +316,31 @@ class ReviewerUI:
         if request.headers.get("hx-request"):
             return self.page(request, "_decided.html", answer=answer, agent=agent, session=session)
         return RedirectResponse(f"/ui/reviews?{urlencode({'agent': agent})}", 303)
+
+    # -- a record's history ---------------------------------------------------------------------
+
+    async def record(self, request: Request, session: Session) -> Response:
+        """A record's versions, oldest first, each against the one before (spec v0.4's
+        history), a page at a time."""
+        agent = _required(request.query_params.get("agent"), "agent")
+        payload: dict[str, Any] = {
+            "agent_id": agent,
+            "id": request.path_params["record_id"],
+            "limit": HISTORY_PAGE,
+        }
+        if request.query_params.get("cursor"):
+            payload["cursor"] = request.query_params["cursor"]
+        answer = await self._call(session, "history", payload, absent=NO_RECORD, lacking=NO_HISTORY)
+        return self.page(
+            request,
+            "record.html",
+            session=session,
+            agent=agent,
+            record_id=answer["id"],
+            versions=versions_of(answer["entries"]),
+            dropped=answer["dropped"],
+            next_cursor=answer.get("next_cursor"),
+        )
 
     # -- the audit log -------------------------------------------------------------------------
 

@@ -1,0 +1,147 @@
+"""Spec v0.4's lifecycle operations on the embedded store: reading a record's history (a page
+of 100 versions, through the validating boundary as a caller would), and what keeping history
+costs the writes, side by side in one run: the same bulk load and the same updates on a store
+as shipped and on one whose history triggers were dropped (the only difference), in turns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mnemowire.adapters.sqlite_vec import SqliteVecStore
+from mnemowire.adapters.sqlite_vec._driver import connect, find_driver
+from mnemowire.apps.bench._corpus import load_numbered
+from mnemowire.apps.bench._timing import percentiles
+from mnemowire.embedders import HashEmbedder
+from mnemowire.layers.memory import Memory
+
+__all__ = ["run_lifecycle"]
+
+AGENT = "bench-agent"
+#: the triggers that keep history (adapters/sqlite_vec/_schema.py, migration 8)
+HISTORY_TRIGGERS = ("history_stored", "history_changed", "history_erased", "history_audited")
+
+
+async def _versions(memory: Memory, record: str, count: int) -> None:
+    """Update ``record`` until it has ``count`` versions."""
+    for version in range(1, count):
+        await memory.update(
+            {
+                "agent_id": AGENT,
+                "id": record,
+                "expected_version": version,
+                "content": f"the locker code is now {version:04d}",
+            }
+        )
+
+
+async def _history(folder: Path, versions: int, records: int, rounds: int) -> dict[str, Any]:
+    """p50/p95 of one history page holding all ``versions`` versions of a record."""
+    store = SqliteVecStore(str(folder / "history.db"), embedder=HashEmbedder(64))
+    async with Memory(store) as memory:
+        ids = await load_numbered(memory, AGENT, 10_000, store.embedder.dimension)
+        chosen = ids[:: len(ids) // records][:records]
+        for record in chosen:
+            await _versions(memory, record, versions)
+        samples = []
+        for n in range(rounds):
+            request = {"agent_id": AGENT, "id": chosen[n % records], "limit": versions}
+            started = time.perf_counter()
+            page = await memory.history(request)
+            samples.append((time.perf_counter() - started) * 1000)
+            assert len(page.entries) == versions
+            assert page.next_cursor is None
+    return {"versions": versions, "records": records, "store_records": 10_000,
+            **percentiles(samples)}  # fmt: skip
+
+
+def _without_history(path: Path) -> None:
+    connection = connect(find_driver(), str(path))
+    try:
+        for name in HISTORY_TRIGGERS:
+            connection.execute(f"DROP TRIGGER {name}")
+    finally:
+        connection.close()
+
+
+async def _side(path: Path, count: int, updates: int) -> tuple[float, list[float]]:
+    """Seconds to bulk-load ``count`` records, and each of ``updates`` updates' ms."""
+    store = SqliteVecStore(str(path), embedder=HashEmbedder(64))
+    async with Memory(store) as memory:
+        started = time.perf_counter()
+        ids = await load_numbered(memory, AGENT, count, store.embedder.dimension)
+        load = time.perf_counter() - started
+        samples = []
+        for record in ids[:updates]:
+            begun = time.perf_counter()
+            await memory.update(
+                {"agent_id": AGENT, "id": record, "expected_version": 1, "content": "changed"}
+            )
+            samples.append((time.perf_counter() - begun) * 1000)
+    return load, samples
+
+
+async def _write_cost(folder: Path, count: int, updates: int, turns: int) -> dict[str, Any]:
+    """The same writes with and without history, in alternating turns on fresh files."""
+    sides: dict[str, dict[str, list[float]]] = {
+        name: {"load": [], "update": []} for name in ("with_history", "without_history")
+    }
+    order = ["with_history", "without_history"]
+    for turn in range(turns):
+        for name in order if turn % 2 == 0 else order[::-1]:
+            path = folder / f"{name}-{turn}.db"
+            if name == "without_history":
+                await SqliteVecStore(str(path), embedder=HashEmbedder(64)).aclose()  # made
+                _without_history(path)
+            load, samples = await _side(path, count, updates)
+            sides[name]["load"].append(load)
+            sides[name]["update"] += samples
+    out: dict[str, Any] = {"records": count, "updates": updates, "turns": turns}
+    for name, measured in sides.items():
+        loads = sorted(measured["load"])
+        median = loads[len(loads) // 2]
+        update = percentiles(measured["update"])
+        out[name] = {
+            "load_s": round(median, 3),
+            "records_per_s": round(count / median),
+            "update_p50_ms": update["p50_ms"],
+            "update_p95_ms": update["p95_ms"],
+        }
+    shipped, bare = out["with_history"], out["without_history"]
+    out["load_overhead_pct"] = round(100 * (shipped["load_s"] / bare["load_s"] - 1), 1)
+    out["update_overhead_pct"] = round(
+        100 * (shipped["update_p50_ms"] / bare["update_p50_ms"] - 1), 1
+    )
+    return out
+
+
+async def _run(
+    versions: int, rounds: int, count: int, progress: Callable[[str], None]
+) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="mnemowire-bench-lifecycle-") as name:
+        folder = Path(name)
+        progress(f"history: {versions} versions of 10 records, {rounds} reads")
+        history = await _history(folder, versions, 10, rounds)
+        progress(f"write cost: {count:,} records and 500 updates, with and without history")
+        cost = await _write_cost(folder, count, 500, turns=4)
+    return {
+        "store": "sqlite-vec (file, HashEmbedder 64-d)",
+        "history": history,
+        "write_cost": cost,
+    }
+
+
+def run_lifecycle(
+    versions: int = 100,
+    rounds: int = 500,
+    count: int = 20_000,
+    progress: Callable[[str], None] = lambda _: None,
+) -> Any:
+    """Read ``rounds`` history pages of ``versions`` versions each, and time the writes of
+    ``count`` records with and without history."""
+    return asyncio.run(_run(versions, rounds, count, progress))

@@ -1,0 +1,157 @@
+"""A record's history as a store answers for it (spec v0.4: docs/spec/v0.4.md#history.versions),
+with no I/O: the versions a store read, each with the audit entry that made it, as the
+``history`` response.
+
+A store keeps, per record, one row per version: its revision (1 for the write that stored the
+record, one more per change), when, the audit entry that made it (``audit_seq``: the entry's
+operation, ids and ``detail.caller`` say how and by whom), and the record's stored fields as
+they stood (the newest version's are the record's own). Older versions past the operator's
+bound are dropped oldest first, and ``dropped`` says how many ([history.bound]).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mnemowire.errors import NotFoundError
+from mnemowire.kit._browse import Cursors
+from mnemowire.kit.archive import KEPT_FROM_STORED
+from mnemowire.models import MEMORY_RECORD_FIELDS, HistoryRequest, HistoryResponse, StoreResult
+
+__all__ = [
+    "DEFAULT_HISTORY_LIMIT",
+    "UNRECORDED",
+    "VERSION_FIELDS",
+    "Version",
+    "history_after",
+    "history_answer",
+    "history_not_found",
+]
+
+#: the stored columns a version keeps of a record: its wire fields as of spec v0.4 and where a
+#: merge folded it. Written out, not derived from the generated models: a SQL store's
+#: migration writes its history triggers over exactly these, and a published migration never
+#: changes (a field a later spec adds is a new migration in each store).
+VERSION_FIELDS: tuple[str, ...] = (
+    "id", "agent_id", "user_id", "type", "content", "metadata", "confidence", "source",
+    "created_at", "updated_at", "expires_at", "event_time", "location", "participants",
+    "sentiment", "valence", "arousal", "emotion", "target", "state", "merged_into", "version",
+    "seal",
+)  # fmt: skip
+#: the versions a store keeps of each record unless its operator says otherwise
+DEFAULT_HISTORY_LIMIT = 1000
+#: the operation of a version no audit entry made (a record stored before its store kept
+#: history: [history.versions])
+UNRECORDED = "unrecorded"
+
+
+@dataclass(frozen=True)
+class Version:
+    """One version of a record as a store reads it: ``fields``, the record's stored columns by
+    field name (JSON decoded, ``state`` as the store spells it: ``deleted`` for a forgotten
+    record), and the audit entry that made it, when there is one (``operation``, ``ids``,
+    ``detail`` decoded)."""
+
+    revision: int
+    at: int
+    fields: Mapping[str, Any]
+    audit_seq: int | None = None
+    operation: str | None = None
+    ids: Sequence[str] = ()
+    detail: Mapping[str, Any] | None = None
+
+    @classmethod
+    def from_row(
+        cls,
+        revision: int,
+        at: int,
+        fields: Mapping[str, Any],
+        audit: tuple[int | None, str | None, Any, Any],
+    ) -> Version:
+        """A version from a history row joined to its audit entry (``seq``, ``operation``,
+        ``ids`` and ``detail`` as the audit log stores them: JSON text or decoded)."""
+        seq, operation, ids, detail = audit
+        return cls(
+            revision,
+            at,
+            fields,
+            audit_seq=seq,
+            operation=operation,
+            ids=json.loads(ids) if isinstance(ids, str) else list(ids or ()),
+            detail=json.loads(detail) if isinstance(detail, str) else detail,
+        )
+
+    def entry(self) -> dict[str, Any]:
+        """The version as a ``HistoryEntry``: the record in its kept state (forgotten,
+        merged: [history.states]), and what the merge that made it folded in or into."""
+        record = {
+            name: value
+            for name in MEMORY_RECORD_FIELDS
+            if (value := self.fields.get(name)) is not None
+        }
+        stored_state = str(self.fields.get("state", "active"))
+        record["state"] = KEPT_FROM_STORED.get(stored_state, stored_state)
+        out: dict[str, Any] = {
+            "revision": self.revision,
+            "at": self.at,
+            "operation": self.operation or UNRECORDED,
+            "record": record,
+        }
+        for said in ("caller", "reason"):  # as the audit entry's detail keeps them
+            value = (self.detail or {}).get(said)
+            if isinstance(value, str) and value:
+                out[said] = value
+        record_id = self.fields.get("id")
+        if self.fields.get("merged_into") and stored_state == "merged":
+            out["merged_into"] = self.fields["merged_into"]
+        elif self.operation == "merge":
+            folded = [i for i in self.ids if i != record_id]
+            if folded:
+                out["merged_from"] = folded
+        if self.audit_seq is not None:
+            out["audit_seq"] = self.audit_seq
+        return out
+
+
+def history_not_found(req: HistoryRequest) -> NotFoundError:
+    """The answer for a record the request may not see: none of that id in the agent's (and
+    user's) scope, or one erased with its history ([history.scope])."""
+    scope = f"agent {req.agent_id!r}" + (
+        "" if req.user_id is None else f" and user {req.user_id!r}"
+    )
+    return NotFoundError(
+        f"no record {req.id!r} for {scope}, in any state (an erased record's history goes "
+        "with it); check the id with `mnemowire get` or `mnemowire list`",
+        details=[{"path": "/id", "rule": "not_found", "message": f"not a record of {scope}"}],
+    )
+
+
+def history_answer(
+    req: HistoryRequest,
+    versions: Sequence[Version],
+    dropped: int,
+    cursors: Cursors,
+    result: StoreResult,
+) -> HistoryResponse:
+    """A history page from the ``limit + 1`` versions a store read after the cursor's
+    revision (oldest first), with the cursor after its last one when another page follows."""
+    page = versions[: req.limit]
+    answer: dict[str, Any] = {
+        "id": req.id,
+        "entries": [v.entry() for v in page],
+        "dropped": dropped,
+        "latency_ms": result.latency_ms,
+        "stores": [result],
+    }
+    if len(versions) > req.limit:
+        answer["next_cursor"] = cursors.at(req, [page[-1].revision])
+    return HistoryResponse.model_validate(answer)
+
+
+def history_after(req: HistoryRequest, cursors: Cursors) -> int:
+    """The revision ``req``'s page starts after: 0 for the first page."""
+    position = cursors.position(req)
+    return 0 if position is None else int(position[0])

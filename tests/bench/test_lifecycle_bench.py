@@ -1,0 +1,23 @@
+"""A smoke run of the lifecycle benchmark, so its code cannot rot (no timing is asserted): it
+writes a report valid under the report schema, with both write sides measured."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from mnemowire.apps.bench.report import load_report
+from mnemowire.apps.cli import cli
+
+
+def test_the_lifecycle_benchmark_writes_a_report(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    command = ["bench", "lifecycle", "--versions", "5", "--rounds", "3", "--records", "500"]
+    result = CliRunner().invoke(cli, [*command, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    results = load_report(out / "lifecycle.json")["results"]  # valid under the report schema
+    assert results["history"]["versions"] == 5
+    assert results["write_cost"]["with_history"]["records_per_s"] > 0
+    assert results["write_cost"]["without_history"]["records_per_s"] > 0
+    assert "| cost of history |" in (out / "lifecycle.md").read_text()
