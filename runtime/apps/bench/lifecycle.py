@@ -1,7 +1,8 @@
-"""Spec v0.4's lifecycle operations on the embedded store: reading a record's history (a page
-of 100 versions, through the validating boundary as a caller would), and what keeping history
-costs the writes, side by side in one run: the same bulk load and the same updates on a store
-as shipped and on one whose history triggers were dropped (the only difference), in turns.
+"""Spec v0.4's lifecycle operations: reading a record's history (a page of 100 versions,
+through the validating boundary as a caller would) on sqlite-vec and on pgvector (a local
+server started for the run), and what keeping history costs the embedded store's writes, side
+by side in one run: the same bulk load and the same updates on a store as shipped and on one
+whose history triggers were dropped (the only difference), in turns.
 """
 
 from __future__ import annotations
@@ -13,12 +14,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mnemowire.adapters.pgvector import PgVectorStore
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.adapters.sqlite_vec._driver import connect, find_driver
 from mnemowire.apps.bench._corpus import load_numbered
 from mnemowire.apps.bench._timing import percentiles
+from mnemowire.apps.bench.pgvector import postgres_server
 from mnemowire.embedders import HashEmbedder
 from mnemowire.layers.memory import Memory
+from mnemowire.protocol import MemoryStore
 
 __all__ = ["run_lifecycle"]
 
@@ -40,11 +44,11 @@ async def _versions(memory: Memory, record: str, count: int) -> None:
         )
 
 
-async def _history(folder: Path, versions: int, records: int, rounds: int) -> dict[str, Any]:
-    """p50/p95 of one history page holding all ``versions`` versions of a record."""
-    store = SqliteVecStore(str(folder / "history.db"), embedder=HashEmbedder(64))
+async def _history(store: MemoryStore, versions: int, records: int, rounds: int) -> dict[str, Any]:
+    """p50/p95 of one history page holding all ``versions`` versions of a record, in a store
+    of 10,000 records."""
     async with Memory(store) as memory:
-        ids = await load_numbered(memory, AGENT, 10_000, store.embedder.dimension)
+        ids = await load_numbered(memory, AGENT, 10_000, 64)
         chosen = ids[:: len(ids) // records][:records]
         for record in chosen:
             await _versions(memory, record, versions)
@@ -125,13 +129,19 @@ async def _run(
 ) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="mnemowire-bench-lifecycle-") as name:
         folder = Path(name)
-        progress(f"history: {versions} versions of 10 records, {rounds} reads")
-        history = await _history(folder, versions, 10, rounds)
+        progress(f"history on sqlite-vec: {versions} versions of 10 records, {rounds} reads")
+        embedded = SqliteVecStore(str(folder / "history.db"), embedder=HashEmbedder(64))
+        history = await _history(embedded, versions, 10, rounds)
+        progress("history on pgvector (a local server)")
+        async with postgres_server(None) as (dsn, _):
+            served = PgVectorStore(dsn, embedder=HashEmbedder(64), schema="bench_history")
+            history_pg = await _history(served, versions, 10, rounds)
         progress(f"write cost: {count:,} records and 500 updates, with and without history")
         cost = await _write_cost(folder, count, 500, turns=4)
     return {
-        "store": "sqlite-vec (file, HashEmbedder 64-d)",
+        "store": "sqlite-vec (file) and pgvector (local server), HashEmbedder 64-d",
         "history": history,
+        "history_pgvector": history_pg,
         "write_cost": cost,
     }
 
