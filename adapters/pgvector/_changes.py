@@ -22,6 +22,11 @@ from mnemowire.models import DecideRequest, ExpireRequest, ForgetRequest, MergeR
 __all__ = ["expire", "forget", "merge", "merge_targets", "reject", "set_visible"]
 
 
+async def forget_reach(conn: Any, req: ForgetRequest, payload: dict[str, Any]) -> list[str]:
+    """The ids a forget would reach now, changing nothing ([forget.dry-run])."""
+    return [record_id for _, record_id, _ in await arun(conn, QUEUE.forget_targets(req, payload))]
+
+
 async def forget(conn: Any, req: ForgetRequest, payload: dict[str, Any], now: int) -> list[str]:
     """Hide or erase what the request reaches ([forget.scope]); the ids it named or matched.
     An erasure also erases every record merged into one of them, directly or through earlier

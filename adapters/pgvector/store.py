@@ -64,7 +64,7 @@ from mnemowire.kit import (
     to_wire,
 )
 from mnemowire.kit.keywords import keyword_terms, rare_terms
-from mnemowire.kit.reviews import staging
+from mnemowire.kit.reviews import forget_preview, staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     Capabilities,
@@ -330,9 +330,13 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
     async def forget(self, request: ForgetRequest) -> ForgetResponse:
         req, payload = request, to_wire(request)
         staged_by = staging(self._policy, "forget", req, payload)
+        started = time.perf_counter()
+        if req.dry_run:  # [forget.dry-run]: what it would reach, nothing changed
+            async with self._db.connection("forget") as conn:
+                ids = await _changes.forget_reach(conn, req, payload)
+            return forget_preview(req, ids, self._result(len(ids), started), staged_by)
         if staged_by is not None:  # [review.staging]
             return await self._review_ops.stage_forget(req, payload, staged_by)
-        started = time.perf_counter()
         async with self._db.transaction("forget") as conn:
             ids = await _changes.forget(conn, req, payload, self._clock())
         self._sizes.changed([req.agent_id])

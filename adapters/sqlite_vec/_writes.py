@@ -217,6 +217,11 @@ def write_record(  # noqa: PLR0917 (a remember's parts, as the store has them)
 # -- forget ----------------------------------------------------------------------------------
 
 
+def forget_reach(tx: Any, req: ForgetRequest, payload: dict[str, Any]) -> list[str]:
+    """The ids a forget would reach now, changing nothing ([forget.dry-run])."""
+    return [record_id for _, record_id, _ in run(tx, QUEUE.forget_targets(req, payload))]
+
+
 def forget(
     tx: Any, req: ForgetRequest, payload: dict[str, Any], now: int, index: IndexWriter
 ) -> list[str]:

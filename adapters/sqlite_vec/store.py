@@ -52,7 +52,7 @@ from mnemowire.kit import (
     url_options,
 )
 from mnemowire.kit.audit import read_sqlite
-from mnemowire.kit.reviews import staging
+from mnemowire.kit.reviews import forget_preview, staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     Capabilities,
@@ -249,6 +249,10 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
     async def forget(self, request: ForgetRequest) -> ForgetResponse:
         req, payload = request, to_wire(request)
         staged_by = staging(self._policy, "forget", req, payload)
+        if req.dry_run:  # [forget.dry-run]: what it would reach, nothing changed
+            return await self._call(
+                self._forget_preview, req, payload, staged_by, time.perf_counter()
+            )
         if staged_by is not None:  # [review.staging]
             return await self._review_ops.stage_forget(req, payload, staged_by)
         return await self._call(self._forget, req, payload, time.perf_counter())
@@ -480,6 +484,13 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
             hard_delete=req.hard_delete,
             pending_approval=False,
         )
+
+    def _forget_preview(
+        self, req: ForgetRequest, payload: dict[str, Any], staged_by: str | None, started: float
+    ) -> ForgetResponse:
+        with self._db.transaction(write=False) as tx:
+            ids = _writes.forget_reach(tx, req, payload)
+        return forget_preview(req, ids, self._result(len(ids), started), staged_by)
 
     def _plan_merge(self, req: MergeRequest) -> MergePlan:
         MergePlan.refuse_self_merge(req)

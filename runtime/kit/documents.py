@@ -50,7 +50,7 @@ from mnemowire.kit._rules import (
     require_visible,
     search_depth,
 )
-from mnemowire.kit.reviews import staging
+from mnemowire.kit.reviews import forget_preview, staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     MEMORY_RECORD_FIELDS,
@@ -363,9 +363,14 @@ class DocumentStore(abc.ABC):
         req, payload = request, to_wire(request)
         refuse_undeclared(self.capabilities(), "forget", payload)
         staged_by = staging(self._policy, "forget", req, payload)
+        started = time.perf_counter()
+        if req.dry_run:  # [forget.dry-run]: what it would reach, nothing changed
+            reach = await self._run(lambda: [r["id"] for r in self._forget_targets(req, payload)])
+            return forget_preview(
+                req, reach, store_result(self._name, len(reach), started), staged_by
+            )
         if staged_by is not None:
             return await self._queue.stage_forget(req, payload, staged_by)
-        started = time.perf_counter()
         ids = await self._run(lambda: self._forget(req, payload))
         return ForgetResponse(
             forgotten_ids=ids,

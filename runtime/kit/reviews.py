@@ -35,6 +35,7 @@ __all__ = [
     "decision_detail",
     "decision_record",
     "ended_conflict",
+    "forget_preview",
     "kept_request",
     "merge_diff",
     "outcome_of",
@@ -55,8 +56,9 @@ __all__ = [
 
 #: ``staged_by`` of a write whose request asked for review
 CALLER = "caller"
-#: the fields a staged forget or merge is kept without ([compat.lifted]): the review says them
-_LIFTED = ("approval_required", "review_id")
+#: the fields a staged forget or merge is kept without ([compat.lifted]): the review says the
+#: first two, and a staged forget is never a preview (``dry_run``, spec v0.4, false if sent)
+_LIFTED = ("approval_required", "review_id", "dry_run")
 
 
 def kept_request(operation: str, payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -336,6 +338,20 @@ def staging(
     if req.approval_required or getattr(req, "review_id", None) is not None:
         return CALLER
     return None if policy is None else policy.staged_by(operation, payload)
+
+
+def forget_preview(
+    req: ForgetRequest, ids: Sequence[str], result: StoreResult, staged_by: str | None
+) -> ForgetResponse:
+    """A forget's dry run ([forget.dry-run]): the ids it would reach now, and whether it would
+    wait for a reviewer (``staged_by``: :func:`staging`'s answer for it); nothing changed."""
+    return ForgetResponse(
+        forgotten_ids=list(ids),
+        stores=[result],
+        hard_delete=req.hard_delete,
+        pending_approval=staged_by is not None,
+        dry_run=True,
+    )
 
 
 def merge_diff(

@@ -24,6 +24,7 @@ from mnemowire.kit import (
     needs,
     to_wire,
 )
+from mnemowire.kit.reviews import staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.layers import _router_archive as archive
 from mnemowire.layers import _router_graph as graph_routing
@@ -409,7 +410,12 @@ class MemoryRouter:
         )
 
     async def forget(self, request: ForgetRequest) -> ForgetResponse:
-        req, review_id = staged_under(request, self._fan.policy)
+        if request.dry_run:  # [forget.dry-run]: each child previews, and nothing is staged
+            req, review_id = request, None
+            staged = staging(self._fan.policy, "forget", req, to_wire(req)) is not None
+        else:
+            req, review_id = staged_under(request, self._fan.policy)
+            staged = False
         payload = to_wire(req)
         # forget reaches every copy whatever the write policy (see the class docstring); each
         # child gets a copy of the request, so one that alters it alters nobody else's
@@ -421,12 +427,15 @@ class MemoryRouter:
         )
         done = responses(outcomes)
         forgotten = dict.fromkeys(i for r in done for i in r.forgotten_ids)
+        said: dict[str, Any] = {} if review_id is None else {"review_id": review_id}
+        if req.dry_run:
+            said["dry_run"] = True
         return ForgetResponse(
             forgotten_ids=list(forgotten),
             stores=results(outcomes, lambda r: len(r.forgotten_ids)),
             hard_delete=req.hard_delete,
-            pending_approval=any(r.pending_approval for r in done),
-            **({} if review_id is None else {"review_id": review_id}),
+            pending_approval=staged or any(r.pending_approval for r in done),
+            **said,
         )
 
     async def merge(self, request: MergeRequest) -> MergeResponse:

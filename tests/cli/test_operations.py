@@ -327,3 +327,21 @@ def test_demo_runs_end_to_end_with_the_test_embedder() -> None:
     assert "remembered 33 memories" in result.output
     assert "procedure book_flight" in result.output
     assert "recall p50" in result.output
+
+
+def test_forget_dry_run_lists_what_it_would_forget_and_forgets_nothing(
+    store: list[str],
+) -> None:
+    _, [tea] = run("remember", *store, "--agent", "a", "--user", "alice", "Alice likes tea")
+    _, [bob] = run("remember", *store, "--agent", "a", "--user", "bob", "Bob likes coffee")
+    scope = ["--agent", "a", "--user", "alice", "--filter", "{}"]
+    code, _ = run("forget", *store, *scope, "--dry-run")
+    assert code == Exit.USAGE  # an empty filter names no scope, preview or not
+    code, [preview] = run(
+        "forget", *store, "--agent", "a", "--user", "alice", "--hard", "--dry-run",
+        str(tea["id"]), str(bob["id"]),
+    )  # fmt: skip
+    assert code == Exit.OK
+    assert (preview["forgotten_ids"], preview["dry_run"]) == ([tea["id"]], True)
+    _, [found] = run("get", *store, "--agent", "a", str(tea["id"]))
+    assert found["missing"] == []  # still there

@@ -10,7 +10,7 @@ import pytest
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.embedders import HashEmbedder
-from mnemowire.errors import ConflictError
+from mnemowire.errors import ConflictError, NotFoundError
 from mnemowire.models import ListRequest, ListResponse, RecallRequest, RecallResponse
 from mnemowire.seals import SealKeys
 from tests.runtime.conftest import RouterFactory, StoreFactory
@@ -205,3 +205,42 @@ async def test_a_listing_outside_the_requests_scope_is_not_believed(
     [refused] = [s for s in listed.stores if s.store == "lying"]
     assert refused.status == "invalid_response"
     assert why in (refused.error or "")
+
+
+async def test_history_comes_from_the_first_child_holding_the_record(
+    make_store: StoreFactory, make_router: RouterFactory
+) -> None:
+    a, b = make_store("a"), make_store("b")
+    tea = await _remember(make_router([a, b]), "Alice likes tea")
+    only_b = str((await b.remember({"agent_id": AGENT, "type": "semantic", "content": "x"})).id)
+    router = make_router([a, b])
+    await router.update({"agent_id": AGENT, "id": tea, "expected_version": 1, "content": "y"})
+    page = await router.history({"agent_id": AGENT, "id": tea, "limit": 1})
+    assert [(e.revision, e.operation) for e in page.entries] == [(1, "remember")]
+    assert [s.store for s in page.stores] == ["a"]
+    rest = await router.history({"agent_id": AGENT, "id": tea, "cursor": page.next_cursor})
+    assert [(e.revision, e.operation) for e in rest.entries] == [(2, "update")]
+    held = await router.history({"agent_id": AGENT, "id": only_b})  # a lacks it: b answers
+    assert [(s.store, s.status) for s in held.stores] == [("a", "error"), ("b", "ok")]
+    with pytest.raises(NotFoundError):
+        await router.history({"agent_id": AGENT, "id": "nope"})
+
+
+async def test_a_forget_dry_run_previews_on_every_child_and_changes_nothing(
+    make_store: StoreFactory, make_router: RouterFactory
+) -> None:
+    a, b = make_store("a"), make_store("b")
+    router = make_router([a, b])
+    tea = await _remember(router, "Alice likes tea", user_id="alice")
+    stored = await b.remember(
+        {"agent_id": AGENT, "type": "semantic", "content": "x", "user_id": "alice"}
+    )
+    only_b = str(stored.id)
+    preview = await router.forget(
+        {"agent_id": AGENT, "ids": [tea, only_b], "dry_run": True, "approval_required": True}
+    )
+    assert (preview.dry_run, preview.pending_approval, preview.review_id) == (True, True, None)
+    assert sorted(preview.forgotten_ids) == sorted([tea, only_b])
+    assert (await router.reviews({"agent_id": AGENT})).reviews == []  # nothing staged
+    for child in (a, b):
+        assert (await child.get({"agent_id": AGENT, "ids": [tea]})).missing == []

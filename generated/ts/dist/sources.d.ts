@@ -5,4 +5,4 @@
  *
  * @module
  */
-export declare const SOURCES = "sha256:69e9c900b031aefac1085992b47a47a1d9d4f7c0223191004fe51b6215616d7c";
+export declare const SOURCES = "sha256:72bb47a8bdbf0704720a4fcc21828db09fe32b96d20efa2b1f14526444775c26";

@@ -863,6 +863,14 @@ export interface ForgetRequest {
      * one id); sending it stages the write. Minted by the store when absent.
      */
     review_id?: MemoryId;
+    /**
+     * Report what the forget would reach (forgotten_ids) and whether it would wait for a reviewer,
+     * changing nothing: nothing is hidden, erased, staged or audited
+     * (docs/spec/v0.4.md#forget.dry-run).
+     *
+     * @defaultValue `false`
+     */
+    dry_run?: boolean;
 }
 /**
  * Result of a forget. Extensible: clients ignore fields they do not know.
@@ -881,6 +889,11 @@ export interface ForgetResponse {
     pending_approval?: boolean;
     /** When pending_approval: the review the forget waits in. */
     review_id?: MemoryId;
+    /**
+     * True when nothing was changed (the request asked for a preview): forgotten_ids are the records
+     * the forget would reach, and pending_approval says whether it would wait for a reviewer.
+     */
+    dry_run?: boolean;
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
 }
@@ -2086,8 +2099,8 @@ export type ReviewOutcome = "approved" | "merged" | "rejected";
  * seal.
  *
  * Rule: A forget under review carries a valid forget request, without approval_required and
- * review_id (lifted out: the review says both), so a v0 reviewer still reads it under its v0
- * schema.
+ * review_id (lifted out: the review says both) and without dry_run (a preview is never staged), so
+ * a v0 reviewer still reads it under its v0 schema.
  *
  * Rule: A merge under review carries a valid merge request, without approval_required and review_id
  * (lifted out: the review says both), so a v0 reviewer still reads it under its v0 schema.

@@ -458,15 +458,19 @@ def recall_command(
 @click.option("--hard", "hard_delete", is_flag=True, help="Erase for good instead of hiding.")
 @click.option("--reason", help="Why (kept in the audit log).")
 @click.option("--approval-required", is_flag=True, help="Stage the forget for review (spec v0.2).")
+@click.option(
+    "--dry-run", is_flag=True, help="List what would be forgotten and change nothing (spec v0.4)."
+)
 @click.argument("ids", nargs=-1)
 @_operation(
     "forget",
-    "Forget memories by IDS and/or --filter.",
+    "Forget memories by IDS and/or --filter (--dry-run: only list them).",
     {
         "agent_id": "--agent",
         "user_id": "--user",
         "ids": "IDS",
         "filter": "--filter",
+        "dry_run": "--dry-run",
         "hard_delete": "--hard",
         "reason": "--reason",
         "approval_required": "--approval-required",
@@ -480,6 +484,7 @@ def forget_command(
     hard_delete: bool,
     reason: str | None,
     approval_required: bool,
+    dry_run: bool,
     ids: tuple[str, ...],
 ) -> dict[str, Any]:
     return {
@@ -487,6 +492,7 @@ def forget_command(
         "user_id": user_id,
         "ids": list(ids) or None,
         "filter": _json_object(filter_, "--filter"),
+        "dry_run": dry_run or None,
         "hard_delete": hard_delete or None,
         "reason": reason,
         "approval_required": approval_required or None,
