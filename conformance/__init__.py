@@ -27,6 +27,7 @@ from mnemowire.conformance import (  # noqa: F401  (register the checks)
     browse,
     checks,
     fidelity,
+    forgetting,
     history,
     retention,
     review,

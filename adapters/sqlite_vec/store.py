@@ -52,7 +52,7 @@ from mnemowire.kit import (
     url_options,
 )
 from mnemowire.kit.audit import read_sqlite
-from mnemowire.kit.reviews import forget_preview, staging
+from mnemowire.kit.reviews import forget_preview, named_scope, nothing_forgotten, staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     Capabilities,
@@ -249,11 +249,15 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
     async def forget(self, request: ForgetRequest) -> ForgetResponse:
         req, payload = request, to_wire(request)
         staged_by = staging(self._policy, "forget", req, payload)
+        started = time.perf_counter()
         if req.dry_run:  # [forget.dry-run]: what it would reach, nothing changed
-            return await self._call(
-                self._forget_preview, req, payload, staged_by, time.perf_counter()
-            )
+            return await self._call(self._forget_preview, req, payload, staged_by, started)
         if staged_by is not None:  # [review.staging]
+            if req.all:  # [forget.all]: the review names the records its reviewer approves
+                named = named_scope(req, payload, await self._call(self._reach, req, payload))
+                if named is None:
+                    return nothing_forgotten(req, self._result(0, started))
+                req, payload = named
             return await self._review_ops.stage_forget(req, payload, staged_by)
         return await self._call(self._forget, req, payload, time.perf_counter())
 
@@ -488,9 +492,12 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
     def _forget_preview(
         self, req: ForgetRequest, payload: dict[str, Any], staged_by: str | None, started: float
     ) -> ForgetResponse:
-        with self._db.transaction(write=False) as tx:
-            ids = _writes.forget_reach(tx, req, payload)
+        ids = self._reach(req, payload)
         return forget_preview(req, ids, self._result(len(ids), started), staged_by)
+
+    def _reach(self, req: ForgetRequest, payload: dict[str, Any]) -> builtins.list[str]:
+        with self._db.transaction(write=False) as tx:
+            return _writes.forget_reach(tx, req, payload)
 
     def _plan_merge(self, req: MergeRequest) -> MergePlan:
         MergePlan.refuse_self_merge(req)

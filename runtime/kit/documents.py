@@ -50,7 +50,7 @@ from mnemowire.kit._rules import (
     require_visible,
     search_depth,
 )
-from mnemowire.kit.reviews import forget_preview, staging
+from mnemowire.kit.reviews import forget_preview, named_scope, nothing_forgotten, staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     MEMORY_RECORD_FIELDS,
@@ -364,11 +364,15 @@ class DocumentStore(abc.ABC):
         refuse_undeclared(self.capabilities(), "forget", payload)
         staged_by = staging(self._policy, "forget", req, payload)
         started = time.perf_counter()
-        if req.dry_run:  # [forget.dry-run]: what it would reach, nothing changed
+        if req.dry_run or (staged_by is not None and req.all):
             reach = await self._run(lambda: [r["id"] for r in self._forget_targets(req, payload)])
-            return forget_preview(
-                req, reach, store_result(self._name, len(reach), started), staged_by
-            )
+            if req.dry_run:  # [forget.dry-run]: what it would reach, nothing changed
+                result = store_result(self._name, len(reach), started)
+                return forget_preview(req, reach, result, staged_by)
+            named = named_scope(req, payload, reach)  # [forget.all]: the review names them
+            if named is None:
+                return nothing_forgotten(req, store_result(self._name, 0, started))
+            req, payload = named
         if staged_by is not None:
             return await self._queue.stage_forget(req, payload, staged_by)
         ids = await self._run(lambda: self._forget(req, payload))

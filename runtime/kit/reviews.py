@@ -30,6 +30,7 @@ from mnemowire.models import (
 
 __all__ = [
     "CALLER",
+    "MAX_NAMED",
     "decide_answer",
     "decided_merge",
     "decision_detail",
@@ -38,6 +39,8 @@ __all__ = [
     "forget_preview",
     "kept_request",
     "merge_diff",
+    "named_scope",
+    "nothing_forgotten",
     "outcome_of",
     "refuse_merge_into",
     "refuse_unreviewed_version",
@@ -338,6 +341,38 @@ def staging(
     if req.approval_required or getattr(req, "review_id", None) is not None:
         return CALLER
     return None if policy is None else policy.staged_by(operation, payload)
+
+
+#: the most records a staged forget of a whole scope may name (forget.request's ids)
+MAX_NAMED = 10_000
+
+
+def named_scope(
+    req: ForgetRequest, payload: Mapping[str, Any], ids: Sequence[str]
+) -> tuple[ForgetRequest, dict[str, Any]] | None:
+    """A forget of a whole scope ([forget.all]) about to be staged, as the forget of the
+    records it reaches now: a review names what its reviewer approves (and a v0.3 reviewer
+    reads it). None when the scope holds no record: nothing to review. A RequestError past
+    :data:`MAX_NAMED` records, naming what to do instead."""
+    if not ids:
+        return None
+    if len(ids) > MAX_NAMED:
+        raise RequestError(
+            f"a staged forget of a whole scope names each record it reaches, at most "
+            f"{MAX_NAMED:,}; this one reaches {len(ids):,}: forget by --filter in parts, or "
+            "preview it with --dry-run and forget without review if the policy allows",
+            details=[{"path": "/all", "rule": "maxItems", "message": f"reaches {len(ids)}"}],
+        )
+    sent = {k: v for k, v in payload.items() if k != "all"}
+    sent["ids"] = list(ids)
+    return ForgetRequest.model_validate(sent), sent
+
+
+def nothing_forgotten(req: ForgetRequest, result: StoreResult) -> ForgetResponse:
+    """The answer of a forget that reached no record (a whole scope found empty)."""
+    return ForgetResponse(
+        forgotten_ids=[], stores=[result], hard_delete=req.hard_delete, pending_approval=False
+    )
 
 
 def forget_preview(

@@ -297,6 +297,8 @@ def check_forget(response: ForgetResponse, sent: Mapping[str, Any]) -> None:
             raise InvalidResponse(f"reports forgetting ids it was not asked about: {foreign}")
     if response.hard_delete != bool(sent.get("hard_delete", False)):
         raise InvalidResponse("hard_delete in the answer differs from the request")
+    if sent.get("all") and not response.forgotten_ids and not response.pending_approval:
+        return  # a whole scope found empty: nothing to stage ([forget.all])
     _check_staged(response, sent)
 
 

@@ -427,6 +427,8 @@ class MemoryRouter:
         )
         done = responses(outcomes)
         forgotten = dict.fromkeys(i for r in done for i in r.forgotten_ids)
+        if not any(r.pending_approval for r in done):
+            review_id = None  # a whole scope found empty everywhere: nothing was staged
         said: dict[str, Any] = {} if review_id is None else {"review_id": review_id}
         if req.dry_run:
             said["dry_run"] = True

@@ -343,7 +343,8 @@ class Walk:
         added lets more through (an alternative); an allOf entry, or a whole anyOf / oneOf
         where there was none, lets less through (a condition)."""
         for keyword in ("anyOf", "oneOf", "allOf"):
-            before, after = list(old.get(keyword) or ()), list(new.get(keyword) or ())
+            before = [_reachable(b, old) for b in old.get(keyword) or ()]
+            after = [_reachable(b, new) for b in new.get(keyword) or ()]
             if not before and not after:
                 continue
             if keyword not in old or keyword not in new:
@@ -368,6 +369,12 @@ class Walk:
                 pairs = [(b, b) for b in before if b in after]
                 gone = [b for b in before if b not in after]
                 added = [b for b in after if b not in before]
+                for edited in list(gone):  # the same rule, edited
+                    twin = next((a for a in added if _same_rule(edited, a)), None)
+                    if twin is not None:
+                        pairs.append((edited, twin))
+                        gone.remove(edited)
+                        added.remove(twin)
                 if len(gone) == len(added):  # edited in place: each with its counterpart
                     pairs += list(zip(gone, added, strict=True))
                     gone, added = [], []
@@ -450,6 +457,41 @@ def _present(schema: Mapping[str, Any]) -> dict[str, Any]:
     if schema.get("additionalProperties") is False:
         return {name: s for name, s in properties.items() if s is not False}
     return properties
+
+
+def _reachable(branch: Any, node: Mapping[str, Any]) -> Any:
+    """``branch`` of one of ``node``'s compositions without the ``anyOf`` alternatives that
+    require a field the closed ``node`` cannot carry (declared ``false``, as a response that
+    embeds a request lifts a field out, or never named): they admit no message, so adding or
+    removing one changes nothing there."""
+    if not isinstance(branch, dict) or node.get("additionalProperties") is not False:
+        return branch
+    alternatives = branch.get("anyOf")
+    if not isinstance(alternatives, list):
+        return branch
+    present = _present(node)
+    kept = [
+        alt
+        for alt in alternatives
+        if not (isinstance(alt, dict) and any(n not in present for n in alt.get("required", ())))
+    ]
+    return branch if len(kept) == len(alternatives) else {**branch, "anyOf": kept}
+
+
+def _same_rule(old: Any, new: Any) -> bool:
+    """Whether ``new`` is ``old`` edited: the same rule, by its ``description``, or, reworded,
+    an ``anyOf`` that keeps every alternative it had (and may add more)."""
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return False
+    if old.get("description") is not None and old.get("description") == new.get("description"):
+        return True
+    before, after = old.get("anyOf"), new.get("anyOf")
+    return (
+        isinstance(before, list)
+        and isinstance(after, list)
+        and set(old) == set(new)
+        and all(alternative in after for alternative in before)
+    )
 
 
 def _reaches_only_new_fields(branch: Any, old: Mapping[str, Any]) -> bool:

@@ -93,7 +93,7 @@ def test_a_refused_request_from_flags_is_a_usage_error_naming_the_flags(
     assert "--agent is required" in missing.stderr
     scope = CliRunner().invoke(cli, ["forget", *store, "--agent", "a"])
     assert scope.exit_code == Exit.USAGE
-    assert "IDS or --filter needs at least one of" in scope.stderr
+    assert "IDS, --filter or --all needs at least one of" in scope.stderr
     policy = CliRunner().invoke(cli, ["expire", *store, "--agent", "a"])
     assert policy.exit_code == Exit.USAGE
     assert "--older-than-days, --policy-type, --confidence-below or --no-recall-in-days" in (
@@ -345,3 +345,20 @@ def test_forget_dry_run_lists_what_it_would_forget_and_forgets_nothing(
     assert (preview["forgotten_ids"], preview["dry_run"]) == ([tea["id"]], True)
     _, [found] = run("get", *store, "--agent", "a", str(tea["id"]))
     assert found["missing"] == []  # still there
+
+
+def test_forget_all_of_a_user_previews_then_forgets_that_users_memories(
+    store: list[str],
+) -> None:
+    _, [tea] = run("remember", *store, "--agent", "a", "--user", "alice", "Alice likes tea")
+    _, [bob] = run("remember", *store, "--agent", "a", "--user", "bob", "Bob likes coffee")
+    scope = ["--agent", "a", "--user", "alice", "--all"]
+    code, [preview] = run("forget", *store, *scope, "--dry-run")
+    assert (code, preview["forgotten_ids"], preview["dry_run"]) == (Exit.OK, [tea["id"]], True)
+    code, [done] = run("forget", *store, *scope, "--hard")
+    assert (code, done["forgotten_ids"]) == (Exit.OK, [tea["id"]])
+    _, [found] = run("get", *store, "--agent", "a", str(tea["id"]), str(bob["id"]))
+    assert found["missing"] == [tea["id"]]
+    result = CliRunner().invoke(cli, ["forget", *store, *scope, str(bob["id"])])
+    assert result.exit_code == Exit.USAGE
+    assert "IDS" in result.stderr  # the flag the caller gave beside --all

@@ -244,3 +244,28 @@ async def test_a_forget_dry_run_previews_on_every_child_and_changes_nothing(
     assert (await router.reviews({"agent_id": AGENT})).reviews == []  # nothing staged
     for child in (a, b):
         assert (await child.get({"agent_id": AGENT, "ids": [tea]})).missing == []
+
+
+async def test_a_staged_forget_of_a_scope_waits_in_one_review_on_every_child(
+    make_store: StoreFactory, make_router: RouterFactory
+) -> None:
+    a, b = make_store("a"), make_store("b")
+    router = make_router([a, b])
+    teas = [await _remember(router, f"Alice tea {n}", user_id="alice") for n in range(2)]
+    staged = await router.forget(
+        {"agent_id": AGENT, "user_id": "alice", "all": True, "approval_required": True}
+    )
+    assert staged.pending_approval is True
+    for child in (a, b):
+        [review] = (await child.reviews({"agent_id": AGENT})).reviews
+        assert review.review_id == staged.review_id
+        assert sorted(review.request["ids"]) == sorted(teas)
+    await router.decide(
+        {"agent_id": AGENT, "review_id": staged.review_id, "approved": True, "reviewer": "dpo"}
+    )
+    for child in (a, b):
+        assert sorted((await child.get({"agent_id": AGENT, "ids": teas})).missing) == sorted(teas)
+    empty = await router.forget(
+        {"agent_id": AGENT, "user_id": "nobody", "all": True, "approval_required": True}
+    )
+    assert (empty.forgotten_ids, empty.pending_approval) == ([], False)

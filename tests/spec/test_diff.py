@@ -721,3 +721,55 @@ def test_check_bump_lets_a_0x_minor_bump_break_through_v0_5(
         assert "declares minor; a break needs a major bump (a minor one only up to v0.5)" in (
             result.stderr
         )
+
+
+def _scoped(tmp_path: Path, *, lift: bool) -> tuple[Path, Path]:
+    """The real v0.3, and a v0.4 whose forget gains a third way to name its scope (``all``):
+    an anyOf alternative added to the rule it already states (its description unchanged),
+    and a rule of its own that reaches only messages with the new field; the review lifts
+    ``all`` out of its embedded forget when ``lift``."""
+    old, new = copies_of("v0.3", tmp_path, "v0.3", "v0.4")
+    forget = json.loads((new / "forget.request.json").read_text())
+    forget["properties"]["all"] = {"type": "boolean", "const": True}
+    forget["allOf"][0]["anyOf"].append({"required": ["all"]})
+    forget["allOf"][0]["description"] += " (or all)"  # reworded, too
+    forget["allOf"].append(
+        {
+            "description": "all names the whole scope: ids and filter are not sent with it.",
+            "if": {"anyOf": [{"required": ["all"]}]},
+            "then": {
+                "properties": {
+                    "ids": {"type": "array", "maxItems": 0},
+                    "filter": {"type": "object", "maxProperties": 0},
+                }
+            },
+        }
+    )
+    (new / "forget.request.json").write_text(json.dumps(forget))
+    if lift:
+        review = json.loads((new / "review-request.json").read_text())
+        review["allOf"][1]["then"]["properties"]["request"]["properties"]["all"] = False
+        (new / "review-request.json").write_text(json.dumps(review))
+    return old, new
+
+
+def test_a_rule_that_gains_an_alternative_only_widens(tmp_path: Path) -> None:
+    """An edited composition branch is matched with its earlier self by the rule it states
+    (its description, or an anyOf keeping every alternative it had, reworded or not): a new
+    anyOf alternative lets more through (a WARN for a request: older stores refuse it), it
+    is not a condition removed and another added. Where the field the alternative
+    requires is lifted out (a review's embedded request), it admits nothing: no change."""
+    report = spec_diff.diff(*(spec.read_spec_dir(d) for d in _scoped(tmp_path, lift=True)))
+    assert report.at_least("ERR") == []
+    assert sorted((c.message, c.path, c.rule.id) for c in report.at_least("WARN")) == [
+        ("forget.request", "", "request.alternative.added"),
+        ("forget.request", "/all", "request.property.added.optional"),
+    ]
+    assert report.required_bump == "minor"
+    unlifted = spec_diff.diff(
+        *(spec.read_spec_dir(d) for d in _scoped(tmp_path / "unlifted", lift=False))
+    )
+    assert {(c.message, c.rule.id) for c in unlifted.at_least("ERR")} >= {
+        ("review-request", "response.property.added.embedded-request"),
+        ("review-request", "response.alternative.added"),
+    }

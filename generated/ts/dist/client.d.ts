@@ -62,9 +62,9 @@ export interface MemoryClient {
      */
     export_records?(request: ExportRecordsRequest): Promise<ExportRecordsResponse>;
     /**
-     * Forget memories by id and/or by metadata filter. Closed: unknown fields are rejected. A forget
-     * must name its scope: ids, a non-empty filter, or both (then a record must be listed in ids and
-     * match the filter).
+     * Forget memories by id, by metadata filter, or all of a scope (v0.4). Closed: unknown fields are
+     * rejected. A forget must name its scope: ids, a non-empty filter, both (then a record must be
+     * listed in ids and match the filter), or all.
      *
      * Resolves with `ForgetResponse` (message `forget.response`). Result of a forget. Extensible:
      * clients ignore fields they do not know.

@@ -15,4 +15,4 @@ export * from "./validators.js";
 /** The spec version these bindings were generated from. */
 export declare const SPEC_VERSION = "v0.4";
 /** sha256 over the spec's schema files: changes whenever the contract does. */
-export declare const SPEC_DIGEST = "sha256:e97281fc44e75237ed22539e8b24b04682e3b3c3d1b8c2126c720d42ac646549";
+export declare const SPEC_DIGEST = "sha256:80e0fdb5319d54ed0d84d63a5e3968080d90514a59962631a16ef77fb85aaebf";

@@ -5,4 +5,4 @@
  *
  * @module
  */
-export declare const SOURCES = "sha256:72bb47a8bdbf0704720a4fcc21828db09fe32b96d20efa2b1f14526444775c26";
+export declare const SOURCES = "sha256:70d6ddf9f42bb2e3224bcc2803ea2d2af9df35ed95159a724253d59c3ae6cda5";

@@ -811,16 +811,18 @@ export interface FilterOperators {
  */
 export type FilterScalar = string | number | boolean | null;
 /**
- * Forget memories by id and/or by metadata filter. Closed: unknown fields are rejected. A forget
- * must name its scope: ids, a non-empty filter, or both (then a record must be listed in ids and
- * match the filter).
+ * Forget memories by id, by metadata filter, or all of a scope (v0.4). Closed: unknown fields are
+ * rejected. A forget must name its scope: ids, a non-empty filter, both (then a record must be
+ * listed in ids and match the filter), or all.
  *
  * Message `forget.request` (sent to a store; closed: a field not declared here is rejected).
  *
- * Rule: A forget must name its scope: ids, a non-empty filter, or both; a scope-less forget would
- * delete every record.
+ * Rule: A forget must name its scope: ids, a non-empty filter, both, or all (v0.4); a scope-less
+ * forget would delete every record.
  *
  * Rule: review_id stages the write: approval_required may be left out, and false is refused.
+ *
+ * Rule: all names the whole scope: ids and filter are not sent with it.
  */
 export interface ForgetRequest {
     /**
@@ -838,6 +840,12 @@ export interface ForgetRequest {
     ids?: MemoryId[];
     /** Forget records whose metadata satisfies this filter. */
     filter?: ScopeFilter;
+    /**
+     * Forget every record of the agent, or with user_id every record of that user: the whole scope,
+     * named on purpose (docs/spec/v0.4.md#forget.all). Sent only as true, and never with ids or
+     * filter.
+     */
+    all?: true;
     /**
      * Erase content and embeddings for good (for erasure requests). Default: soft delete, which hides
      * the record but keeps it for audit.
@@ -2099,8 +2107,9 @@ export type ReviewOutcome = "approved" | "merged" | "rejected";
  * seal.
  *
  * Rule: A forget under review carries a valid forget request, without approval_required and
- * review_id (lifted out: the review says both) and without dry_run (a preview is never staged), so
- * a v0 reviewer still reads it under its v0 schema.
+ * review_id (lifted out: the review says both), without dry_run (a preview is never staged) and
+ * without all (a staged forget of a whole scope names the records it reaches), so a v0 reviewer
+ * still reads it under its v0 schema.
  *
  * Rule: A merge under review carries a valid merge request, without approval_required and review_id
  * (lifted out: the review says both), so a v0 reviewer still reads it under its v0 schema.

@@ -459,22 +459,30 @@ def recall_command(
 @click.option("--reason", help="Why (kept in the audit log).")
 @click.option("--approval-required", is_flag=True, help="Stage the forget for review (spec v0.2).")
 @click.option(
+    "--all",
+    "all_",
+    is_flag=True,
+    help="Every memory of the agent, or of --user (spec v0.4); preview it with --dry-run.",
+)
+@click.option(
     "--dry-run", is_flag=True, help="List what would be forgotten and change nothing (spec v0.4)."
 )
 @click.argument("ids", nargs=-1)
 @_operation(
     "forget",
-    "Forget memories by IDS and/or --filter (--dry-run: only list them).",
+    "Forget memories by IDS and/or --filter, or --all of an agent or a --user (--dry-run: "
+    "only list them).",
     {
         "agent_id": "--agent",
         "user_id": "--user",
         "ids": "IDS",
         "filter": "--filter",
+        "all": "--all",
         "dry_run": "--dry-run",
         "hard_delete": "--hard",
         "reason": "--reason",
         "approval_required": "--approval-required",
-        "": "IDS or --filter",
+        "": "IDS, --filter or --all",
     },
 )
 def forget_command(
@@ -484,6 +492,7 @@ def forget_command(
     hard_delete: bool,
     reason: str | None,
     approval_required: bool,
+    all_: bool,
     dry_run: bool,
     ids: tuple[str, ...],
 ) -> dict[str, Any]:
@@ -492,6 +501,7 @@ def forget_command(
         "user_id": user_id,
         "ids": list(ids) or None,
         "filter": _json_object(filter_, "--filter"),
+        "all": all_ or None,
         "dry_run": dry_run or None,
         "hard_delete": hard_delete or None,
         "reason": reason,
