@@ -38,8 +38,9 @@ the keyword rules (which words are indexed, searched and how matches rank), and
 record as one document (``DocumentStore``, with the ``IdMap`` such a library's own ids need),
 ``mnemowire.kit.audit`` the audit log's hash chain (an entry's digest, ``verify``, the
 export with its head digest), ``mnemowire.kit.reviews`` the review queue's rules (spec v0.2:
-what a staged write keeps, a review and a decision on the wire) and ``mnemowire.kit.staging``
-an operator's staging policy.
+what a staged write keeps, a review and a decision on the wire; a forget's preview and a
+staged forget of a whole scope), ``mnemowire.kit.staging`` an operator's staging policy, and
+``mnemowire.kit.history`` a record's history as a store answers for it (spec v0.4).
 """
 
 from mnemowire.filters import matches, operators_of
