@@ -14,6 +14,7 @@ from mnemowire.apps.cli import cli
 def test_the_lifecycle_benchmark_writes_a_report(tmp_path: Path) -> None:
     out = tmp_path / "out"
     command = ["bench", "lifecycle", "--versions", "5", "--rounds", "3", "--records", "500"]
+    command += ["--held", "200"]
     result = CliRunner().invoke(cli, [*command, "--out", str(out)])
     assert result.exit_code == 0, result.output
     results = load_report(out / "lifecycle.json")["results"]  # valid under the report schema

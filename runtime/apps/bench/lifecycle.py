@@ -44,11 +44,13 @@ async def _versions(memory: Memory, record: str, count: int) -> None:
         )
 
 
-async def _history(store: MemoryStore, versions: int, records: int, rounds: int) -> dict[str, Any]:
+async def _history(
+    store: MemoryStore, versions: int, records: int, rounds: int, held: int
+) -> dict[str, Any]:
     """p50/p95 of one history page holding all ``versions`` versions of a record, in a store
-    of 10,000 records."""
+    of ``held`` records."""
     async with Memory(store) as memory:
-        ids = await load_numbered(memory, AGENT, 10_000, 64)
+        ids = await load_numbered(memory, AGENT, held, 64)
         chosen = ids[:: len(ids) // records][:records]
         for record in chosen:
             await _versions(memory, record, versions)
@@ -60,7 +62,7 @@ async def _history(store: MemoryStore, versions: int, records: int, rounds: int)
             samples.append((time.perf_counter() - started) * 1000)
             assert len(page.entries) == versions
             assert page.next_cursor is None
-    return {"versions": versions, "records": records, "store_records": 10_000,
+    return {"versions": versions, "records": records, "store_records": held,
             **percentiles(samples)}  # fmt: skip
 
 
@@ -125,17 +127,17 @@ async def _write_cost(folder: Path, count: int, updates: int, turns: int) -> dic
 
 
 async def _run(
-    versions: int, rounds: int, count: int, progress: Callable[[str], None]
+    versions: int, rounds: int, count: int, held: int, progress: Callable[[str], None]
 ) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="mnemowire-bench-lifecycle-") as name:
         folder = Path(name)
         progress(f"history on sqlite-vec: {versions} versions of 10 records, {rounds} reads")
         embedded = SqliteVecStore(str(folder / "history.db"), embedder=HashEmbedder(64))
-        history = await _history(embedded, versions, 10, rounds)
+        history = await _history(embedded, versions, 10, rounds, held)
         progress("history on pgvector (a local server)")
         async with postgres_server(None) as (dsn, _):
             served = PgVectorStore(dsn, embedder=HashEmbedder(64), schema="bench_history")
-            history_pg = await _history(served, versions, 10, rounds)
+            history_pg = await _history(served, versions, 10, rounds, held)
         progress(f"write cost: {count:,} records and 500 updates, with and without history")
         cost = await _write_cost(folder, count, 500, turns=4)
     return {
@@ -150,8 +152,9 @@ def run_lifecycle(
     versions: int = 100,
     rounds: int = 500,
     count: int = 20_000,
+    held: int = 10_000,
     progress: Callable[[str], None] = lambda _: None,
 ) -> Any:
-    """Read ``rounds`` history pages of ``versions`` versions each, and time the writes of
-    ``count`` records with and without history."""
-    return asyncio.run(_run(versions, rounds, count, progress))
+    """Read ``rounds`` history pages of ``versions`` versions each in stores of ``held``
+    records, and time the writes of ``count`` records with and without history."""
+    return asyncio.run(_run(versions, rounds, count, held, progress))

@@ -230,11 +230,14 @@ def facades_command(url: str, rounds: int, out: Path | None) -> None:
     "--records", "count", default=20_000, show_default=True, help="Records each write side loads."
 )
 @click.option(
+    "--held", default=10_000, show_default=True, help="Records in the stores histories are read in."
+)
+@click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     help="Also write lifecycle.json and lifecycle.md into this folder.",
 )
-def lifecycle_command(versions: int, rounds: int, count: int, out: Path | None) -> None:
+def lifecycle_command(versions: int, rounds: int, count: int, held: int, out: Path | None) -> None:
     """Time a history page of 100 versions (target: p50 <= 5 ms) and what keeping history costs
     the writes (with and without it, side by side)."""
     from mnemowire.apps.bench import environment
@@ -242,7 +245,11 @@ def lifecycle_command(versions: int, rounds: int, count: int, out: Path | None) 
 
     env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
     results = run_lifecycle(
-        versions, rounds, count, progress=lambda step: click.echo(f"mnemowire: {step}", err=True)
+        versions,
+        rounds,
+        count,
+        held,
+        progress=lambda step: click.echo(f"mnemowire: {step}", err=True),
     )
     _publish("lifecycle", env, results, out)
 
