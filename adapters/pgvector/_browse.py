@@ -14,11 +14,10 @@ from mnemowire.adapters.pgvector._sql import COLUMNS, lexemes_of
 from mnemowire.adapters.pgvector._writes import insert_audit
 from mnemowire.kit import RecordRows, UpdatePlan
 from mnemowire.kit.audit import entry
-from mnemowire.kit.history import Version, history_not_found
 from mnemowire.kit.sql import get_scope, list_page, update_scope
-from mnemowire.models import GetRequest, HistoryRequest, ListRequest, UpdateRequest
+from mnemowire.models import GetRequest, ListRequest, UpdateRequest
 
-__all__ = ["apply_update", "cursor_key", "get", "history", "list_after", "update_target"]
+__all__ = ["apply_update", "cursor_key", "get", "list_after", "update_target"]
 
 #: ``COLUMNS`` rows as the records get and list return (psycopg decodes the jsonb columns)
 _RECORD_ROWS = RecordRows([name.strip().removeprefix("m.") for name in COLUMNS.split(",")])
@@ -92,32 +91,3 @@ async def apply_update(
     )
     detail = plan.audit_detail(req.reason)
     await insert_audit(conn, entry(now, "update", req.agent_id, [req.id], payload, detail))
-
-
-async def history(conn: Any, req: HistoryRequest, after: int) -> tuple[list[Version], int]:
-    """The versions of the request's record after revision ``after``, oldest first, one more
-    than a page when another page follows, and how many the bound dropped ([history.bound]);
-    NotFoundError when the record is not one the request may see ([history.scope]). The
-    caller's transaction gives the statements one snapshot."""
-    user = "" if req.user_id is None else " AND m.user_id = %s"
-    args = [req.id, req.agent_id, *([] if req.user_id is None else [req.user_id])]
-    async with conn.cursor(row_factory=dict_row) as cursor:
-        await cursor.execute(
-            f"SELECT {COLUMNS} FROM memories m WHERE m.id = %s AND m.agent_id = %s{user}", args
-        )
-        current = await cursor.fetchone()
-    if current is None:  # in any state: a forgotten or merged record keeps its history
-        raise history_not_found(req)
-    cursor = await conn.execute(
-        "SELECT h.revision, h.at, h.fields, a.position, a.operation, a.ids, a.detail "
-        "FROM history h LEFT JOIN audit_log a ON a.position = h.audit_seq "
-        "WHERE h.record_id = %s AND h.revision > %s ORDER BY h.revision LIMIT %s",
-        (req.id, after, req.limit + 1),
-    )
-    versions = [
-        Version.from_row(revision, at, current if fields is None else fields, tuple(audit))
-        for revision, at, fields, *audit in await cursor.fetchall()
-    ]
-    cursor = await conn.execute("SELECT min(revision) FROM history WHERE record_id = %s", (req.id,))
-    oldest = (await cursor.fetchone())[0]
-    return versions, 0 if oldest is None else int(oldest) - 1

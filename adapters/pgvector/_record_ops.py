@@ -10,6 +10,7 @@ from typing import Any
 
 from mnemowire.adapters.pgvector import _browse
 from mnemowire.adapters.pgvector._host import StoreHost
+from mnemowire.adapters.pgvector._reviews import QUEUE
 from mnemowire.adapters.pgvector._writes import write
 from mnemowire.embedders import Vectors
 from mnemowire.kit import (
@@ -23,7 +24,8 @@ from mnemowire.kit import (
     to_wire,
 )
 from mnemowire.kit.audit import stored_entry
-from mnemowire.kit.history import history_after, history_answer
+from mnemowire.kit.history import history_after, history_answer, history_page
+from mnemowire.kit.sql_steps import arun
 from mnemowire.models import (
     GetRequest,
     GetResponse,
@@ -117,9 +119,8 @@ class RecordOperations:
             # the record and its versions from one snapshot, whatever commits meanwhile
             await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             cursors = await self._cursor_codec(conn)
-            versions, dropped = await _browse.history(
-                conn, request, history_after(request, cursors)
-            )
+            after = history_after(request, cursors)
+            versions, dropped = await arun(conn, history_page(QUEUE, "position", request, after))
         result = self._host._result(len(versions[: request.limit]), started)
         return history_answer(request, versions, dropped, cursors, result)
 

@@ -3,7 +3,6 @@ id and page by page, and changing one record (update, with its index rows and au
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
@@ -13,11 +12,10 @@ from mnemowire.adapters.sqlite_vec._records import COLUMNS, RECORD_ROWS, blob, r
 from mnemowire.adapters.sqlite_vec._writes import IndexWriter
 from mnemowire.kit import UpdatePlan, json_text
 from mnemowire.kit.audit import append_sqlite
-from mnemowire.kit.history import Version, history_not_found
 from mnemowire.kit.sql import get_scope, list_page, update_scope
-from mnemowire.models import GetRequest, HistoryRequest, ListRequest, UpdateRequest
+from mnemowire.models import GetRequest, ListRequest, UpdateRequest
 
-__all__ = ["apply_update", "get", "history", "list_after", "update_target"]
+__all__ = ["apply_update", "get", "list_after", "update_target"]
 
 
 def get(tx: Any, req: GetRequest, now: int) -> list[dict[str, Any]]:
@@ -90,33 +88,3 @@ def apply_update(  # noqa: PLR0917 (an update's parts, as the store has them)
         index.add(tx, plan.record["rowid"], merged, vector)
     detail = plan.audit_detail(req.reason)
     append_sqlite(tx, now, "update", req.agent_id, [req.id], payload, detail)
-
-
-def history(tx: Any, req: HistoryRequest, after: int) -> tuple[list[Version], int]:
-    """The versions of the request's record after revision ``after``, oldest first, one more
-    than a page when another page follows, and how many the bound dropped ([history.bound]);
-    NotFoundError when the record is not one the request may see ([history.scope])."""
-    user = "" if req.user_id is None else " AND m.user_id = ?"
-    args = [req.id, req.agent_id, *([] if req.user_id is None else [req.user_id])]
-    row = tx.execute(
-        f"SELECT {COLUMNS} FROM memories m WHERE m.id = ? AND m.agent_id = ?{user}", args
-    ).fetchone()
-    if row is None:  # in any state: a forgotten or merged record keeps its history
-        raise history_not_found(req)
-    current = record(row)
-    rows = tx.execute(
-        "SELECT h.revision, h.at, h.fields, a.seq, a.operation, a.ids, a.detail "
-        "FROM history h LEFT JOIN audit_log a ON a.seq = h.audit_seq "
-        "WHERE h.record_id = ? AND h.revision > ? ORDER BY h.revision LIMIT ?",
-        (req.id, after, req.limit + 1),
-    ).fetchall()
-    versions = [
-        Version.from_row(
-            revision, at, current if fields is None else json.loads(fields), tuple(audit)
-        )
-        for revision, at, fields, *audit in rows
-    ]
-    oldest = tx.execute(
-        "SELECT min(revision) FROM history WHERE record_id = ?", (req.id,)
-    ).fetchone()[0]
-    return versions, 0 if oldest is None else oldest - 1

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 from mnemowire.adapters.sqlite_vec import _browse
 from mnemowire.adapters.sqlite_vec._host import StoreHost
+from mnemowire.adapters.sqlite_vec._reviews import QUEUE
 from mnemowire.adapters.sqlite_vec._schema import cursor_key
 from mnemowire.embedders import Vectors
 from mnemowire.kit import (
@@ -22,7 +23,8 @@ from mnemowire.kit import (
     restore_answer,
     to_wire,
 )
-from mnemowire.kit.history import Version, history_after, history_answer
+from mnemowire.kit.history import Version, history_after, history_answer, history_page
+from mnemowire.kit.sql_steps import run
 from mnemowire.models import (
     GetRequest,
     GetResponse,
@@ -128,7 +130,9 @@ class RecordOperations:
         with self._host._db.transaction(write=False) as tx:
             cursors = self._cursor_codec(tx)
             versions: builtins.list[Version]
-            versions, dropped = _browse.history(tx, req, history_after(req, cursors))
+            versions, dropped = run(
+                tx, history_page(QUEUE, "seq", req, history_after(req, cursors))
+            )
         return history_answer(
             req, versions, dropped, cursors, self._host._result(len(versions[: req.limit]), started)
         )

@@ -19,6 +19,8 @@ from typing import Any
 from mnemowire.errors import NotFoundError
 from mnemowire.kit._browse import Cursors
 from mnemowire.kit.archive import KEPT_FROM_STORED
+from mnemowire.kit.sql_reviews import ReviewTables
+from mnemowire.kit.sql_steps import Query, Steps
 from mnemowire.models import MEMORY_RECORD_FIELDS, HistoryRequest, HistoryResponse, StoreResult
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "history_after",
     "history_answer",
     "history_not_found",
+    "history_page",
 ]
 
 #: the stored columns a version keeps of a record: its wire fields as of spec v0.4 and where a
@@ -127,6 +130,45 @@ def history_not_found(req: HistoryRequest) -> NotFoundError:
         "with it); check the id with `mnemowire get` or `mnemowire list`",
         details=[{"path": "/id", "rule": "not_found", "message": f"not a record of {scope}"}],
     )
+
+
+def history_page(
+    tables: ReviewTables, audit_position: str, req: HistoryRequest, after: int
+) -> Steps[tuple[list[Version], int]]:
+    """A SQL store's versions of the request's record after revision ``after`` (its
+    ``history`` table, written by its triggers), oldest first, one more than a page when
+    another page follows, and how many the bound dropped ([history.bound]); NotFoundError
+    when the record is not one the request may see, in any state ([history.scope]).
+    ``tables`` read the ``memories m`` row (the newest version is the record itself);
+    ``audit_position`` is the ``audit_log`` column ``history.audit_seq`` names. Run it in one
+    snapshot (a read transaction)."""
+    p = tables.dialect.param
+    user = "" if req.user_id is None else f" AND m.user_id = {p}"
+    args = [req.id, req.agent_id, *([] if req.user_id is None else [req.user_id])]
+    row = yield Query(
+        f"SELECT {tables.columns} FROM memories m WHERE m.id = {p} AND m.agent_id = {p}{user}",
+        args,
+        "one",
+    )
+    if row is None:  # a forgotten or merged record keeps its history; an erased one does not
+        raise history_not_found(req)
+    current = tables.stored(row)
+    rows = yield Query(
+        f"SELECT h.revision, h.at, h.fields, a.{audit_position}, a.operation, a.ids, a.detail "
+        f"FROM history h LEFT JOIN audit_log a ON a.{audit_position} = h.audit_seq "
+        f"WHERE h.record_id = {p} AND h.revision > {p} ORDER BY h.revision LIMIT {p}",
+        [req.id, after, req.limit + 1],
+    )
+    versions = [
+        Version.from_row(
+            revision, at, current if fields is None else tables.read_json(fields), tuple(audit)
+        )
+        for revision, at, fields, *audit in rows
+    ]
+    oldest = yield Query(
+        f"SELECT min(revision) FROM history WHERE record_id = {p}", [req.id], "one"
+    )
+    return versions, 0 if oldest[0] is None else int(oldest[0]) - 1
 
 
 def history_answer(
