@@ -64,7 +64,7 @@ from mnemowire.kit import (
     to_wire,
 )
 from mnemowire.kit.keywords import keyword_terms, rare_terms
-from mnemowire.kit.reviews import forget_preview, named_scope, nothing_forgotten, staging
+from mnemowire.kit.reviews import forget_prelude, staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     Capabilities,
@@ -331,15 +331,14 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
         req, payload = request, to_wire(request)
         staged_by = staging(self._policy, "forget", req, payload)
         started = time.perf_counter()
-        if req.dry_run or (staged_by is not None and req.all):
-            async with self._db.connection("forget") as conn:
-                ids = await _changes.forget_reach(conn, req, payload)
-            if req.dry_run:  # [forget.dry-run]: what it would reach, nothing changed
-                return forget_preview(req, ids, self._result(len(ids), started), staged_by)
-            named = named_scope(req, payload, ids)  # [forget.all]: the review names them
-            if named is None:
-                return nothing_forgotten(req, self._result(0, started))
-            req, payload = named
+        prepared = await forget_prelude(  # [forget.dry-run], [forget.all]
+            req, payload, staged_by,
+            lambda: self._reach(req, payload),
+            lambda count: self._result(count, started),
+        )  # fmt: skip
+        if isinstance(prepared, ForgetResponse):
+            return prepared
+        req, payload = prepared
         if staged_by is not None:  # [review.staging]
             return await self._review_ops.stage_forget(req, payload, staged_by)
         async with self._db.transaction("forget") as conn:
@@ -351,6 +350,10 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
             hard_delete=req.hard_delete,
             pending_approval=False,
         )
+
+    async def _reach(self, req: ForgetRequest, payload: dict[str, Any]) -> list[str]:
+        async with self._db.connection("forget") as conn:
+            return await _changes.forget_reach(conn, req, payload)
 
     async def merge(self, request: MergeRequest) -> MergeResponse:
         req, payload = request, to_wire(request)

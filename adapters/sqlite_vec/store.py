@@ -52,7 +52,7 @@ from mnemowire.kit import (
     url_options,
 )
 from mnemowire.kit.audit import read_sqlite
-from mnemowire.kit.reviews import forget_preview, named_scope, nothing_forgotten, staging
+from mnemowire.kit.reviews import forget_prelude, staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     Capabilities,
@@ -250,16 +250,17 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
         req, payload = request, to_wire(request)
         staged_by = staging(self._policy, "forget", req, payload)
         started = time.perf_counter()
-        if req.dry_run:  # [forget.dry-run]: what it would reach, nothing changed
-            return await self._call(self._forget_preview, req, payload, staged_by, started)
+        prepared = await forget_prelude(  # [forget.dry-run], [forget.all]
+            req, payload, staged_by,
+            lambda: self._call(self._reach, req, payload),
+            lambda count: self._result(count, started),
+        )  # fmt: skip
+        if isinstance(prepared, ForgetResponse):
+            return prepared
+        req, payload = prepared
         if staged_by is not None:  # [review.staging]
-            if req.all:  # [forget.all]: the review names the records its reviewer approves
-                named = named_scope(req, payload, await self._call(self._reach, req, payload))
-                if named is None:
-                    return nothing_forgotten(req, self._result(0, started))
-                req, payload = named
             return await self._review_ops.stage_forget(req, payload, staged_by)
-        return await self._call(self._forget, req, payload, time.perf_counter())
+        return await self._call(self._forget, req, payload, started)
 
     async def merge(self, request: MergeRequest) -> MergeResponse:
         req, payload = request, to_wire(request)
@@ -488,12 +489,6 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
             hard_delete=req.hard_delete,
             pending_approval=False,
         )
-
-    def _forget_preview(
-        self, req: ForgetRequest, payload: dict[str, Any], staged_by: str | None, started: float
-    ) -> ForgetResponse:
-        ids = self._reach(req, payload)
-        return forget_preview(req, ids, self._result(len(ids), started), staged_by)
 
     def _reach(self, req: ForgetRequest, payload: dict[str, Any]) -> builtins.list[str]:
         with self._db.transaction(write=False) as tx:

@@ -50,7 +50,7 @@ from mnemowire.kit._rules import (
     require_visible,
     search_depth,
 )
-from mnemowire.kit.reviews import forget_preview, named_scope, nothing_forgotten, staging
+from mnemowire.kit.reviews import forget_prelude, staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     MEMORY_RECORD_FIELDS,
@@ -364,15 +364,14 @@ class DocumentStore(abc.ABC):
         refuse_undeclared(self.capabilities(), "forget", payload)
         staged_by = staging(self._policy, "forget", req, payload)
         started = time.perf_counter()
-        if req.dry_run or (staged_by is not None and req.all):
-            reach = await self._run(lambda: [r["id"] for r in self._forget_targets(req, payload)])
-            if req.dry_run:  # [forget.dry-run]: what it would reach, nothing changed
-                result = store_result(self._name, len(reach), started)
-                return forget_preview(req, reach, result, staged_by)
-            named = named_scope(req, payload, reach)  # [forget.all]: the review names them
-            if named is None:
-                return nothing_forgotten(req, store_result(self._name, 0, started))
-            req, payload = named
+        prepared = await forget_prelude(  # [forget.dry-run], [forget.all]
+            req, payload, staged_by,
+            lambda: self._run(lambda: [r["id"] for r in self._forget_targets(req, payload)]),
+            lambda count: store_result(self._name, count, started),
+        )  # fmt: skip
+        if isinstance(prepared, ForgetResponse):
+            return prepared
+        req, payload = prepared
         if staged_by is not None:
             return await self._queue.stage_forget(req, payload, staged_by)
         ids = await self._run(lambda: self._forget(req, payload))

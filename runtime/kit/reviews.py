@@ -5,7 +5,7 @@ store that serves ``reviews`` and ``decide`` answers alike."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from mnemowire.errors import ConflictError, NotFoundError, RequestError
@@ -36,11 +36,9 @@ __all__ = [
     "decision_detail",
     "decision_record",
     "ended_conflict",
-    "forget_preview",
+    "forget_prelude",
     "kept_request",
     "merge_diff",
-    "named_scope",
-    "nothing_forgotten",
     "outcome_of",
     "refuse_merge_into",
     "refuse_unreviewed_version",
@@ -347,15 +345,37 @@ def staging(
 MAX_NAMED = 10_000
 
 
-def named_scope(
-    req: ForgetRequest, payload: Mapping[str, Any], ids: Sequence[str]
-) -> tuple[ForgetRequest, dict[str, Any]] | None:
-    """A forget of a whole scope ([forget.all]) about to be staged, as the forget of the
-    records it reaches now: a review names what its reviewer approves (and a v0.3 reviewer
-    reads it). None when the scope holds no record: nothing to review. A RequestError past
-    :data:`MAX_NAMED` records, naming what to do instead."""
+async def forget_prelude(
+    req: ForgetRequest,
+    payload: dict[str, Any],
+    staged_by: str | None,
+    reach: Callable[[], Awaitable[Sequence[str]]],
+    result: Callable[[int], StoreResult],
+) -> ForgetResponse | tuple[ForgetRequest, dict[str, Any]]:
+    """What a store does with a forget before it stages or applies it, written once: a dry
+    run's answer ([forget.dry-run]: the ids ``reach`` finds now, and whether the forget would
+    wait for a reviewer, ``staged_by`` being :func:`staging`'s answer; nothing changed), or the
+    forget to go on with. A forget of a whole scope about to be staged goes on as the forget
+    of the records it reaches now ([forget.all]: a review names what its reviewer approves,
+    and a v0.3 reviewer reads it); a scope holding none is answered empty, one past
+    :data:`MAX_NAMED` records refused naming what to do instead. ``result(count)`` is the
+    store's ``stores[]`` entry."""
+    if not req.dry_run and (staged_by is None or not req.all):
+        return req, payload
+    ids = list(await reach())
+    if req.dry_run:
+        return ForgetResponse(
+            forgotten_ids=ids,
+            stores=[result(len(ids))],
+            hard_delete=req.hard_delete,
+            pending_approval=staged_by is not None,
+            dry_run=True,
+        )
     if not ids:
-        return None
+        return ForgetResponse(
+            forgotten_ids=[], stores=[result(0)], hard_delete=req.hard_delete,
+            pending_approval=False,
+        )  # fmt: skip
     if len(ids) > MAX_NAMED:
         raise RequestError(
             f"a staged forget of a whole scope names each record it reaches, at most "
@@ -364,29 +384,8 @@ def named_scope(
             details=[{"path": "/all", "rule": "maxItems", "message": f"reaches {len(ids)}"}],
         )
     sent = {k: v for k, v in payload.items() if k != "all"}
-    sent["ids"] = list(ids)
+    sent["ids"] = ids
     return ForgetRequest.model_validate(sent), sent
-
-
-def nothing_forgotten(req: ForgetRequest, result: StoreResult) -> ForgetResponse:
-    """The answer of a forget that reached no record (a whole scope found empty)."""
-    return ForgetResponse(
-        forgotten_ids=[], stores=[result], hard_delete=req.hard_delete, pending_approval=False
-    )
-
-
-def forget_preview(
-    req: ForgetRequest, ids: Sequence[str], result: StoreResult, staged_by: str | None
-) -> ForgetResponse:
-    """A forget's dry run ([forget.dry-run]): the ids it would reach now, and whether it would
-    wait for a reviewer (``staged_by``: :func:`staging`'s answer for it); nothing changed."""
-    return ForgetResponse(
-        forgotten_ids=list(ids),
-        stores=[result],
-        hard_delete=req.hard_delete,
-        pending_approval=staged_by is not None,
-        dry_run=True,
-    )
 
 
 def merge_diff(
