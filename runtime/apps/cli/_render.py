@@ -175,9 +175,8 @@ def _history(payload: dict[str, Any]) -> str:
         if previous is None:
             lines += _text(str(record["content"]), width, "    ", 4)
         else:
-            changes = _changes(previous, record, width)
-            marked = marked or any(line.lstrip().startswith(_CONTENT) for line in changes)
-            lines += changes
+            lines += _changes(previous, record, width)
+            marked = marked or previous.get("content") != record.get("content")
         previous = record
     if not payload["entries"]:
         lines.append("(no versions)")
@@ -188,24 +187,11 @@ def _history(payload: dict[str, Any]) -> str:
     return "\n".join([*lines, *_stores(payload.get("stores", []))])
 
 
-#: how a change's content lines start (the words it changed are marked in them)
-_CONTENT = ("before:", "after:")
-
-
 def _changes(before: dict[str, Any], after: dict[str, Any], width: int) -> list[str]:
-    """What changed from ``before`` to ``after``: the content's words marked, then each other
-    field that differs (times and the version are in the heading)."""
-    lines: list[str] = []
-    if before.get("content") != after.get("content"):
-        old, new = _marked(str(before["content"]), str(after["content"]))
-        lines += _text(old, width, f"    {_CONTENT[0]} ", 12)
-        lines += _text(new, width, f"    {_CONTENT[1]}  ", 12)
-    for name in dict.fromkeys([*before, *after]):
-        if name in ("content", "updated_at", "version", "state"):
-            continue
-        if before.get(name) != after.get(name):
-            then, now = _short(before.get(name)), _short(after.get(name))
-            lines += _wrap(f"{name}: {then} -> {now}", width, "    ", 8)
+    """What a version changed: the content's words marked, then each other field that
+    differs (its time, version and state are in the version's heading)."""
+    skip = ("updated_at", "version", "state")
+    lines = _change_lines(before, after, width, "    ", skip=skip)
     if lines or before.get("state") != after.get("state"):
         return lines  # a state change alone is in the heading
     return ["    (no field changed)"]
@@ -234,14 +220,31 @@ def _modified(change: dict[str, Any], width: int) -> list[str]:
     """A changed record: its content before and after, the words that differ marked, and
     each other field that changes."""
     before, after = change["before"], change["after"]
-    old, new = _marked(str(before["content"]), str(after["content"]))
     lines = _wrap(f"* modified {change['id']} ({after['type']})", width, "  ", 8)
-    lines += _text(old, width, "      before: ", 14)
-    lines += _text(new, width, "      after:  ", 14)
+    return lines + _change_lines(before, after, width, "      ", content=True)
+
+
+def _change_lines(
+    before: dict[str, Any],
+    after: dict[str, Any],
+    width: int,
+    indent: str,
+    *,
+    content: bool = False,
+    skip: tuple[str, ...] = (),
+) -> list[str]:
+    """A record's change: its content before and after, the words that differ marked (always
+    with ``content``, else only when it changed), then each other field that differs but
+    ``skip``'s, as ``old -> new``."""
+    lines: list[str] = []
+    if content or before.get("content") != after.get("content"):
+        old, new = _marked(str(before["content"]), str(after["content"]))
+        lines += _text(old, width, f"{indent}before: ", len(indent) + 8)
+        lines += _text(new, width, f"{indent}after:  ", len(indent) + 8)
     for name in dict.fromkeys([*before, *after]):
-        if name != "content" and before.get(name) != after.get(name):
+        if name != "content" and name not in skip and before.get(name) != after.get(name):
             then, now = _short(before.get(name)), _short(after.get(name))
-            lines += _wrap(f"{name}: {then} -> {now}", width, "      ", 8)
+            lines += _wrap(f"{name}: {then} -> {now}", width, indent, 8)
     return lines
 
 
