@@ -11,6 +11,7 @@ from mnemowire.apps.cli import (  # noqa: F401  (each module registers its comma
     _certify,
     _codegen,
     _demo,
+    _five,
     _mcp,
     _operations,
     _portability,
