@@ -1,4 +1,5 @@
-"""Spec v0.4's lifecycle operations: reading a record's history (a page of 100 versions,
+"""Spec v0.4's lifecycle operations: duplicate detection's precision and recall on the
+labelled pairs (tuning and held-out halves); reading a record's history (a page of 100 versions,
 through the validating boundary as a caller would) on sqlite-vec and on pgvector (a local
 server started for the run), and what keeping history costs the embedded store's writes, side
 by side in one run: the same bulk load and the same updates on a store as shipped and on one
@@ -19,8 +20,9 @@ from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.adapters.sqlite_vec._driver import connect, find_driver
 from mnemowire.apps.bench._corpus import load_numbered
 from mnemowire.apps.bench._timing import percentiles
+from mnemowire.apps.bench.duplicates import score_pairs
 from mnemowire.apps.bench.pgvector import postgres_server
-from mnemowire.embedders import HashEmbedder
+from mnemowire.embedders import HashEmbedder, default_embedder
 from mnemowire.layers.memory import Memory
 from mnemowire.protocol import MemoryStore
 
@@ -140,11 +142,15 @@ async def _run(
             history_pg = await _history(served, versions, 10, rounds, held)
         progress(f"write cost: {count:,} records and 500 updates, with and without history")
         cost = await _write_cost(folder, count, 500, turns=4)
+    progress("duplicate detection on the labelled pairs (all-MiniLM-L6-v2)")
+    model = default_embedder()
+    duplicates = [score_pairs(model, name) for name in ("tune", "holdout")]
     return {
         "store": "sqlite-vec (file) and pgvector (local server), HashEmbedder 64-d",
         "history": history,
         "history_pgvector": history_pg,
         "write_cost": cost,
+        "duplicates": duplicates,
     }
 
 

@@ -421,6 +421,14 @@ def _lifecycle(results: Mapping[str, Any]) -> str:
 
     return "\n".join(
         [
+            "Duplicate detection (mnemowire.kit.duplicates, similarities from all-MiniLM-L6-v2) "
+            "on the labelled pairs; target: precision ≥ 0.99 at recall ≥ 0.85 on the held-out "
+            "file:",
+            "",
+            "| file | pairs (duplicates) | precision | recall | false merges | missed |",
+            "|---|---:|---:|---:|---|---|",
+            *(_duplicates_row(row) for row in results["duplicates"]),
+            "",
             f"{results['store']}, through the validating boundary.",
             "",
             "| measured | p50 | p95 | target |",
@@ -443,6 +451,17 @@ def _lifecycle(results: Mapping[str, Any]) -> str:
             f"| cost of history | **{cost['load_overhead_pct']} %** | "
             f"**{cost['update_overhead_pct']} %** | |",
         ]
+    )
+
+
+def _duplicates_row(row: Mapping[str, Any]) -> str:
+    def kinds(counts: Mapping[str, int]) -> str:
+        return ", ".join(f"{kind} {n}" for kind, n in counts.items()) or "none"
+
+    return (
+        f"| {row['file']} | {row['pairs']} ({row['duplicates']}) | {row['precision']} | "
+        f"{row['recall']} | {row['false_merges']}: {kinds(row['false_merges_by_kind'])} | "
+        f"{kinds(row['missed_by_kind'])} |"
     )
 
 
