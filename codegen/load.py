@@ -93,6 +93,13 @@ class _Builder:
         self.by_id = by_id
         self.names = names
 
+    def _followed(self, node: Any, base: str) -> Any:
+        """``node``, or the definition its ``$ref`` names (a member-name rule such as
+        ``propertyNames: {"$ref": "MemoryId"}`` is read for its bounds, not as a type)."""
+        if not isinstance(node, dict) or "$ref" not in node:
+            return node
+        return lookup(self.by_id, absolute(base, node["$ref"]))
+
     def schema(self, node: Any, base: str) -> Schema:
         if not isinstance(node, dict):
             raise CodegenError(f"{base}: boolean schemas are not supported")
@@ -146,7 +153,7 @@ class _Builder:
         )
         extra = node.get("additionalProperties", True)
         additional: bool | Schema = extra if isinstance(extra, bool) else self.schema(extra, base)
-        names = node.get("propertyNames")
+        names = self._followed(node.get("propertyNames"), base)
         conditionals: list[Conditional] = []
         require_any: list[RequireAny] = []
         for i, part in enumerate(node.get("allOf", [])):

@@ -26,6 +26,7 @@ from mnemowire.conformance import (  # noqa: F401  (register the checks)
     audit,
     browse,
     checks,
+    consolidation,
     fidelity,
     forgetting,
     history,

@@ -13,7 +13,7 @@ from mnemowire.adapters.pgvector._filters import DIALECT
 from mnemowire.adapters.pgvector._reviews import QUEUE
 from mnemowire.adapters.pgvector._sql import COLUMNS, lexemes_of
 from mnemowire.adapters.pgvector._writes import insert_audit
-from mnemowire.kit import MergePlan, forget_states, require_visible
+from mnemowire.kit import MergePlan, forget_states, require_versions, require_visible
 from mnemowire.kit.audit import entry
 from mnemowire.kit.sql import expire_scope, forget_scope, merge_scope
 from mnemowire.kit.sql_steps import arun
@@ -101,6 +101,7 @@ async def merge(
     """Apply ``plan``, unless a record changed since it was made ([merge.strategies])."""
     current = await merge_targets(conn, req, now, lock=True)
     plan.check_unchanged(current)
+    require_versions(req, current)  # read again under the write's lock
     canonical = current[req.canonical]
     if plan.update:
         changed = plan.vector is not None

@@ -12,7 +12,7 @@ from mnemowire.adapters.pgvector import _changes
 from mnemowire.adapters.pgvector._host import StoreHost
 from mnemowire.adapters.pgvector._reviews import QUEUE, related
 from mnemowire.adapters.pgvector._writes import insert_audit
-from mnemowire.kit import MergePlan, to_wire
+from mnemowire.kit import MergePlan, require_versions, to_wire
 from mnemowire.kit.audit import entry
 from mnemowire.kit.reviews import (
     decide_answer,
@@ -101,7 +101,8 @@ class ReviewOperations:
         now = self._host._clock()
         review_id = review_id_for(req.review_id)
         async with self._host._db.transaction("merge") as conn:
-            await _changes.merge_targets(conn, req, now)  # the records must be there
+            # the records must be there, at the versions the merge names
+            require_versions(req, await _changes.merge_targets(conn, req, now))
             queued = (review_id, "merge", req.agent_id, None, payload, staged_by, now)
             await arun(conn, QUEUE.stage(*queued))
             ids = [req.canonical, *req.duplicates]

@@ -63,11 +63,14 @@ from mnemowire.kit import (
     store_result,
     to_wire,
 )
+from mnemowire.kit.consolidation import consolidate
 from mnemowire.kit.keywords import keyword_terms, rare_terms
 from mnemowire.kit.reviews import forget_prelude, staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     Capabilities,
+    ConsolidateRequest,
+    ConsolidateResponse,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
@@ -93,6 +96,7 @@ CAPABILITIES = (
     *("get", "list", "restore", "update", "remember_batch", "query_vector", "seals"),
     *("reviews", "decide", "export_records", "import_records", "scopes"),
     "history",
+    "consolidate",
 )
 #: the pinned claim: a new spec version adds nothing here until the store opts in
 IMPLEMENTS = Implements(
@@ -376,6 +380,10 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
             strategy_used=plan.strategy,
             stores=[self._result(1 + len(req.duplicates), started)],
         )
+
+    async def consolidate(self, request: ConsolidateRequest) -> ConsolidateResponse:
+        """Spec v0.4's consolidation, over this store's own export and merges (kit)."""
+        return await consolidate(self, request)
 
     async def expire(self, request: ExpireRequest) -> ExpireResponse:
         req, payload = request, to_wire(request)

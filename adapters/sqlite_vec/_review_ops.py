@@ -11,7 +11,7 @@ from typing import Any
 from mnemowire.adapters.sqlite_vec import _writes
 from mnemowire.adapters.sqlite_vec._host import StoreHost
 from mnemowire.adapters.sqlite_vec._reviews import QUEUE, related
-from mnemowire.kit import MergePlan, to_wire
+from mnemowire.kit import MergePlan, require_versions, to_wire
 from mnemowire.kit.audit import append_sqlite
 from mnemowire.kit.reviews import (
     decide_answer,
@@ -112,7 +112,8 @@ class ReviewOperations:
         now = self._host._clock()
         review_id = review_id_for(req.review_id)
         with self._host._db.transaction() as tx:
-            _writes.merge_targets(tx, req, now)  # the records must be there to stage it
+            # the records must be there to stage it, at the versions the merge names
+            require_versions(req, _writes.merge_targets(tx, req, now))
             queued = (review_id, "merge", req.agent_id, None, payload, staged_by, now)
             run(tx, QUEUE.stage(*queued))
             ids = [req.canonical, *req.duplicates]

@@ -22,6 +22,7 @@ from mnemowire.kit import (
     json_text,
     new_id,
     replay,
+    require_versions,
     require_visible,
     searchable_text,
 )
@@ -301,6 +302,7 @@ def merge(  # noqa: PLR0917 (a merge's parts, as the store has them)
     """Apply ``plan``, unless a record changed since it was made ([merge.strategies])."""
     current = merge_targets(tx, req, now)
     plan.check_unchanged(current)
+    require_versions(req, current)  # read again under the write's lock
     canonical = current[req.canonical]
     vector = plan.vector
     if plan.update:

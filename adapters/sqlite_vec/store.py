@@ -52,10 +52,13 @@ from mnemowire.kit import (
     url_options,
 )
 from mnemowire.kit.audit import read_sqlite
+from mnemowire.kit.consolidation import consolidate
 from mnemowire.kit.reviews import forget_prelude, staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     Capabilities,
+    ConsolidateRequest,
+    ConsolidateResponse,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
@@ -84,6 +87,7 @@ CAPABILITIES = (
     *("reviews", "decide"),
     *("export_records", "import_records", "scopes"),
     "history",
+    "consolidate",
 )
 #: the pinned claim: a new spec version adds nothing here until the store opts in
 IMPLEMENTS = Implements(
@@ -273,6 +277,10 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
         if plan.new_text is not None:
             plan.vector = (await self._embed([plan.new_text]))[0]
         return await self._call(self._merge, req, payload, plan, started)
+
+    async def consolidate(self, request: ConsolidateRequest) -> ConsolidateResponse:
+        """Spec v0.4's consolidation, over this store's own export and merges (kit)."""
+        return await consolidate(self, request)
 
     async def expire(self, request: ExpireRequest) -> ExpireResponse:
         req, payload = request, to_wire(request)

@@ -17,7 +17,7 @@ through a whole store built from it):
   carrying a field it cannot keep), ``fidelity_of`` and ``worst_fidelity`` (how a store, or
   a router over several, keeps each field);
 - rules: ``replay`` and ``StoredWrite`` ([remember.id]), ``id_taken``, ``forget_states``
-  ([forget.scope]), ``MergePlan`` and ``require_visible`` ([merge.strategies],
+  ([forget.scope]), ``MergePlan``, ``require_visible`` and ``require_versions`` ([merge.strategies],
   [merge.ownership]), ``cutoff``, ``search_depth`` (how deep a recall searches), ``Implements``
   (what a store serves, pinned to the spec version it was written against, and what it
   declines) and ``declare`` (its capabilities answer);
@@ -100,6 +100,7 @@ from mnemowire.kit._rules import (
     id_taken,
     in_batch,
     replay,
+    require_versions,
     require_visible,
     search_depth,
 )
@@ -153,6 +154,7 @@ __all__ = [
     "refuse_undeclared",
     "refuse_unkept",
     "replay",
+    "require_versions",
     "require_visible",
     "restore_answer",
     "rrf",

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mnemowire.errors import ConflictError, MnemowireError, NotFoundError
+from mnemowire.errors import ConflictError, MnemowireError, NotFoundError, RequestError
 from mnemowire.kit._records import searchable_text
 from mnemowire.models import (
     FIELD_FIDELITY_FIELDS,
@@ -183,6 +183,35 @@ def require_visible(agent_id: str, found: Mapping[str, Any], ids: Iterable[str])
         )
 
 
+def require_versions(req: MergeRequest, found: Mapping[str, Mapping[str, Any]]) -> None:
+    """A merge sent with ``expected_versions`` goes ahead only over records at those versions
+    (docs/spec/v0.4.md#merge.versions): what a consolidation plan read, so its merge never
+    folds away a record changed since. ``found``: the merge's records as read (id -> record
+    with ``version``)."""
+    expected = req.expected_versions.root if req.expected_versions is not None else {}
+    named = {req.canonical, *req.duplicates}
+    strangers = sorted(set(expected) - named)
+    if strangers:
+        raise RequestError(
+            f"expected_versions names {', '.join(map(repr, strangers))}, which the merge does "
+            "not: name only the canonical record and the duplicates",
+            details=[{"path": f"/expected_versions/{strangers[0]}", "rule": "merge.versions",
+                      "message": "not a record of this merge"}],
+        )  # fmt: skip
+    moved = {i: found[i]["version"] for i, v in expected.items() if found[i]["version"] != v}
+    if moved:
+        first = min(moved)
+        raise ConflictError(
+            f"record {first!r} is at version {moved[first]}, not {expected[first]}: it changed "
+            "since the merge was planned; plan it again (mnemowire consolidate) or drop "
+            "expected_versions to merge what the records say now",
+            details=[
+                {"path": f"/expected_versions/{i}", "rule": "conflict", "message": f"at {v}"}
+                for i, v in sorted(moved.items())
+            ],
+        )
+
+
 class MergePlan:
     """What a merge will write, computed (and embedded) before the write transaction.
 
@@ -235,6 +264,7 @@ class MergePlan:
     def of(cls, req: MergeRequest, records: Mapping[str, Mapping[str, Any]]) -> MergePlan:
         """Plan ``req`` over ``records`` (id -> record with type, content, confidence,
         metadata and updated_at; every id of the request present)."""
+        require_versions(req, records)
         strategy = req.strategy
         canonical = records[req.canonical]
         ordered = [canonical, *(records[d] for d in req.duplicates)]

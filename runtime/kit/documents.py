@@ -102,6 +102,8 @@ DECLINED = {
     "remember_batch": "all or nothing needs a transaction that a memory library lacks",
     "query_vector": "a memory library embeds every query itself",
     "history": "the kit keeps a record only as the backend's document, not its past versions",
+    "consolidate": "a merge here cannot name the versions a plan read: the kit keeps none "
+    "beside the backend's document",
 }
 
 

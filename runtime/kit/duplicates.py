@@ -25,6 +25,7 @@ merge loses a fact.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -171,7 +172,9 @@ def words(text: str) -> list[Word]:
     return out
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _key(word: str) -> str:
+    """A word's matching key (cached: a consolidation reads a store's vocabulary many times)."""
     word = _NUMERALS.get(word, word)
     if re.fullmatch(r"\d+k", word):
         word = word[:-1] + "000"
@@ -181,14 +184,42 @@ def _key(word: str) -> str:
     return str(_STEMMER.stemWord(re.sub(r"[-.]", "", word)))
 
 
-def judge(first: str, second: str, similarity: float) -> Verdict:
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A text read once for many comparisons (a consolidation judges each record against
+    several others): its normalised form and its words."""
+
+    normalised: str
+    words: tuple[Word, ...]
+    #: how many words carry its fact: the record of a group that says the most
+    content_words: int
+    #: the keys of its words written with digits: two texts each holding one the other lacks
+    #: state different values, whatever else they share (checked before the words are aligned)
+    numbers: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str) -> Parsed:
+        read = words(text)
+        numbers = frozenset(w.key for w in read if any(ch.isdigit() for ch in w.key))
+        return cls(normalised(text), tuple(read), len(_content(read)), numbers)
+
+
+def judge(first: str | Parsed, second: str | Parsed, similarity: float) -> Verdict:
     """Whether ``first`` and ``second`` (of one agent, user and type) are one memory, given
     their embeddings' cosine ``similarity``, and the evidence either way."""
-    if normalised(first) == normalised(second):
+    one = first if isinstance(first, Parsed) else Parsed.of(first)
+    other = second if isinstance(second, Parsed) else Parsed.of(second)
+    if one.normalised == other.normalised:
         return Verdict(True, "exact", similarity)
     if similarity < CANDIDATE_SIMILARITY:
         return Verdict(False, "dissimilar", similarity)
-    a, b = words(first), words(second)
+    if one.numbers - other.numbers and other.numbers - one.numbers:
+        shown = (
+            tuple(sorted(one.numbers - other.numbers)),
+            tuple(sorted(other.numbers - one.numbers)),
+        )
+        return Verdict(False, "numbers differ", similarity, *shown)
+    a, b = list(one.words), list(other.words)
     flipped = _flipped(a, b)
     if flipped:
         return Verdict(False, flipped, similarity)

@@ -59,13 +59,14 @@ __all__ = [
 CALLER = "caller"
 #: the fields a staged forget or merge is kept without ([compat.lifted]): the review says the
 #: first two, and a staged forget is never a preview (``dry_run``, spec v0.4, false if sent)
-_LIFTED = ("approval_required", "review_id", "dry_run")
+_LIFTED = ("approval_required", "review_id", "dry_run", "expected_versions")
 
 
 def kept_request(operation: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     """The request a review shows, as the agent sent it but for what the review carries
     itself: a remember's ``seal`` (the review's own ``seal``), a forget's or merge's
-    ``approval_required`` and ``review_id`` ([compat.lifted])."""
+    ``approval_required`` and ``review_id``, and what was checked when it was staged (a
+    forget's ``dry_run``, a merge's ``expected_versions``) ([compat.lifted])."""
     lifted = ("seal",) if operation == "remember" else _LIFTED
     return {k: v for k, v in payload.items() if k not in lifted}
 

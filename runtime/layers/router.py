@@ -24,6 +24,7 @@ from mnemowire.kit import (
     needs,
     to_wire,
 )
+from mnemowire.kit.consolidation import consolidate
 from mnemowire.kit.reviews import staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.layers import _router_archive as archive
@@ -55,6 +56,8 @@ from mnemowire.layers._routing import (
 from mnemowire.layers._sealing import unsealed_dropped
 from mnemowire.models import (
     Capabilities,
+    ConsolidateRequest,
+    ConsolidateResponse,
     DecideRequest,
     DecideResponse,
     ExpireRequest,
@@ -537,6 +540,11 @@ class MemoryRouter:
 
     async def history(self, request: HistoryRequest) -> HistoryResponse:
         return await records.history(self._fan, request)
+
+    async def consolidate(self, request: ConsolidateRequest) -> ConsolidateResponse:
+        """One plan across the children, by id: the kit's consolidation over this router's
+        own export (every child's records, each once) and merges (every copy)."""
+        return await consolidate(self, request)
 
     async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
         return await records.remember_batch(self._fan, request)

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { DecideRequest, DecideResponse, ErrorEnvelope, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, HistoryRequest, HistoryResponse, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
+import type { ConsolidateRequest, ConsolidateResponse, DecideRequest, DecideResponse, ErrorEnvelope, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, HistoryRequest, HistoryResponse, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
 /**
  * A failed operation: the store answered with the spec's error envelope (`error` message), kept
  * whole in `envelope`. Its `details` list every broken rule when the code is `invalid_request`.
@@ -22,6 +22,22 @@ export declare class MemoryError extends Error {
  * resolves with the response message, or rejects with a {@link MemoryError}.
  */
 export interface MemoryClient {
+    /**
+     * Find the records of one agent that say the same thing, within one user and one memory type, and
+     * propose each group as a merge with its evidence; with dry_run false, apply the merges
+     * (docs/spec/v0.4.md#consolidate.duplicates). Closed.
+     *
+     * Resolves with `ConsolidateResponse` (message `consolidate.response`). A consolidation's plan,
+     * or what applying it did (docs/spec/v0.4.md#consolidate.duplicates). Extensible: clients ignore
+     * fields they do not know.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `consolidate.request`).
+     *
+     * Optional: added in v0.4; a store that has it declares the capability `consolidate`.
+     */
+    consolidate?(request: ConsolidateRequest): Promise<ConsolidateResponse>;
     /**
      * Decide one pending review: approve, reject, or approve as a merge into an existing record.
      * Closed.

@@ -16,7 +16,7 @@
  * @module
  */
 import { type MemoryClient } from "./client.js";
-import type { Capabilities, DecideRequest, DecideResponse, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, Health, HistoryRequest, HistoryResponse, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
+import type { Capabilities, ConsolidateRequest, ConsolidateResponse, DecideRequest, DecideResponse, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, Health, HistoryRequest, HistoryResponse, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
 /** How an {@link HttpClient} talks to its server. */
 export interface HttpClientOptions {
     /** The bearer token the server was given for this caller (`Authorization: Bearer ...`). */
@@ -41,6 +41,11 @@ export declare class HttpClient implements MemoryClient {
     #private;
     readonly baseUrl: string;
     constructor(baseUrl: string, options?: HttpClientOptions);
+    /**
+     * `POST /v0.4/consolidate`: sends a `consolidate.request`, resolves with a
+     * `consolidate.response`.
+     */
+    consolidate(request: ConsolidateRequest): Promise<ConsolidateResponse>;
     /**
      * `POST /v0.4/decide`: sends a `decide.request`, resolves with a
      * `decide.response`.

@@ -15,4 +15,4 @@ export * from "./validators.js";
 /** The spec version these bindings were generated from. */
 export declare const SPEC_VERSION = "v0.4";
 /** sha256 over the spec's schema files: changes whenever the contract does. */
-export declare const SPEC_DIGEST = "sha256:80e0fdb5319d54ed0d84d63a5e3968080d90514a59962631a16ef77fb85aaebf";
+export declare const SPEC_DIGEST = "sha256:59465aeb36d155e296c828fdc0b5ee03fe389d364a47041ac40dd52aba471f2a";

@@ -5,4 +5,4 @@
  *
  * @module
  */
-export declare const SOURCES = "sha256:70d6ddf9f42bb2e3224bcc2803ea2d2af9df35ed95159a724253d59c3ae6cda5";
+export declare const SOURCES = "sha256:52311510be67ec7eda357c971f26f1bcf29cdc7dd290b9aceb1fa70044f6d6ba";

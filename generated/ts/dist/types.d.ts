@@ -307,15 +307,110 @@ export interface Capabilities {
  * archive lines / writes them back keeping ids, timestamps, versions and states
  * (docs/spec/v0.3.md#export.page); scopes: lists the agents and their users with counts
  * (docs/spec/v0.3.md#scopes.list). v0.4: history: keeps every version of a record and serves
- * history (docs/spec/v0.4.md#history.versions).
+ * history (docs/spec/v0.4.md#history.versions); consolidate: plans and applies the merges of
+ * records that say the same thing (docs/spec/v0.4.md#consolidate.duplicates), and honours merge's
+ * expected_versions.
  */
-export type Capability = "semantic" | "episodic" | "procedural" | "emotional" | "vector" | "fts" | "graph" | "user_scope" | "metadata_filter" | "freshness" | "expiry" | "forget" | "merge" | "expire" | "hard_delete" | "governance" | "recall_tracking" | "demote" | "archive" | "relevance" | "client_ids" | "get" | "list" | "restore" | "update" | "remember_batch" | "query_vector" | "seals" | "reviews" | "decide" | "staging_policy" | "export_records" | "import_records" | "scopes" | "history";
+export type Capability = "semantic" | "episodic" | "procedural" | "emotional" | "vector" | "fts" | "graph" | "user_scope" | "metadata_filter" | "freshness" | "expiry" | "forget" | "merge" | "expire" | "hard_delete" | "governance" | "recall_tracking" | "demote" | "archive" | "relevance" | "client_ids" | "get" | "list" | "restore" | "update" | "remember_batch" | "query_vector" | "seals" | "reviews" | "decide" | "staging_policy" | "export_records" | "import_records" | "scopes" | "history" | "consolidate";
 /**
  * How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
  *
  * Constraints: ≥ 0, ≤ 1.
  */
 export type Confidence = number;
+/**
+ * Find the records of one agent that say the same thing, within one user and one memory type, and
+ * propose each group as a merge with its evidence; with dry_run false, apply the merges
+ * (docs/spec/v0.4.md#consolidate.duplicates). Closed.
+ *
+ * Message `consolidate.request` (sent to a store; closed: a field not declared here is rejected).
+ */
+export interface ConsolidateRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /**
+     * Only records stored under this user_id; by default every user's (each user's records are
+     * grouped apart, and so are those with no user).
+     */
+    user_id?: UserId;
+    /**
+     * Only these memory types; by default all (each type is grouped apart).
+     *
+     * Constraints: at least 1 item, at most 4 items, no two items equal.
+     */
+    types?: MemoryType[];
+    /**
+     * true: answer the plan and change nothing. false: apply it, each group as one merge
+     * (docs/spec/v0.4.md#consolidate.apply).
+     *
+     * @defaultValue `true`
+     */
+    dry_run?: boolean;
+    /**
+     * The merges to apply, as a dry run answered them (canonical, duplicates, expected_versions):
+     * exactly these, instead of a new plan, each left alone and reported changed when one of its
+     * records moved on since (docs/spec/v0.4.md#consolidate.apply). With dry_run true: which of them
+     * would still apply.
+     *
+     * Constraints: at least 1 item, at most 1000 items.
+     */
+    plan?: PlannedMerge[];
+    /**
+     * The strategy each merge applies (merge's strategy). keep_canonical keeps the canonical record
+     * as it is: the plan picks as canonical the record that carries the most, so nothing the group
+     * says is lost.
+     *
+     * @defaultValue `"keep_canonical"`
+     */
+    strategy?: MergeStrategy;
+    /**
+     * Stage each merge for review instead of applying it (merge's approval_required): nothing changes
+     * until a reviewer approves it.
+     *
+     * @defaultValue `false`
+     */
+    approval_required?: boolean;
+    /**
+     * The most groups one call plans or applies, largest first. A rerun continues: merged records
+     * leave the next plan.
+     *
+     * Constraints: an integer, ≥ 1, ≤ 1000.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     *
+     * @defaultValue `100`
+     */
+    limit?: number;
+}
+/**
+ * A consolidation's plan, or what applying it did (docs/spec/v0.4.md#consolidate.duplicates).
+ * Extensible: clients ignore fields they do not know.
+ *
+ * Message `consolidate.response` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface ConsolidateResponse {
+    /** True when nothing was changed. */
+    dry_run: boolean;
+    /**
+     * How many active records were read to make the plan (0 when a plan was sent).
+     *
+     * Constraints: an integer, ≥ 0.
+     */
+    scanned: number;
+    /** Each group of records that say the same thing, largest first. */
+    groups: DuplicateGroup[];
+    /**
+     * True when more groups were found than limit allowed: call again (after applying) for the rest.
+     */
+    more?: boolean;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
 /** Counts by name. */
 export interface Counts {
     /** Every key is application-defined; each value must satisfy the schema. */
@@ -420,6 +515,86 @@ export interface Diff {
     [key: string]: unknown;
 }
 /**
+ * What the duplicate judge weighed for one duplicate (docs/spec/v0.4.md#consolidate.duplicates).
+ * Extensible.
+ */
+export interface DuplicateEvidence {
+    /**
+     * Stable identifier of one memory record. Minted once (by the client or the first component that
+     * stores the record) and kept by every store that holds a copy.
+     */
+    id: MemoryId;
+    /** The duplicate's content. */
+    content?: string;
+    /**
+     * exact: the same text once case, punctuation and spacing are set aside. same-words: the same
+     * words in another order or form. extends: the canonical record keeps every word of it and adds
+     * detail. paraphrase: worded differently, very close in meaning.
+     *
+     * Constraints: at least 1 character, at most 64 characters.
+     */
+    reason: string;
+    /**
+     * The cosine similarity of the two records' embeddings.
+     *
+     * Constraints: ≥ -1, ≤ 1.
+     */
+    similarity: number;
+    /** Words the canonical record has and the duplicate lacks. */
+    only_in_canonical?: string[];
+    /** Words the duplicate has and the canonical record lacks. */
+    only_in_duplicate?: string[];
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * One merge: the canonical record, its duplicates, the versions read, the evidence for each
+ * duplicate and what became of it. Extensible.
+ */
+export interface DuplicateGroup {
+    /**
+     * The record that survives: the one that carries the most words of the group, then the most
+     * confident, then the oldest.
+     */
+    canonical: MemoryId;
+    /** The canonical record's content: what the group keeps (absent when a sent plan was applied). */
+    content?: string;
+    /**
+     * The records merged into it.
+     *
+     * Constraints: at least 1 item.
+     */
+    duplicates: MemoryId[];
+    /**
+     * The version each named record must be at for the write to go ahead, by id: a record at another
+     * version, or no longer visible, refuses the whole write with conflict and changes nothing
+     * (docs/spec/v0.4.md#merge.versions). What a plan read, so a write made from it never clobbers a
+     * change made since.
+     */
+    expected_versions: ExpectedVersions;
+    /** The user the records are stored under; absent for records with none. */
+    user_id?: UserId;
+    /**
+     * A memory type as it appears in a response: one of the v0 types, or a type added by a newer
+     * minor version, which a v0 client preserves rather than rejects.
+     */
+    type?: OpenMemoryType;
+    /**
+     * Why each duplicate says what the canonical record says (empty when a sent plan was applied).
+     */
+    evidence?: DuplicateEvidence[];
+    /**
+     * planned: proposed (a dry run). merged: applied. pending_approval: staged for a reviewer
+     * (review_id). changed: left alone, because one of its records moved to another version or out of
+     * reach since the plan read it.
+     */
+    status: GroupStatus | (string & {});
+    /** When pending_approval: the review the merge waits in. */
+    review_id?: MemoryId;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
  * The embedder that made a set of vectors: vectors are reused only by a store embedding with the
  * same name and dimension (docs/spec/v0.3.md#import.vectors). Closed.
  */
@@ -505,6 +680,19 @@ export interface ErrorEnvelope {
     stores?: StoreResult[];
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
+}
+/**
+ * The version each named record must be at for the write to go ahead, by id: a record at another
+ * version, or no longer visible, refuses the whole write with conflict and changes nothing
+ * (docs/spec/v0.4.md#merge.versions). What a plan read, so a write made from it never clobbers a
+ * change made since.
+ *
+ * Constraints: at least 1 member, at most 1001 members, keys of at least 1 character and at most
+ * 128 characters and matching `^[A-Za-z0-9][A-Za-z0-9._:-]*$`.
+ */
+export interface ExpectedVersions {
+    /** Every key is application-defined; each value must satisfy the schema. */
+    [key: string]: RecordVersion;
 }
 /** What happens to the memories a policy matches. */
 export type ExpireAction = "forget" | "archive" | "demote";
@@ -957,6 +1145,8 @@ export interface GetResponse {
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
 }
+/** What became of a group; later versions may add statuses. */
+export type GroupStatus = "planned" | "merged" | "pending_approval" | "changed";
 /**
  * Whether a store can serve requests now, and what it runs on. Extensible.
  *
@@ -1467,6 +1657,11 @@ export interface MergeRequest {
      */
     strategy?: MergeStrategy;
     /**
+     * Merge only if each record named here is at this version (docs/spec/v0.4.md#merge.versions); it
+     * names only the canonical and duplicates. A consolidation plan sends what it read.
+     */
+    expected_versions?: ExpectedVersions;
+    /**
      * Stage the write for review: nothing changes until a reviewer approves it with a review
      * (docs/spec/v0.2.md#review.staging).
      *
@@ -1612,6 +1807,19 @@ export type OpenStoreStatus = StoreStatus | (string & {});
  * Constraints: at most 256 items.
  */
 export type Participants = string[];
+/** One merge of a plan, as a dry run answered it. */
+export interface PlannedMerge {
+    /** The record that survives. */
+    canonical: MemoryId;
+    /**
+     * The records merged into it. Must not contain the canonical id.
+     *
+     * Constraints: at least 1 item, at most 1000 items, no two items equal.
+     */
+    duplicates: MemoryId[];
+    /** The version of each record when the plan read it. */
+    expected_versions: ExpectedVersions;
+}
 /**
  * The query already embedded, and the name of the embedder that made it. A store uses it only when
  * the name is its own embedder's; any other store refuses the request (unsupported) rather than
@@ -2112,7 +2320,8 @@ export type ReviewOutcome = "approved" | "merged" | "rejected";
  * still reads it under its v0 schema.
  *
  * Rule: A merge under review carries a valid merge request, without approval_required and review_id
- * (lifted out: the review says both), so a v0 reviewer still reads it under its v0 schema.
+ * (lifted out: the review says both) and without expected_versions (checked when the merge was
+ * staged, and again when it is approved), so a v0 reviewer still reads it under its v0 schema.
  */
 export interface ReviewRequest {
     /** Id of the review; the staged record's id for a remember. */

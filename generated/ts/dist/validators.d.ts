@@ -7,7 +7,7 @@
  * @module
  */
 import { type ValidationError } from "./runtime.js";
-import type { AgentId, AgentScope, ArchiveEnd, ArchiveManifest, ArchiveOrigin, ArchiveRecord, ArchiveScope, ArchiveSource, ArchiveTombstone, Arousal, Capabilities, Capability, Confidence, Counts, DecideRequest, DecideResponse, Diff, EmbedderRef, EpochMillis, ErrorCode, ErrorDetail, ErrorEnvelope, ExpireAction, ExpirePolicy, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, Fidelity, FieldFidelity, Filter, FilterCondition, FilterOperators, FilterScalar, ForgetRequest, ForgetResponse, FusionMethod, GetRequest, GetResponse, Health, HealthStatus, HistoryEntry, HistoryRequest, HistoryResponse, IdList, Identifier, IdentifierList, ImportRecordsRequest, ImportRecordsResponse, Imported, Kept, KeptState, KeptStates, ListRequest, ListResponse, MemoryId, MemoryRecord, MemoryType, MergeRequest, MergeResponse, MergeStrategy, Metadata, ModifiedRecord, OpenCapability, OpenErrorCode, OpenExpireAction, OpenFusionMethod, OpenHealthStatus, OpenMemoryType, OpenMergeStrategy, OpenRecordState, OpenSentiment, OpenStoreStatus, Participants, QueryVector, RecallHit, RecallRequest, RecallResponse, RecordState, RecordStates, RecordVersion, RelatedRecord, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewDecision, ReviewOutcome, ReviewRequest, ReviewedOperation, ReviewsRequest, ReviewsResponse, ScopeFilter, ScopesRequest, ScopesResponse, Seal, Sentiment, Sha256, StagedReview, StagingPolicy, StagingRule, StateMachine, StateName, StoreHealth, StoreResult, StoreStatus, TombstoneCounts, Transition, UpdateRequest, UpdateResponse, UserId, UserScope, Valence } from "./types.js";
+import type { AgentId, AgentScope, ArchiveEnd, ArchiveManifest, ArchiveOrigin, ArchiveRecord, ArchiveScope, ArchiveSource, ArchiveTombstone, Arousal, Capabilities, Capability, Confidence, ConsolidateRequest, ConsolidateResponse, Counts, DecideRequest, DecideResponse, Diff, DuplicateEvidence, DuplicateGroup, EmbedderRef, EpochMillis, ErrorCode, ErrorDetail, ErrorEnvelope, ExpectedVersions, ExpireAction, ExpirePolicy, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, Fidelity, FieldFidelity, Filter, FilterCondition, FilterOperators, FilterScalar, ForgetRequest, ForgetResponse, FusionMethod, GetRequest, GetResponse, GroupStatus, Health, HealthStatus, HistoryEntry, HistoryRequest, HistoryResponse, IdList, Identifier, IdentifierList, ImportRecordsRequest, ImportRecordsResponse, Imported, Kept, KeptState, KeptStates, ListRequest, ListResponse, MemoryId, MemoryRecord, MemoryType, MergeRequest, MergeResponse, MergeStrategy, Metadata, ModifiedRecord, OpenCapability, OpenErrorCode, OpenExpireAction, OpenFusionMethod, OpenHealthStatus, OpenMemoryType, OpenMergeStrategy, OpenRecordState, OpenSentiment, OpenStoreStatus, Participants, PlannedMerge, QueryVector, RecallHit, RecallRequest, RecallResponse, RecordState, RecordStates, RecordVersion, RelatedRecord, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewDecision, ReviewOutcome, ReviewRequest, ReviewedOperation, ReviewsRequest, ReviewsResponse, ScopeFilter, ScopesRequest, ScopesResponse, Seal, Sentiment, Sha256, StagedReview, StagingPolicy, StagingRule, StateMachine, StateName, StoreHealth, StoreResult, StoreStatus, TombstoneCounts, Transition, UpdateRequest, UpdateResponse, UserId, UserScope, Valence } from "./types.js";
 /**
  * Every rule `value` breaks as a `AgentId`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -100,6 +100,20 @@ export declare function validateConfidence(value: unknown): ValidationError[];
 /** Whether `value` is a valid Confidence (no rule broken). */
 export declare function isConfidence(value: unknown): value is Confidence;
 /**
+ * Every rule `value` breaks as message `consolidate.request`, as `{path, rule, message}` (path: a
+ * JSON Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateConsolidateRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid ConsolidateRequest (no rule broken). */
+export declare function isConsolidateRequest(value: unknown): value is ConsolidateRequest;
+/**
+ * Every rule `value` breaks as message `consolidate.response`, as `{path, rule, message}` (path: a
+ * JSON Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateConsolidateResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid ConsolidateResponse (no rule broken). */
+export declare function isConsolidateResponse(value: unknown): value is ConsolidateResponse;
+/**
  * Every rule `value` breaks as a `Counts`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
  */
@@ -127,6 +141,20 @@ export declare function isDecideResponse(value: unknown): value is DecideRespons
 export declare function validateDiff(value: unknown): ValidationError[];
 /** Whether `value` is a valid Diff (no rule broken). */
 export declare function isDiff(value: unknown): value is Diff;
+/**
+ * Every rule `value` breaks as a `DuplicateEvidence`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateDuplicateEvidence(value: unknown): ValidationError[];
+/** Whether `value` is a valid DuplicateEvidence (no rule broken). */
+export declare function isDuplicateEvidence(value: unknown): value is DuplicateEvidence;
+/**
+ * Every rule `value` breaks as a `DuplicateGroup`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateDuplicateGroup(value: unknown): ValidationError[];
+/** Whether `value` is a valid DuplicateGroup (no rule broken). */
+export declare function isDuplicateGroup(value: unknown): value is DuplicateGroup;
 /**
  * Every rule `value` breaks as a `EmbedderRef`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -162,6 +190,13 @@ export declare function isErrorDetail(value: unknown): value is ErrorDetail;
 export declare function validateErrorEnvelope(value: unknown): ValidationError[];
 /** Whether `value` is a valid ErrorEnvelope (no rule broken). */
 export declare function isErrorEnvelope(value: unknown): value is ErrorEnvelope;
+/**
+ * Every rule `value` breaks as a `ExpectedVersions`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateExpectedVersions(value: unknown): ValidationError[];
+/** Whether `value` is a valid ExpectedVersions (no rule broken). */
+export declare function isExpectedVersions(value: unknown): value is ExpectedVersions;
 /**
  * Every rule `value` breaks as a `ExpireAction`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -281,6 +316,13 @@ export declare function isGetRequest(value: unknown): value is GetRequest;
 export declare function validateGetResponse(value: unknown): ValidationError[];
 /** Whether `value` is a valid GetResponse (no rule broken). */
 export declare function isGetResponse(value: unknown): value is GetResponse;
+/**
+ * Every rule `value` breaks as a `GroupStatus`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateGroupStatus(value: unknown): ValidationError[];
+/** Whether `value` is a valid GroupStatus (no rule broken). */
+export declare function isGroupStatus(value: unknown): value is GroupStatus;
 /**
  * Every rule `value` breaks as message `health`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -526,6 +568,13 @@ export declare function isOpenStoreStatus(value: unknown): value is OpenStoreSta
 export declare function validateParticipants(value: unknown): ValidationError[];
 /** Whether `value` is a valid Participants (no rule broken). */
 export declare function isParticipants(value: unknown): value is Participants;
+/**
+ * Every rule `value` breaks as a `PlannedMerge`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validatePlannedMerge(value: unknown): ValidationError[];
+/** Whether `value` is a valid PlannedMerge (no rule broken). */
+export declare function isPlannedMerge(value: unknown): value is PlannedMerge;
 /**
  * Every rule `value` breaks as a `QueryVector`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -818,7 +867,7 @@ export declare function validateValence(value: unknown): ValidationError[];
 /** Whether `value` is a valid Valence (no rule broken). */
 export declare function isValence(value: unknown): value is Valence;
 /** Every message name of the spec, sorted. */
-export declare const MESSAGES: readonly ["archive-end", "archive-manifest", "archive-record", "archive-tombstone", "capabilities", "decide.request", "decide.response", "error", "expire.request", "expire.response", "export_records.request", "export_records.response", "forget.request", "forget.response", "get.request", "get.response", "health", "history.request", "history.response", "import_records.request", "import_records.response", "list.request", "list.response", "merge.request", "merge.response", "recall.request", "recall.response", "remember.request", "remember.response", "remember_batch.request", "remember_batch.response", "restore.request", "restore.response", "review-decision", "review-request", "reviews.request", "reviews.response", "scopes.request", "scopes.response", "update.request", "update.response"];
+export declare const MESSAGES: readonly ["archive-end", "archive-manifest", "archive-record", "archive-tombstone", "capabilities", "consolidate.request", "consolidate.response", "decide.request", "decide.response", "error", "expire.request", "expire.response", "export_records.request", "export_records.response", "forget.request", "forget.response", "get.request", "get.response", "health", "history.request", "history.response", "import_records.request", "import_records.response", "list.request", "list.response", "merge.request", "merge.response", "recall.request", "recall.response", "remember.request", "remember.response", "remember_batch.request", "remember_batch.response", "restore.request", "restore.response", "review-decision", "review-request", "reviews.request", "reviews.response", "scopes.request", "scopes.response", "update.request", "update.response"];
 /** A message name of the spec (`"remember.request"`, ...). */
 export type MessageName = (typeof MESSAGES)[number];
 /** The type each message carries. */
@@ -828,6 +877,8 @@ export interface MessageTypes {
     "archive-record": ArchiveRecord;
     "archive-tombstone": ArchiveTombstone;
     "capabilities": Capabilities;
+    "consolidate.request": ConsolidateRequest;
+    "consolidate.response": ConsolidateResponse;
     "decide.request": DecideRequest;
     "decide.response": DecideResponse;
     "error": ErrorEnvelope;

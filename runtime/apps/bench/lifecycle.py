@@ -1,9 +1,10 @@
 """Spec v0.4's lifecycle operations: duplicate detection's precision and recall on the
-labelled pairs (tuning and held-out halves); reading a record's history (a page of 100 versions,
-through the validating boundary as a caller would) on sqlite-vec and on pgvector (a local
-server started for the run), and what keeping history costs the embedded store's writes, side
-by side in one run: the same bulk load and the same updates on a store as shipped and on one
-whose history triggers were dropped (the only difference), in turns.
+labelled pairs (tuning and held-out halves); a consolidation plan over 100k records on
+sqlite-vec and on pgvector (``consolidation_scale``); reading a record's history (a page
+of 100 versions, through the validating boundary as a caller would) on sqlite-vec and on
+pgvector (a local server started for the run), and what keeping history costs the embedded
+store's writes, side by side in one run: the same bulk load and the same updates on a store
+as shipped and on one whose history triggers were dropped (the only difference), in turns.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.adapters.sqlite_vec._driver import connect, find_driver
 from mnemowire.apps.bench._corpus import load_numbered
 from mnemowire.apps.bench._timing import percentiles
+from mnemowire.apps.bench.consolidation_scale import time_plan
 from mnemowire.apps.bench.duplicates import score_pairs
 from mnemowire.apps.bench.pgvector import postgres_server
 from mnemowire.embedders import HashEmbedder, default_embedder
@@ -128,8 +130,13 @@ async def _write_cost(folder: Path, count: int, updates: int, turns: int) -> dic
     return out
 
 
-async def _run(
-    versions: int, rounds: int, count: int, held: int, progress: Callable[[str], None]
+async def _run(  # noqa: PLR0917 (the command's options)
+    versions: int,
+    rounds: int,
+    count: int,
+    held: int,
+    planned: int,
+    progress: Callable[[str], None],
 ) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="mnemowire-bench-lifecycle-") as name:
         folder = Path(name)
@@ -145,22 +152,34 @@ async def _run(
     progress("duplicate detection on the labelled pairs (all-MiniLM-L6-v2)")
     model = default_embedder()
     duplicates = [score_pairs(model, name) for name in ("tune", "holdout")]
+    plans: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="mnemowire-bench-consolidate-") as name:
+        progress(f"consolidate --dry-run over {planned:,} records on sqlite-vec")
+        embedded = SqliteVecStore(str(Path(name) / "plan.db"), embedder=model)
+        plans["sqlite-vec"] = await time_plan(embedded, model, planned, progress)
+    progress(f"consolidate --dry-run over {planned:,} records on pgvector (a local server)")
+    async with postgres_server(None) as (dsn, _):
+        served = PgVectorStore(dsn, embedder=model, schema="bench_consolidate")
+        plans["pgvector"] = await time_plan(served, model, planned, progress)
     return {
         "store": "sqlite-vec (file) and pgvector (local server), HashEmbedder 64-d",
         "history": history,
         "history_pgvector": history_pg,
         "write_cost": cost,
         "duplicates": duplicates,
+        "consolidate_plan": plans,
     }
 
 
-def run_lifecycle(
+def run_lifecycle(  # noqa: PLR0917 (the command's options)
     versions: int = 100,
     rounds: int = 500,
     count: int = 20_000,
     held: int = 10_000,
+    planned: int = 100_000,
     progress: Callable[[str], None] = lambda _: None,
 ) -> Any:
-    """Read ``rounds`` history pages of ``versions`` versions each in stores of ``held``
-    records, and time the writes of ``count`` records with and without history."""
-    return asyncio.run(_run(versions, rounds, count, held, progress))
+    """Score the duplicate judge, read ``rounds`` history pages of ``versions`` versions each
+    in stores of ``held`` records, time the writes of ``count`` records with and without
+    history, and a consolidation plan over ``planned`` records."""
+    return asyncio.run(_run(versions, rounds, count, held, planned, progress))

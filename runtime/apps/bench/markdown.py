@@ -429,6 +429,20 @@ def _lifecycle(results: Mapping[str, Any]) -> str:
             "|---|---:|---:|---:|---|---|",
             *(_duplicates_row(row) for row in results["duplicates"]),
             "",
+            "`consolidate` as a dry run over one agent's records (all-MiniLM-L6-v2 vectors; "
+            "one in a hundred followed by a planted copy); target: ≤ 60 s:",
+            "",
+            "| store | records | plan | records/s | groups | planted pairs found | "
+            "other groups | peak RSS |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+            *(
+                f"| {store} | {p['records']:,} | {p['seconds']} s | {p['records_per_s']:,} | "
+                f"{p['groups']}{' (more)' if p['more'] else ''} | "
+                f"{p['planted_found']} of {p['planted_pairs']} | {p['other_groups']} | "
+                f"{p['peak_rss_mb']:,} MB |"
+                for store, p in results["consolidate_plan"].items()
+            ),
+            "",
             f"{results['store']}, through the validating boundary.",
             "",
             "| measured | p50 | p95 | target |",

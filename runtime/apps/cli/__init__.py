@@ -10,6 +10,7 @@ from mnemowire.apps.cli import (  # noqa: F401  (each module registers its comma
     _capabilities,
     _certify,
     _codegen,
+    _consolidate,
     _demo,
     _five,
     _mcp,

@@ -233,13 +233,22 @@ def facades_command(url: str, rounds: int, out: Path | None) -> None:
     "--held", default=10_000, show_default=True, help="Records in the stores histories are read in."
 )
 @click.option(
+    "--planned",
+    default=100_000,
+    show_default=True,
+    help="Records of one agent a consolidation plans over (target: <= 60 s).",
+)
+@click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     help="Also write lifecycle.json and lifecycle.md into this folder.",
 )
-def lifecycle_command(versions: int, rounds: int, count: int, held: int, out: Path | None) -> None:
-    """Time a history page of 100 versions (target: p50 <= 5 ms) and what keeping history costs
-    the writes (with and without it, side by side)."""
+def lifecycle_command(
+    versions: int, rounds: int, count: int, held: int, planned: int, out: Path | None
+) -> None:
+    """Score the duplicate judge on the labelled pairs, time a consolidation plan over 100k
+    records (target: <= 60 s), a history page of 100 versions (target: p50 <= 5 ms) and what
+    keeping history costs the writes (with and without it, side by side)."""
     from mnemowire.apps.bench import environment
     from mnemowire.apps.bench.lifecycle import run_lifecycle
 
@@ -249,6 +258,7 @@ def lifecycle_command(versions: int, rounds: int, count: int, held: int, out: Pa
         rounds,
         count,
         held,
+        planned,
         progress=lambda step: click.echo(f"mnemowire: {step}", err=True),
     )
     _publish("lifecycle", env, results, out)

@@ -306,13 +306,18 @@ def _operation(
 ) -> Callable[[F], F]:
     """A command for operation ``name`` (``command_name`` under ``group``: by default ``name``
     under ``mnemowire``); ``names`` maps request fields to their flags (``""``: the request as
-    a whole) for errors a person can act on; ``fixed``: the fields the command says itself."""
+    a whole) for errors a person can act on; ``fixed``: the fields the command says itself.
+    The command returns the request its flags build, or that and the fields a flag says
+    for every request, --json ones included, even false ones (``consolidate --apply``:
+    ``dry_run: false``)."""
 
     def wrap(command: F) -> F:
         @functools.wraps(command)
         def run(**kwargs: Any) -> None:
             options = {k: kwargs.pop(k) for k in STORE_OPTIONS}
-            run_operation(name, command(**kwargs), options, names, fixed)
+            built = command(**kwargs)
+            flags, said = built if isinstance(built, tuple) else (built, {})
+            run_operation(name, flags, options, names, {**(fixed or {}), **said})
 
         command_ = group.command(command_name or name, help=help_text)
         return command_(store_options(run))  # type: ignore[return-value]

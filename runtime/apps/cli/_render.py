@@ -56,6 +56,8 @@ def render_pretty(payload: dict[str, Any], *, error: bool = False) -> str:
         return _reviews(payload)
     if "entries" in payload and "dropped" in payload:
         return _history(payload)
+    if "groups" in payload and "scanned" in payload:
+        return _consolidation(payload)
     if "records" in payload:
         lines = record_lines(payload["records"], header=True)
         if not payload["records"]:
@@ -307,6 +309,48 @@ def record_lines(records: list[dict[str, Any]], *, header: bool) -> list[str]:
         state, version = printable(record.get("state", "")), record.get("version", "")
         lines.append(f"{ident:<26}  {kind:<10} {state:<8} {version:>3}  {content}")
     return lines
+
+
+def _consolidation(payload: dict[str, Any]) -> str:
+    """A consolidation: each group's canonical record, then each duplicate with the judge's
+    reason, similarity and the words only one side has."""
+    width = _width()
+    applied = "a plan (dry run)" if payload["dry_run"] else "applied"
+    lines = [f"{applied}: {len(payload['groups'])} group(s), {payload['scanned']} record(s) read"]
+    for group in payload["groups"]:
+        where = " ".join(
+            printable(part)
+            for part in (group.get("type"), group.get("user_id") and f"user {group['user_id']}")
+            if part
+        )
+        review = f" review {printable(group['review_id'])}" if group.get("review_id") else ""
+        lines.append(
+            f"[{printable(group['status'])}]{review} keep {printable(group['canonical'])}"
+            + (f" ({where})" if where else "")
+        )
+        if "content" in group:
+            lines += _text(group["content"], width, "      ")
+        evidence = {e["id"]: e for e in group.get("evidence", [])}
+        for duplicate in group["duplicates"]:
+            found = evidence.get(duplicate)
+            if found is None:
+                lines.append(f"  merge {printable(duplicate)}")
+                continue
+            words = [
+                *(f"+{printable(w)}" for w in found.get("only_in_canonical", [])),
+                *(f"-{printable(w)}" for w in found.get("only_in_duplicate", [])),
+            ]
+            lines.append(
+                f"  merge {printable(duplicate)}: {printable(found['reason'])}, "
+                f"similarity {found['similarity']:.2f}" + (f"; {' '.join(words)}" if words else "")
+            )
+            if "content" in found:
+                lines += _text(found["content"], width, "      ")
+    if payload.get("more"):
+        lines.append("more groups: apply these, then run it again")
+    if not payload["groups"]:
+        lines.append("(no duplicates)")
+    return "\n".join(lines)
 
 
 def _stores(stores: list[dict[str, Any]]) -> list[str]:

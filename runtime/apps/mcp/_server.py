@@ -49,8 +49,10 @@ RESOURCE_NOT_FOUND = -32002
 #: operations an MCP host, which is the agent, is not given: deciding a review is the
 #: reviewer's (an agent approving its own staged writes would make staging pointless); moving
 #: whole archives is an operator's (the CLI or HTTP: docs/portability.md), and pages of
-#: records and vectors have no place in a model's context
-NOT_FOR_AGENTS = ("decide", "export_records", "import_records")
+#: records and vectors have no place in a model's context; consolidating a whole scope is a
+#: sweep an operator runs and reviews (the CLI or HTTP: docs/lifecycle.md#consolidate), its
+#: plan as long as the scope's duplicates, and an agent merges what it knows with merge
+NOT_FOR_AGENTS = ("decide", "export_records", "import_records", "consolidate")
 
 
 class MemoryTools:

@@ -1,0 +1,323 @@
+"""Consolidation of duplicates (spec v0.4, docs/spec/v0.4.md#consolidate.duplicates), written
+once over a store's own ``export_records`` and ``merge``: a store that serves both (and
+keeps versions) serves ``consolidate`` by calling :func:`consolidate` on itself, and so does
+the router, whose export reads every child and whose merge reaches every copy, so one plan
+covers them all, by id.
+
+The plan reads the scope's active records with their vectors, page by page, and groups them by
+user and type (a merge never crosses either). Within a group, every record is compared with
+every other by one matrix product a block of rows at a time (exact, no index to trust: the
+memory it takes is the group's vectors plus one block), and each record brings forward its
+closest neighbours above the judge's candidate similarity. ``kit.duplicates.judge`` decides
+each pair from its words. The pairs it accepts join records into groups; each group keeps the
+record that says the most as canonical, and only the records the judge accepts against that
+record directly (a chain of near-equal pairs can drift from its start). Each merge names the
+versions read, so applying it later, from another process, leaves a record changed since
+untouched and says so.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from mnemowire.errors import ConflictError, NotFoundError
+from mnemowire.kit.duplicates import CANDIDATE_SIMILARITY, Parsed, judge
+from mnemowire.models import (
+    ConsolidateRequest,
+    ConsolidateResponse,
+    ExportRecordsRequest,
+    GetRequest,
+    MergeRequest,
+    MergeResponse,
+)
+from mnemowire.models.operations import ExportRecordsStore, GetStore
+
+__all__ = ["ConsolidatingStore", "consolidate"]
+
+#: the records each record brings forward as candidates, closest first (records with the same
+#: normalised text are joined before, whatever their vectors)
+NEIGHBOURS = 16
+#: rows of one block of the similarity product: a block of a 100k-record group is 200 MB
+BLOCK_ROWS = 512
+#: records read per export page
+PAGE = 1000
+
+Vector = npt.NDArray[np.float32]
+
+
+class ConsolidatingStore(ExportRecordsStore, GetStore, Protocol):
+    """What a consolidation is made of: the scope read with its vectors (export_records), the
+    records' current versions (get), and merges (merge, honouring expected_versions)."""
+
+    async def merge(self, request: MergeRequest) -> MergeResponse: ...
+
+
+@dataclass(slots=True)
+class _Record:
+    id: str
+    content: str
+    confidence: float
+    created_at: int
+    version: int
+    parsed: Parsed | None = None
+
+    def text(self) -> Parsed:
+        if self.parsed is None:
+            self.parsed = Parsed.of(self.content)
+        return self.parsed
+
+
+@dataclass(slots=True)
+class _Group:
+    """The records of one user and one type, and their unit vectors (row i is record i)."""
+
+    user_id: str | None
+    type: str
+    records: list[_Record] = field(default_factory=list)
+    rows: list[Vector] = field(default_factory=list)
+
+
+async def consolidate(
+    store: ConsolidatingStore, request: ConsolidateRequest
+) -> ConsolidateResponse:
+    """Plan the merges of ``request``'s scope (or take the plan it sends), and with
+    ``dry_run`` false apply them, each as one merge naming the versions it was planned at."""
+    if request.plan is not None:
+        groups = [
+            {
+                "canonical": merge.canonical,
+                "duplicates": list(merge.duplicates),
+                "expected_versions": dict(merge.expected_versions.root),
+                "evidence": [],
+            }
+            for merge in request.plan
+        ]
+        scanned, more = 0, False
+    else:
+        groups, scanned = await _plan(store, request)
+        more = len(groups) > request.limit
+        groups = groups[: request.limit]
+    if request.dry_run:
+        await _still_current(store, request.agent_id, groups, planned=request.plan is None)
+    else:
+        for group in groups:
+            await _apply(store, request, group)
+    return ConsolidateResponse.model_validate(
+        {"dry_run": request.dry_run, "scanned": scanned, "groups": groups, "more": more}
+    )
+
+
+async def _apply(
+    store: ConsolidatingStore, request: ConsolidateRequest, group: dict[str, Any]
+) -> None:
+    """One group as one merge; a record that moved on since the plan leaves it untouched."""
+    merge = MergeRequest.model_validate(
+        {
+            "agent_id": request.agent_id,
+            "canonical": group["canonical"],
+            "duplicates": group["duplicates"],
+            "expected_versions": group["expected_versions"],
+            "strategy": request.strategy,
+            **({"approval_required": True} if request.approval_required else {}),
+        }
+    )
+    try:
+        answer = await store.merge(merge)
+    except (ConflictError, NotFoundError):
+        group["status"] = "changed"
+        return
+    if answer.pending_approval:
+        group["status"] = "pending_approval"
+        group["review_id"] = answer.review_id
+    else:
+        group["status"] = "merged"
+
+
+async def _still_current(
+    store: ConsolidatingStore, agent_id: str, groups: list[dict[str, Any]], *, planned: bool
+) -> None:
+    """A dry run's statuses: a plan just made is current; a plan sent is checked against the
+    records as they stand (visible, at the versions it names)."""
+    if planned:
+        for group in groups:
+            group["status"] = "planned"
+        return
+    wanted = sorted({i for g in groups for i in g["expected_versions"]})
+    current: dict[str, int] = {}
+    for start in range(0, len(wanted), 100):
+        page = await store.get(
+            GetRequest.model_validate({"agent_id": agent_id, "ids": wanted[start : start + 100]})
+        )
+        current.update({r.id: r.version for r in page.records if r.version is not None})
+    for group in groups:
+        expected = group["expected_versions"]
+        fresh = all(current.get(i) == v for i, v in expected.items())
+        group["status"] = "planned" if fresh else "changed"
+
+
+# -- the plan ----------------------------------------------------------------------------------
+
+
+async def _plan(
+    store: ConsolidatingStore, request: ConsolidateRequest
+) -> tuple[list[dict[str, Any]], int]:
+    """Every group of duplicates in the scope, largest first, and how many records were read."""
+    by_scope, scanned = await _read(store, request)
+    planned: list[dict[str, Any]] = []
+    for group in by_scope.values():
+        if len(group.records) > 1:
+            planned.extend(_groups_of(group))
+    planned.sort(key=lambda g: (-len(g["duplicates"]), g["canonical"]))
+    return planned, scanned
+
+
+async def _read(
+    store: ConsolidatingStore, request: ConsolidateRequest
+) -> tuple[dict[tuple[str | None, str], _Group], int]:
+    """The scope's active records with their vectors, by user and type."""
+    wire: dict[str, Any] = {
+        "agent_id": request.agent_id,
+        "states": ["active"],
+        "include_vectors": True,
+        "vector_encoding": "base64",
+        "limit": PAGE,
+    }
+    if request.user_id is not None:
+        wire["user_id"] = request.user_id
+    if request.types is not None:
+        wire["types"] = [str(t) for t in request.types]
+    groups: dict[tuple[str | None, str], _Group] = {}
+    scanned = 0
+    while True:
+        page = await store.export_records(ExportRecordsRequest.model_validate(wire))
+        for line in page.records:
+            record = line.record
+            raw = getattr(line, "vector_base64", None)
+            if raw is None:  # a record the store holds no vector for is never a candidate
+                continue
+            scanned += 1
+            key = (record.user_id, str(record.type))
+            group = groups.setdefault(key, _Group(record.user_id, str(record.type)))
+            group.records.append(
+                _Record(
+                    record.id,
+                    record.content,
+                    float(record.confidence if record.confidence is not None else 1.0),
+                    int(record.created_at),
+                    int(record.version if record.version is not None else 1),
+                )
+            )
+            group.rows.append(np.frombuffer(base64.b64decode(raw), dtype="<f4"))
+        if page.next_cursor is None:
+            return groups, scanned
+        wire["cursor"] = page.next_cursor
+
+
+def _groups_of(group: _Group) -> list[dict[str, Any]]:
+    vectors = np.vstack(group.rows).astype(np.float32, copy=False)
+    group.rows.clear()
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors /= np.where(norms == 0, 1, norms)
+    parent = list(range(len(group.records)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first_of: dict[str, int] = {}
+    for i, record in enumerate(group.records):  # the same text: joined whatever the vectors say
+        same = first_of.setdefault(record.text().normalised, i)
+        if same != i:
+            parent[root(i)] = root(same)
+    for i, j, similarity in _candidates(vectors):
+        if root(i) == root(j):
+            continue
+        if judge(group.records[i].text(), group.records[j].text(), similarity).duplicate:
+            parent[root(i)] = root(j)
+    members: dict[int, list[int]] = {}
+    for i in range(len(group.records)):
+        members.setdefault(root(i), []).append(i)
+    out = []
+    for together in members.values():
+        if len(together) > 1:
+            planned = _merge_of(group, vectors, together)
+            if planned is not None:
+                out.append(planned)
+    return out
+
+
+def _candidates(vectors: Vector) -> list[tuple[int, int, float]]:
+    """Each record's closest later records above the candidate similarity, at most
+    ``NEIGHBOURS`` of them: (i, j, similarity) with i < j."""
+    count = len(vectors)
+    found: list[tuple[int, int, float]] = []
+    for start in range(0, count, BLOCK_ROWS):
+        block = vectors[start : start + BLOCK_ROWS] @ vectors[start:].T
+        # a record against itself and the block's records before it (their rows compared them)
+        square = block[:, : len(block)]
+        square[np.tril_indices(len(block))] = -np.inf
+        over = block >= CANDIDATE_SIMILARITY
+        per_row = over.sum(axis=1)
+        for row in np.nonzero(per_row)[0]:
+            columns = np.nonzero(over[row])[0]
+            if len(columns) > NEIGHBOURS:
+                scores = block[row, columns]
+                columns = columns[np.argpartition(-scores, NEIGHBOURS)[:NEIGHBOURS]]
+            i = start + int(row)
+            found.extend((i, start + int(c), float(block[row, c])) for c in columns)
+    return found
+
+
+def _merge_of(group: _Group, vectors: Vector, together: Sequence[int]) -> dict[str, Any] | None:
+    """The group's merge: the record that says the most (then the most confident, then the
+    oldest) as canonical, and each record the judge accepts against it, with the evidence."""
+    records = group.records
+    by_id = sorted(together, key=lambda i: records[i].id)  # max keeps the first: ties by id
+    keep = max(
+        by_id,
+        key=lambda i: (
+            records[i].text().content_words,
+            records[i].confidence,
+            -records[i].created_at,
+        ),
+    )
+    canonical = records[keep]
+    duplicates, evidence = [], []
+    for i in by_id:
+        if i == keep:
+            continue
+        similarity = float(vectors[keep] @ vectors[i])
+        verdict = judge(canonical.text(), records[i].text(), similarity)
+        if verdict.duplicate:
+            duplicates.append(records[i])
+            evidence.append(
+                {
+                    "id": records[i].id,
+                    "content": records[i].content,
+                    "reason": verdict.reason,
+                    "similarity": round(max(-1.0, min(1.0, similarity)), 4),
+                    "only_in_canonical": list(verdict.only_in_first),
+                    "only_in_duplicate": list(verdict.only_in_second),
+                }
+            )
+    if not duplicates:
+        return None
+    planned: dict[str, Any] = {
+        "canonical": canonical.id,
+        "content": canonical.content,
+        "duplicates": [d.id for d in duplicates],
+        "expected_versions": {r.id: r.version for r in (canonical, *duplicates)},
+        "type": group.type,
+        "evidence": evidence,
+    }
+    if group.user_id is not None:
+        planned["user_id"] = group.user_id
+    return planned
