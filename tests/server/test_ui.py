@@ -644,3 +644,27 @@ def test_another_agents_record_history_answers_404_like_an_erased_one(served: Se
         assert answer.status_code == 404
         assert "a&#39;s note" not in answer.text
         assert _message(answer.text) == _message(erased.text)
+
+
+def test_the_duplicates_page_shows_a_plan_and_changes_nothing(served: Served) -> None:
+    texts = ("Alice likes <b>tea</b>.", "alice likes <b>tea</b>", "Alice likes coffee.")
+    ids = [
+        served.call("remember", {"agent_id": "a", "type": "semantic", "content": t})["id"]
+        for t in texts
+    ]
+    dana = served.client(DANA)
+    queue = dana.get("/ui/reviews", params={"agent": "a"})
+    assert 'href="/ui/duplicates?agent=a"' in queue.text
+    page = dana.get("/ui/duplicates", params={"agent": "a"})
+    assert page.status_code == 200
+    canonical = re.findall(r'data-canonical="([^"]+)"', page.text)
+    merged = re.findall(r'<li class="duplicate" data-id="([^"]+)"', page.text)
+    assert len(canonical) == 1
+    assert {*canonical, *merged} == set(ids[:2])  # the near miss stays apart
+    assert '<span class="reason">exact</span>' in page.text
+    assert "&lt;b&gt;tea&lt;/b&gt;" in page.text
+    assert "<b>tea" not in page.text
+    found = served.call("get", {"agent_id": "a", "ids": ids})
+    assert len(found["records"]) == 3  # a plan, not a change
+    erin = served.client(ERIN)  # a reviewer of agent b only
+    assert erin.get("/ui/duplicates", params={"agent": "a"}).status_code == 404

@@ -283,3 +283,22 @@ def test_a_record_opens_its_history_with_each_change_marked(
     expect(versions.nth(2).locator(".reason")).to_have_text("Reason: moved lockers")
     shot(page, "ui-history.png")
     assert served.violations == []
+
+
+def test_the_duplicates_page_shows_each_group_with_its_evidence(
+    browser: Browser, served: Served
+) -> None:
+    for text in ("Dana drives an electric car.", "dana drives an electric car",
+                 "Dana drives a diesel van."):  # fmt: skip
+        served.remember(text, staged=False)
+    page = signed_in(browser, served)
+    page.goto(f"{served.url}/ui/reviews?agent={AGENT}")
+    page.get_by_role("link", name="Records that say the same thing").click()
+    expect(page.get_by_role("heading", name=f"Duplicates of {AGENT}")).to_be_visible()
+    expect(page.locator("section.group")).to_have_count(1)
+    duplicate = page.locator("li.duplicate")
+    expect(duplicate).to_have_count(1)
+    expect(duplicate.locator(".reason")).to_have_text("exact")
+    expect(duplicate.locator("blockquote")).to_have_text("dana drives an electric car")
+    shot(page, "ui-duplicates.png")
+    assert served.violations == []

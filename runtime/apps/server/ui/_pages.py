@@ -70,6 +70,12 @@ NO_QUEUE = (
     "keeps no review queue; every store in mnemowire does from spec v0.2 on, a router when "
     "all its children do"
 )
+NO_CONSOLIDATION = (
+    "does not consolidate duplicates (sqlite-vec and pgvector do from spec v0.4 on, a router "
+    "over them too)"
+)
+#: groups on the duplicates page (the plan's largest first)
+DUPLICATE_GROUPS = 100
 NO_HISTORY = (
     "keeps no history of its records (sqlite-vec and pgvector do from spec v0.4 on, a router "
     "over them too)"
@@ -113,6 +119,7 @@ class ReviewerUI:
                     ),
                     Route("/audit", self._guarded(self.audit), methods=["GET"]),
                     Route("/records/{record_id}", self._guarded(self.record), methods=["GET"]),
+                    Route("/duplicates", self._guarded(self.duplicates), methods=["GET"]),
                     Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
                 ],
             )
@@ -340,6 +347,31 @@ class ReviewerUI:
             versions=versions_of(answer["entries"]),
             dropped=answer["dropped"],
             next_cursor=answer.get("next_cursor"),
+        )
+
+    # -- consolidation -------------------------------------------------------------------------
+
+    async def duplicates(self, request: Request, session: Session) -> Response:
+        """The agent's records that say the same thing, as consolidation plans them (spec
+        v0.4's consolidate, a dry run: nothing changes). Merging is the operator's
+        (``mnemowire consolidate --apply``), and a staged merge comes to the queue."""
+        agent = _required(request.query_params.get("agent"), "agent")
+        payload: dict[str, Any] = {"agent_id": agent, "limit": DUPLICATE_GROUPS}
+        user_id = request.query_params.get("user_id")
+        if user_id:
+            payload["user_id"] = user_id
+        answer = await self._call(
+            session, "consolidate", payload, absent=NO_RECORD, lacking=NO_CONSOLIDATION
+        )
+        return self.page(
+            request,
+            "duplicates.html",
+            session=session,
+            agent=agent,
+            user_id=user_id,
+            groups=answer["groups"],
+            scanned=answer["scanned"],
+            more=answer.get("more", False),
         )
 
     # -- the audit log -------------------------------------------------------------------------
