@@ -183,6 +183,11 @@ def require_visible(agent_id: str, found: Mapping[str, Any], ids: Iterable[str])
         )
 
 
+#: the rule of a merge refused because one of its records moved on (another version, changed
+#: while the merge was written): what a consolidation reports as a group left ``changed``
+MOVED_ON = "merge.versions"
+
+
 def require_versions(req: MergeRequest, found: Mapping[str, Mapping[str, Any]]) -> None:
     """A merge sent with ``expected_versions`` goes ahead only over records at those versions
     (docs/spec/v0.4.md#merge.versions): what a consolidation plan read, so its merge never
@@ -206,7 +211,7 @@ def require_versions(req: MergeRequest, found: Mapping[str, Mapping[str, Any]]) 
             "since the merge was planned; plan it again (mnemowire consolidate) or drop "
             "expected_versions to merge what the records say now",
             details=[
-                {"path": f"/expected_versions/{i}", "rule": "conflict", "message": f"at {v}"}
+                {"path": f"/expected_versions/{i}", "rule": MOVED_ON, "message": f"at {v}"}
                 for i, v in sorted(moved.items())
             ],
         )
@@ -258,7 +263,10 @@ class MergePlan:
         """Fail the merge if a record changed between planning and writing (``records`` as
         read again inside the write transaction)."""
         if {i: r["updated_at"] for i, r in records.items()} != self.versions:
-            raise ConflictError("records changed while merging; send the merge again")
+            raise ConflictError(
+                "records changed while merging; send the merge again",
+                details=[{"path": "/canonical", "rule": MOVED_ON, "message": "changed meanwhile"}],
+            )
 
     @classmethod
     def of(cls, req: MergeRequest, records: Mapping[str, Mapping[str, Any]]) -> MergePlan:

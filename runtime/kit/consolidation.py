@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mnemowire.errors import ConflictError, NotFoundError
+from mnemowire.kit._rules import MOVED_ON
 from mnemowire.kit.duplicates import CANDIDATE_SIMILARITY, Parsed, judge
 from mnemowire.models import (
     ConsolidateRequest,
@@ -129,7 +130,12 @@ async def _apply(
     )
     try:
         answer = await store.merge(merge)
-    except (ConflictError, NotFoundError):
+    except NotFoundError:  # a record merged, forgotten or erased since the plan
+        group["status"] = "changed"
+        return
+    except ConflictError as exc:
+        if not any(d.get("rule") == MOVED_ON for d in exc.envelope.get("details", [])):
+            raise  # not a record that moved on: a merge the request cannot make
         group["status"] = "changed"
         return
     if answer.pending_approval:
