@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from mnemowire.errors import ConflictError, NotFoundError
+from mnemowire.errors import ConflictError, NotFoundError, RequestError
 from mnemowire.kit._rules import MOVED_ON
 from mnemowire.kit.duplicates import CANDIDATE_SIMILARITY, Parsed, judge
 from mnemowire.models import (
@@ -90,6 +90,7 @@ async def consolidate(
     """Plan the merges of ``request``'s scope (or take the plan it sends), and with
     ``dry_run`` false apply them, each as one merge naming the versions it was planned at."""
     if request.plan is not None:
+        _check_plan(request)
         groups = [
             {
                 "canonical": merge.canonical,
@@ -112,6 +113,29 @@ async def consolidate(
     return ConsolidateResponse.model_validate(
         {"dry_run": request.dry_run, "scanned": scanned, "groups": groups, "more": more}
     )
+
+
+def _check_plan(request: ConsolidateRequest) -> None:
+    """A sent plan is refused whole before any of it is applied when one of its merges could
+    never be made: a record merged into itself, versions of records it does not merge, or a
+    record in two of its merges."""
+    seen: set[str] = set()
+    for n, merge in enumerate(request.plan or ()):
+        named = {merge.canonical, *merge.duplicates}
+        problem = ""
+        if merge.canonical in merge.duplicates:
+            problem = "its canonical record is also one of its duplicates"
+        elif set(merge.expected_versions.root) != named:
+            problem = "expected_versions must name exactly its canonical record and duplicates"
+        elif named & seen:
+            problem = f"it names {sorted(named & seen)[0]!r}, which an earlier merge names too"
+        if problem:
+            raise RequestError(
+                f"plan merge {n}: {problem}; send the groups a dry run answered (mnemowire "
+                "consolidate --plan FILE takes that answer as it was printed)",
+                details=[{"path": f"/plan/{n}", "rule": "consolidate.apply", "message": problem}],
+            )
+        seen |= named
 
 
 async def _apply(

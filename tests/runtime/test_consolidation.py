@@ -172,3 +172,17 @@ async def test_a_router_plans_once_across_its_children(tmp_path: Path, model: Em
         for child in children:
             found = await child.get(GetRequest(agent_id="a", ids=same))
             assert len(found.records) == 1  # merged on every copy
+
+
+async def test_a_plan_that_could_never_apply_is_refused_whole(memory: Memory) -> None:
+    one, two, three = [await _store(memory, t) for t in ("Mo hikes.", "mo hikes", "Mo hikes!")]
+    good = {"canonical": one, "duplicates": [two], "expected_versions": {one: 1, two: 1}}
+    for bad in (
+        {"canonical": three, "duplicates": [three], "expected_versions": {three: 1}},
+        {"canonical": three, "duplicates": [two], "expected_versions": {three: 1}},
+        {"canonical": three, "duplicates": [one], "expected_versions": {three: 1, one: 1}},
+    ):
+        with pytest.raises(RequestError) as refused:
+            await memory.consolidate({"agent_id": "a", "dry_run": False, "plan": [good, bad]})
+        assert refused.value.envelope["details"][0]["path"] == "/plan/1"
+    assert len((await memory.get({"agent_id": "a", "ids": [one, two, three]})).records) == 3
