@@ -19,7 +19,7 @@ untouched and says so.
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -30,6 +30,7 @@ from mnemowire.errors import ConflictError, NotFoundError, RequestError
 from mnemowire.kit._rules import MOVED_ON
 from mnemowire.kit.duplicates import CANDIDATE_SIMILARITY, Parsed, judge
 from mnemowire.models import (
+    REMEMBER_REQUEST_DEFAULTS,
     ConsolidateRequest,
     ConsolidateResponse,
     ExportRecordsRequest,
@@ -228,7 +229,7 @@ async def _read(
         page = await store.export_records(ExportRecordsRequest.model_validate(wire))
         for line in page.records:
             record = line.record
-            raw = getattr(line, "vector_base64", None)
+            raw = line.vector_base64
             if raw is None:  # a record the store holds no vector for is never a candidate
                 continue
             scanned += 1
@@ -238,7 +239,11 @@ async def _read(
                 _Record(
                     record.id,
                     record.content,
-                    float(record.confidence if record.confidence is not None else 1.0),
+                    float(
+                        record.confidence
+                        if record.confidence is not None
+                        else REMEMBER_REQUEST_DEFAULTS["confidence"]
+                    ),
                     int(record.created_at),
                     int(record.version if record.version is not None else 1),
                 )
@@ -284,26 +289,25 @@ def _groups_of(group: _Group) -> list[dict[str, Any]]:
     return out
 
 
-def _candidates(vectors: Vector) -> list[tuple[int, int, float]]:
+def _candidates(vectors: Vector) -> Iterator[tuple[int, int, float]]:
     """Each record's closest later records above the candidate similarity, at most
-    ``NEIGHBOURS`` of them: (i, j, similarity) with i < j."""
+    ``NEIGHBOURS`` of them: (i, j, similarity) with i < j, a block at a time (never the whole
+    list: a 100k-record group brings forward over a million)."""
     count = len(vectors)
-    found: list[tuple[int, int, float]] = []
     for start in range(0, count, BLOCK_ROWS):
         block = vectors[start : start + BLOCK_ROWS] @ vectors[start:].T
         # a record against itself and the block's records before it (their rows compared them)
         square = block[:, : len(block)]
         square[np.tril_indices(len(block))] = -np.inf
         over = block >= CANDIDATE_SIMILARITY
-        per_row = over.sum(axis=1)
-        for row in np.nonzero(per_row)[0]:
+        for row in np.nonzero(over.any(axis=1))[0]:
             columns = np.nonzero(over[row])[0]
             if len(columns) > NEIGHBOURS:
                 scores = block[row, columns]
                 columns = columns[np.argpartition(-scores, NEIGHBOURS)[:NEIGHBOURS]]
             i = start + int(row)
-            found.extend((i, start + int(c), float(block[row, c])) for c in columns)
-    return found
+            for column in columns:
+                yield i, start + int(column), float(block[row, column])
 
 
 def _merge_of(group: _Group, vectors: Vector, together: Sequence[int]) -> dict[str, Any] | None:
@@ -314,7 +318,7 @@ def _merge_of(group: _Group, vectors: Vector, together: Sequence[int]) -> dict[s
     keep = max(
         by_id,
         key=lambda i: (
-            records[i].text().content_words,
+            len(records[i].text().content),
             records[i].confidence,
             -records[i].created_at,
         ),

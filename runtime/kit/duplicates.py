@@ -31,7 +31,6 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from typing import Literal
 
 import snowballstemmer
 
@@ -43,8 +42,6 @@ PARAPHRASE_SIMILARITY = 0.85
 #: a side) in more than one place: the shape of two near misses at once, so it needs more
 CLOSE_PARAPHRASE_SIMILARITY = 0.92
 FEW_WORDS = 3
-
-Reason = Literal["exact", "same-words", "extends", "paraphrase"]
 
 _STEMMER = snowballstemmer.stemmer("english")
 
@@ -102,10 +99,9 @@ _NUMERALS = {
     )
     if tens > 1
 }
+# number words a key keeps as words (the ones above become their digits)
 _NUMBER_WORDS = _listed(
-    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
-    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty
-    ninety hundred thousand million billion first second third fourth fifth half quarter"""
+    "hundred thousand million billion first second third fourth fifth half quarter"
 )
 _TIME_WORDS = _stemmed(
     """january february march april may june july august september october november december
@@ -114,6 +110,9 @@ _TIME_WORDS = _stemmed(
     night noon midnight spring summer autumn fall winter christmas easter last next previous
     ago earlier later early late recent recently soon"""
 )
+# what a content word is not: connectors and clause breaks are read as relations (_turned)
+_IGNORED = _FUNCTION_WORDS | _NEGATIONS | _CONNECTORS | _CLAUSE_BREAKS
+_RELATING = _CONNECTORS | _COMPARATIVES
 _TOKEN = re.compile(r"[\w]+(?:[.:@/'+-][\w]+)*", re.UNICODE)
 _WORD_OR_BREAK = re.compile(r"[\w]+(?:[.:@/'+-][\w]+)*|[,;]", re.UNICODE)
 _CONTRACTIONS = (
@@ -178,7 +177,7 @@ def _key(word: str) -> str:
     word = _NUMERALS.get(word, word)
     if re.fullmatch(r"\d+k", word):
         word = word[:-1] + "000"
-    if any(ch.isdigit() for ch in word):
+    if _has_digit(word):
         # "07:45" and "7:45" are one time; "1.50" and "1.5" stay two readings
         return re.sub(r"(?<![\d.])0+(?=\d)", "", word.replace("-", ""))
     return str(_STEMMER.stemWord(re.sub(r"[-.]", "", word)))
@@ -191,8 +190,8 @@ class Parsed:
 
     normalised: str
     words: tuple[Word, ...]
-    #: how many words carry its fact: the record of a group that says the most
-    content_words: int
+    #: the words that carry its fact (their number: the record of a group that says the most)
+    content: tuple[Word, ...]
     #: the keys of its words written with digits: two texts each holding one the other lacks
     #: state different values, whatever else they share (checked before the words are aligned)
     numbers: frozenset[str]
@@ -200,8 +199,8 @@ class Parsed:
     @classmethod
     def of(cls, text: str) -> Parsed:
         read = words(text)
-        numbers = frozenset(w.key for w in read if any(ch.isdigit() for ch in w.key))
-        return cls(normalised(text), tuple(read), len(_content(read)), numbers)
+        numbers = frozenset(w.key for w in read if _has_digit(w.key))
+        return cls(normalised(text), tuple(read), tuple(_content(read)), numbers)
 
 
 def judge(first: str | Parsed, second: str | Parsed, similarity: float) -> Verdict:
@@ -220,10 +219,11 @@ def judge(first: str | Parsed, second: str | Parsed, similarity: float) -> Verdi
         )
         return Verdict(False, "numbers differ", similarity, *shown)
     a, b = list(one.words), list(other.words)
-    flipped = _flipped(a, b)
+    content_a, content_b = list(one.content), list(other.content)
+    flipped = _flipped(a, b, content_a, content_b)
     if flipped:
         return Verdict(False, flipped, similarity)
-    only_a, only_b, shared, spans = _aligned(_content(a), _content(b))
+    only_a, only_b, shared, spans = _aligned(content_a, content_b)
     shown = (tuple(w.text for w in only_a), tuple(w.text for w in only_b))
     if _turned(a, b, shared):
         return Verdict(False, "relation turned around", similarity, *shown)
@@ -241,7 +241,7 @@ def judge(first: str | Parsed, second: str | Parsed, similarity: float) -> Verdi
             # smoker", "car" / "car door"); a detail added is a phrase of its own
             return Verdict(False, "one word added", similarity, *shown)
         return Verdict(True, "extends", similarity, *shown)
-    if spans == 1 and _small(only_a, a) and _small(only_b, b):
+    if spans == 1 and _small(only_a, content_a) and _small(only_b, content_b):
         return Verdict(False, "one value replaced", similarity, *shown)
     if _clash(only_a, only_b, _is_named):
         return Verdict(False, "names differ", similarity, *shown)
@@ -252,27 +252,25 @@ def judge(first: str | Parsed, second: str | Parsed, similarity: float) -> Verdi
 
 
 def _content(text: list[Word]) -> list[Word]:
-    """The words that carry the fact: connectors and clause breaks are read as relations
-    (_turned) instead."""
-    ignored = _FUNCTION_WORDS | _NEGATIONS | _CONNECTORS | _CLAUSE_BREAKS
-    return [w for w in text if w.key not in ignored or w.named]
+    """The words that carry the fact (a name always does)."""
+    return [w for w in text if w.key not in _IGNORED or w.named]
 
 
-def _flipped(a: list[Word], b: list[Word]) -> str:
+def _flipped(a: list[Word], b: list[Word], content_a: list[Word], content_b: list[Word]) -> str:
     """What turns one fact into its opposite, whatever else the texts share."""
     if _count(a, _NEGATIONS) != _count(b, _NEGATIONS):
         return "negation differs"
     if _liking(a) != _liking(b):
         return "liking differs"
-    if _opposed(a, b):
+    if _opposed(content_a, content_b):
         return "a word and its opposite"
     return ""
 
 
-def _opposed(a: list[Word], b: list[Word]) -> bool:
+def _opposed(content_a: list[Word], content_b: list[Word]) -> bool:
     """A word on one side and the same word with a negating prefix on the other
     ("vaccinated" / "unvaccinated", "able" / "unable", "like" / "dislike")."""
-    first, second = {w.key for w in _content(a)}, {w.key for w in _content(b)}
+    first, second = {w.key for w in content_a}, {w.key for w in content_b}
     for one, other in ((first, second), (second, first)):
         for key in one - other:
             for prefix in _NEGATING_PREFIXES:
@@ -320,10 +318,10 @@ def _aligned(a: list[Word], b: list[Word]) -> tuple[list[Word], list[Word], list
     return only_a, only_b, shared, spans
 
 
-def _small(replaced: list[Word], text: list[Word]) -> bool:
+def _small(replaced: list[Word], content: list[Word]) -> bool:
     """A replaced stretch the size of a value (a word or two, or under half the text's content
     words) rather than the sentence said again in other words."""
-    return len(replaced) <= 2 or len(replaced) < len(_content(text)) / 2
+    return len(replaced) <= 2 or len(replaced) < len(content) / 2
 
 
 def _same_key(a: Word, b: Word) -> bool:
@@ -356,8 +354,12 @@ def _is_named(word: Word) -> bool:
     return word.named
 
 
+def _has_digit(key: str) -> bool:
+    return any(ch.isdigit() for ch in key)
+
+
 def _numbered(word: Word) -> bool:
-    return any(ch.isdigit() for ch in word.key) or word.key in _NUMBER_WORDS
+    return _has_digit(word.key) or word.key in _NUMBER_WORDS
 
 
 def _timed(word: Word) -> bool:
@@ -408,9 +410,8 @@ def _clauses(text: list[Word]) -> list[str]:
 def _directed(between: list[str], common: set[str]) -> bool:
     """A one-way word joining two words directly: in one clause, with no other word both
     texts have between them."""
-    relating = _CONNECTORS | _COMPARATIVES
     if _CLAUSE_BREAKS.intersection(between):
         return False
-    if any(key in common and key not in relating for key in between):
+    if any(key in common and key not in _RELATING for key in between):
         return False
-    return any(key in relating for key in between)
+    return any(key in _RELATING for key in between)

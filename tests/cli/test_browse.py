@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from mnemowire import spec
 from mnemowire.apps.cli import Exit, cli
 from mnemowire.apps.cli._browse import PROGRESS_EVERY
+from tests.cli._support import remember_all
 
 
 @pytest.fixture
@@ -25,16 +26,8 @@ def run(*args: str) -> tuple[int, list[dict[str, Any]], str]:
     return result.exit_code, lines, result.stderr
 
 
-def _remember(store: list[str], *contents: str) -> list[str]:
-    requests = "\n".join(
-        json.dumps({"agent_id": "a", "type": "semantic", "content": c}) for c in contents
-    )
-    result = CliRunner().invoke(cli, ["remember", *store, "--json", "-"], input=requests)
-    return [json.loads(line)["id"] for line in result.stdout.splitlines()]
-
-
 def test_list_pages_through_everything_one_record_per_line(store: list[str]) -> None:
-    ids = _remember(store, *(f"note {n}" for n in range(2 * PROGRESS_EVERY + 3)))
+    ids = remember_all(store, *(f"note {n}" for n in range(2 * PROGRESS_EVERY + 3)))
     code, records, err = run("list", *store, "--agent", "a", "--page-size", "2")
     assert code == Exit.OK
     assert sorted(r["id"] for r in records) == sorted(ids)
@@ -49,7 +42,7 @@ def test_list_pages_through_everything_one_record_per_line(store: list[str]) -> 
 
 
 def test_list_pretty_is_a_table_and_a_foreign_cursor_a_usage_error(store: list[str]) -> None:
-    _remember(store, "Alice likes tea", "Bob likes coffee")
+    remember_all(store, "Alice likes tea", "Bob likes coffee")
     result = CliRunner().invoke(cli, ["list", *store, "--agent", "a", "--pretty"])
     assert result.exit_code == Exit.OK
     assert result.stdout.splitlines()[0].split() == ["id", "type", "state", "v", "content"]
@@ -60,7 +53,7 @@ def test_list_pretty_is_a_table_and_a_foreign_cursor_a_usage_error(store: list[s
 
 
 def test_get_update_restore_and_a_previewed_expire(store: list[str]) -> None:
-    [tea, coffee] = _remember(store, "Alice likes tea", "Bob likes coffee")
+    [tea, coffee] = remember_all(store, "Alice likes tea", "Bob likes coffee")
     code, [found], _ = run("get", *store, "--agent", "a", tea, "nope")
     assert code == Exit.OK
     assert ([r["id"] for r in found["records"]], found["missing"]) == ([tea], ["nope"])
@@ -90,14 +83,14 @@ def test_an_id_command_reads_its_request_from_json_without_flags(
     store: list[str], command: str
 ) -> None:
     """Its ids argument, left empty, is not a flag given (it was: --json was refused)."""
-    [record_id] = _remember(store, "tea")
+    [record_id] = remember_all(store, "tea")
     asked = json.dumps({"agent_id": "a", "ids": [record_id]})
     result = CliRunner().invoke(cli, [command, *store, "--json", "-"], input=asked)
     assert result.exit_code == Exit.OK, result.output
 
 
 def test_history_prints_each_version_and_pretty_shows_each_change(store: list[str]) -> None:
-    [tea, cake] = _remember(store, "Alice likes tea", "Alice likes tea\x1b]52;c;cGF3bg==\x07")
+    [tea, cake] = remember_all(store, "Alice likes tea", "Alice likes tea\x1b]52;c;cGF3bg==\x07")
     run("update", *store, tea, "--agent", "a", "--expected-version", "1", "--reason", "asked her",
         "--content", "Alice likes green tea", "--metadata", '{"topic": "drinks"}')  # fmt: skip
     run("merge", *store, tea, cake, "--agent", "a", "--strategy", "merge_content")
@@ -122,7 +115,7 @@ def test_history_prints_each_version_and_pretty_shows_each_change(store: list[st
 
 
 def test_history_errors_name_the_flag_and_what_to_do(store: list[str]) -> None:
-    [tea] = _remember(store, "Alice likes tea")
+    [tea] = remember_all(store, "Alice likes tea")
     code, _, err = run("history", *store, tea)
     assert code == Exit.USAGE
     assert "--agent is required" in err

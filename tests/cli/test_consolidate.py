@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from mnemowire import spec
 from mnemowire.apps.cli import cli
+from tests.cli._support import remember_all
 
 
 @pytest.fixture
@@ -18,16 +19,8 @@ def store(tmp_path: Path) -> list[str]:
     return ["--store", f"sqlite-vec://{tmp_path / 'cli.db'}?embedder=hash:32"]
 
 
-def _remember(store: list[str], *contents: str) -> list[str]:
-    requests = "\n".join(
-        json.dumps({"agent_id": "a", "type": "semantic", "content": c}) for c in contents
-    )
-    result = CliRunner().invoke(cli, ["remember", *store, "--json", "-"], input=requests)
-    return [json.loads(line)["id"] for line in result.stdout.splitlines()]
-
-
 def test_a_reviewed_plan_is_applied_exactly(store: list[str], tmp_path: Path) -> None:
-    ids = _remember(store, "Ivy paints on Sundays.", "ivy paints on sundays", "Ivy paints.")
+    ids = remember_all(store, "Ivy paints on Sundays.", "ivy paints on sundays", "Ivy paints.")
     result = CliRunner().invoke(cli, ["consolidate", *store, "--agent", "a"])
     assert result.exit_code == 0, result.output
     plan = json.loads(result.stdout)

@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
+    import numpy.typing as npt
+
     from mnemowire.layers.memory import Memory
 
-__all__ = ["load_numbered", "synthetic_texts"]
+__all__ = ["bulk_load", "load_numbered", "synthetic_texts"]
 
 _PEOPLE = [
     "Alice",
@@ -167,5 +169,18 @@ async def load_numbered(
             for i, request in enumerate(requests):
                 request["confidence"] = 0.05 if (start + i) % low_every == 0 else 0.9
         vectors = rng.standard_normal((n, dimension)).astype(np.float32)
-        ids += [d.id for d in await memory.remember_many(requests, vectors=vectors)]
+        ids += await bulk_load(memory, requests, vectors)
+    return ids
+
+
+async def bulk_load(
+    memory: Memory, requests: list[dict[str, Any]], vectors: npt.NDArray[np.float32]
+) -> list[str]:
+    """Remember ``requests`` with their ``vectors`` (row i is request i), 5,000 per call; the
+    ids, in order."""
+    ids: list[str] = []
+    for start in range(0, len(requests), 5000):
+        batch = requests[start : start + 5000]
+        written = await memory.remember_many(batch, vectors=vectors[start : start + 5000])
+        ids += [d.id for d in written]
     return ids

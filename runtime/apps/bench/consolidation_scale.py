@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from mnemowire.apps.bench._cache import cached_embeddings
-from mnemowire.apps.bench._corpus import synthetic_texts
+from mnemowire.apps.bench._corpus import bulk_load, synthetic_texts
 from mnemowire.embedders import Embedder
 from mnemowire.kit.duplicates import normalised
 from mnemowire.layers.memory import Memory
@@ -51,13 +51,9 @@ async def time_plan(
     """Load the planted corpus into ``store``, then time one dry-run plan of all of it."""
     texts, planted = planted_corpus(size)
     vectors = np.asarray(cached_embeddings(model, texts), dtype=np.float32)
+    requests = [{"agent_id": AGENT, "type": "semantic", "content": t} for t in texts]
     async with Memory(store) as memory:
-        ids: list[str] = []
-        for start in range(0, size, 5000):
-            batch = texts[start : start + 5000]
-            requests = [{"agent_id": AGENT, "type": "semantic", "content": t} for t in batch]
-            written = await memory.remember_many(requests, vectors=vectors[start : start + 5000])
-            ids += [d.id for d in written]
+        ids = await bulk_load(memory, requests, vectors)
         progress(f"  {size:,} records loaded; planning")
         started = time.perf_counter()
         plan = await memory.consolidate({"agent_id": AGENT, "limit": 1000})
