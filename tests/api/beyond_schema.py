@@ -29,5 +29,8 @@ BEYOND_SCHEMA = frozenset(
         # [archive.vector]: one of a line's two vector forms, and base64 of whole float32s
         "oneVector",
         "float32",
+        # [consolidate.apply]: a sent plan's merges are ones a dry run could have answered (no
+        # record merged into itself, in two merges, or versioned without being merged)
+        "consolidate.apply",
     }
 )

@@ -43,6 +43,15 @@ async def _refusal_rules() -> set[str]:
             memory.import_records(
                 {"agents": ["a"], "records": [{**line, "vector_base64": "AAAAAAAAAAAAAA=="}]}
             ),
+            memory.consolidate(
+                {
+                    "agent_id": "a",
+                    "dry_run": False,
+                    "plan": [
+                        {"canonical": "m", "duplicates": ["m"], "expected_versions": {"m": 1}}
+                    ],
+                }
+            ),
         ):
             with pytest.raises(MnemowireError) as refused:
                 await call
