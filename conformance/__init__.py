@@ -30,6 +30,7 @@ from mnemowire.conformance import (  # noqa: F401  (register the checks)
     fidelity,
     forgetting,
     history,
+    procedures,
     retention,
     review,
 )

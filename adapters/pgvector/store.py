@@ -65,6 +65,7 @@ from mnemowire.kit import (
 )
 from mnemowire.kit.consolidation import consolidate
 from mnemowire.kit.keywords import keyword_terms, rare_terms
+from mnemowire.kit.procedures import run_fire, run_get, run_start
 from mnemowire.kit.reviews import forget_prelude, staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
@@ -82,6 +83,12 @@ from mnemowire.models import (
     RecallResponse,
     RememberRequest,
     RememberResponse,
+    RunFireRequest,
+    RunFireResponse,
+    RunGetRequest,
+    RunGetResponse,
+    RunStartRequest,
+    RunStartResponse,
     StoreResult,
 )
 from mnemowire.protocol import QueryEmbedding
@@ -97,6 +104,7 @@ CAPABILITIES = (
     *("reviews", "decide", "export_records", "import_records", "scopes"),
     "history",
     "consolidate",
+    *("run_start", "run_fire", "run_get"),
 )
 #: the pinned claim: a new spec version adds nothing here until the store opts in
 IMPLEMENTS = Implements(
@@ -384,6 +392,17 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
     async def consolidate(self, request: ConsolidateRequest) -> ConsolidateResponse:
         """Spec v0.4's consolidation, over this store's own export and merges (kit)."""
         return await consolidate(self, request)
+
+    async def run_start(self, request: RunStartRequest) -> RunStartResponse:
+        """Spec v0.4's procedure runs (kit.procedures), over this store's own get, remember
+        and update."""
+        return await run_start(self, request, clock=self._clock)
+
+    async def run_fire(self, request: RunFireRequest) -> RunFireResponse:
+        return await run_fire(self, request, clock=self._clock)
+
+    async def run_get(self, request: RunGetRequest) -> RunGetResponse:
+        return await run_get(self, request, clock=self._clock)
 
     async def expire(self, request: ExpireRequest) -> ExpireResponse:
         req, payload = request, to_wire(request)

@@ -104,6 +104,10 @@ DECLINED = {
     "history": "the kit keeps a record only as the backend's document, not its past versions",
     "consolidate": "a merge here cannot name the versions a plan read: the kit keeps none "
     "beside the backend's document",
+    **dict.fromkeys(
+        ("run_start", "run_fire", "run_get"),
+        "a run's steps are its record's history (docs/spec/v0.4.md#run.start), which is declined",
+    ),
 }
 
 

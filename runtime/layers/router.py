@@ -22,9 +22,11 @@ from mnemowire.kit import (
     elapsed_ms,
     missing_reason,
     needs,
+    now_ms,
     to_wire,
 )
 from mnemowire.kit.consolidation import consolidate
+from mnemowire.kit.procedures import run_fire, run_get, run_start
 from mnemowire.kit.reviews import staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.layers import _router_archive as archive
@@ -88,6 +90,12 @@ from mnemowire.models import (
     RestoreResponse,
     ReviewsRequest,
     ReviewsResponse,
+    RunFireRequest,
+    RunFireResponse,
+    RunGetRequest,
+    RunGetResponse,
+    RunStartRequest,
+    RunStartResponse,
     ScopesRequest,
     ScopesResponse,
     UpdateRequest,
@@ -545,6 +553,17 @@ class MemoryRouter:
         """One plan across the children, by id: the kit's consolidation over this router's
         own export (every child's records, each once) and merges (every copy)."""
         return await consolidate(self, request)
+
+    async def run_start(self, request: RunStartRequest) -> RunStartResponse:
+        """Spec v0.4's procedure runs (kit.procedures), over this router's get, remember
+        and update, each reaching the record's children."""
+        return await run_start(self, request, clock=now_ms)
+
+    async def run_fire(self, request: RunFireRequest) -> RunFireResponse:
+        return await run_fire(self, request, clock=now_ms)
+
+    async def run_get(self, request: RunGetRequest) -> RunGetResponse:
+        return await run_get(self, request, clock=now_ms)
 
     async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
         return await records.remember_batch(self._fan, request)

@@ -38,6 +38,7 @@ TOKEN = "mcp-test-token-0123456789abcdef"
 ALL_OPERATIONS = {
     "remember", "recall", "forget", "merge", "expire",
     "get", "list", "restore", "update", "remember_batch", "reviews", "scopes", "history",
+    "run_start", "run_fire", "run_get",
 }  # fmt: skip
 
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ConsolidateRequest, ConsolidateResponse, DecideRequest, DecideResponse, ErrorEnvelope, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, HistoryRequest, HistoryResponse, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
+import type { ConsolidateRequest, ConsolidateResponse, DecideRequest, DecideResponse, ErrorEnvelope, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, HistoryRequest, HistoryResponse, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, RunFireRequest, RunFireResponse, RunGetRequest, RunGetResponse, RunStartRequest, RunStartResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
 /**
  * A failed operation: the store answered with the spec's error envelope (`error` message), kept
  * whole in `envelope`. Its `details` list every broken rule when the code is `invalid_request`.
@@ -215,6 +215,49 @@ export interface MemoryClient {
      * Optional: added in v0.2; a store that has it declares the capability `reviews`.
      */
     reviews?(request: ReviewsRequest): Promise<ReviewsResponse>;
+    /**
+     * Fire one event on a run: the first transition out of its state whose trigger is the event and
+     * whose conditions hold (by facts) moves it on, and its intents come back for the host to act on
+     * (docs/spec/v0.4.md#run.fire). Closed.
+     *
+     * Resolves with `RunFireResponse` (message `run_fire.response`). The run after the event, and the
+     * transition it took. Extensible: clients ignore fields they do not know.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `run_fire.request`).
+     *
+     * Optional: added in v0.4; a store that has it declares the capability `run_fire`.
+     */
+    run_fire?(request: RunFireRequest): Promise<RunFireResponse>;
+    /**
+     * Read a run: its state, status, the events it can take and its last transition
+     * (docs/spec/v0.4.md#run.start). Closed.
+     *
+     * Resolves with `RunGetResponse` (message `run_get.response`). A run as it stands. Extensible:
+     * clients ignore fields they do not know.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `run_get.request`).
+     *
+     * Optional: added in v0.4; a store that has it declares the capability `run_get`.
+     */
+    run_get?(request: RunGetRequest): Promise<RunGetResponse>;
+    /**
+     * Start a run of a stored procedure (a procedural record of the caller's scope) in its initial
+     * state (docs/spec/v0.4.md#run.start). Closed.
+     *
+     * Resolves with `RunStartResponse` (message `run_start.response`). The run as started (or, for a
+     * retried id, as it stands). Extensible: clients ignore fields they do not know.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `run_start.request`).
+     *
+     * Optional: added in v0.4; a store that has it declares the capability `run_start`.
+     */
+    run_start?(request: RunStartRequest): Promise<RunStartResponse>;
     /**
      * List the agents a store holds memories of, with their users and counts
      * (docs/spec/v0.3.md#scopes.list). Closed.

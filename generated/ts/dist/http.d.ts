@@ -16,7 +16,7 @@
  * @module
  */
 import { type MemoryClient } from "./client.js";
-import type { Capabilities, ConsolidateRequest, ConsolidateResponse, DecideRequest, DecideResponse, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, Health, HistoryRequest, HistoryResponse, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
+import type { Capabilities, ConsolidateRequest, ConsolidateResponse, DecideRequest, DecideResponse, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, Health, HistoryRequest, HistoryResponse, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, RunFireRequest, RunFireResponse, RunGetRequest, RunGetResponse, RunStartRequest, RunStartResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
 /** How an {@link HttpClient} talks to its server. */
 export interface HttpClientOptions {
     /** The bearer token the server was given for this caller (`Authorization: Bearer ...`). */
@@ -116,6 +116,21 @@ export declare class HttpClient implements MemoryClient {
      * `reviews.response`.
      */
     reviews(request: ReviewsRequest): Promise<ReviewsResponse>;
+    /**
+     * `POST /v0.4/run_fire`: sends a `run_fire.request`, resolves with a
+     * `run_fire.response`.
+     */
+    run_fire(request: RunFireRequest): Promise<RunFireResponse>;
+    /**
+     * `POST /v0.4/run_get`: sends a `run_get.request`, resolves with a
+     * `run_get.response`.
+     */
+    run_get(request: RunGetRequest): Promise<RunGetResponse>;
+    /**
+     * `POST /v0.4/run_start`: sends a `run_start.request`, resolves with a
+     * `run_start.response`.
+     */
+    run_start(request: RunStartRequest): Promise<RunStartResponse>;
     /**
      * `POST /v0.4/scopes`: sends a `scopes.request`, resolves with a
      * `scopes.response`.

@@ -15,4 +15,4 @@ export * from "./validators.js";
 /** The spec version these bindings were generated from. */
 export declare const SPEC_VERSION = "v0.4";
 /** sha256 over the spec's schema files: changes whenever the contract does. */
-export declare const SPEC_DIGEST = "sha256:59465aeb36d155e296c828fdc0b5ee03fe389d364a47041ac40dd52aba471f2a";
+export declare const SPEC_DIGEST = "sha256:85cec022a5f332b5620cdb0db4e8d965a847971a479ca9a0ae22abf57ce83f59";

@@ -5,4 +5,4 @@
  *
  * @module
  */
-export declare const SOURCES = "sha256:52311510be67ec7eda357c971f26f1bcf29cdc7dd290b9aceb1fa70044f6d6ba";
+export declare const SOURCES = "sha256:36e446fcd4600dea5c7fe5641e3e6a4fea33ce5e5ad4d2ac9beaa4b0da43af2e";

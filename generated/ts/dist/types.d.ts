@@ -309,9 +309,10 @@ export interface Capabilities {
  * (docs/spec/v0.3.md#scopes.list). v0.4: history: keeps every version of a record and serves
  * history (docs/spec/v0.4.md#history.versions); consolidate: plans and applies the merges of
  * records that say the same thing (docs/spec/v0.4.md#consolidate.duplicates), and honours merge's
- * expected_versions.
+ * expected_versions. run_start / run_fire / run_get: starts a run of a stored procedure / fires an
+ * event on it / reads it (docs/spec/v0.4.md#run.start).
  */
-export type Capability = "semantic" | "episodic" | "procedural" | "emotional" | "vector" | "fts" | "graph" | "user_scope" | "metadata_filter" | "freshness" | "expiry" | "forget" | "merge" | "expire" | "hard_delete" | "governance" | "recall_tracking" | "demote" | "archive" | "relevance" | "client_ids" | "get" | "list" | "restore" | "update" | "remember_batch" | "query_vector" | "seals" | "reviews" | "decide" | "staging_policy" | "export_records" | "import_records" | "scopes" | "history" | "consolidate";
+export type Capability = "semantic" | "episodic" | "procedural" | "emotional" | "vector" | "fts" | "graph" | "user_scope" | "metadata_filter" | "freshness" | "expiry" | "forget" | "merge" | "expire" | "hard_delete" | "governance" | "recall_tracking" | "demote" | "archive" | "relevance" | "client_ids" | "get" | "list" | "restore" | "update" | "remember_batch" | "query_vector" | "seals" | "reviews" | "decide" | "staging_policy" | "export_records" | "import_records" | "scopes" | "history" | "consolidate" | "run_start" | "run_fire" | "run_get";
 /**
  * How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
  *
@@ -882,6 +883,18 @@ export interface ExportRecordsResponse {
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
 }
+/**
+ * The truth of the conditions a transition names, by name, as the host's registry evaluated them:
+ * the runner reads conditions and unless from these and never resolves a name to code
+ * (docs/spec/v0.4.md#run.conditions).
+ *
+ * Constraints: at most 256 members, keys of at least 1 character and at most 128 characters and
+ * matching `^[A-Za-z_][A-Za-z0-9_]*$`.
+ */
+export interface Facts {
+    /** Every key is application-defined; each value must satisfy the schema. */
+    [key: string]: boolean;
+}
 /** native / encoded / lossy / unsupported: see Capabilities.fidelity. */
 export type Fidelity = "native" | "encoded" | "lossy" | "unsupported";
 /**
@@ -998,6 +1011,24 @@ export interface FilterOperators {
  * Constraints: ≥ -9007199254740991, ≤ 9007199254740991.
  */
 export type FilterScalar = string | number | boolean | null;
+/**
+ * The transition an event fired: from which state to which, and the intents the host is asked to
+ * act on. Extensible.
+ */
+export interface FiredTransition {
+    /** The event that fired it (the transition's trigger). */
+    event: Identifier;
+    /** The state the run left. */
+    source: StateName;
+    /** The state the run entered. */
+    dest: StateName;
+    /** The transition's intents, in order; empty when it has none. */
+    intents: Intent[];
+    /** When it fired. */
+    at?: EpochMillis;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
 /**
  * Forget memories by id, by metadata filter, or all of a scope (v0.4). Closed: unknown fields are
  * rejected. A forget must name its scope: ids, a non-empty filter, both (then a record must be
@@ -1433,6 +1464,17 @@ export interface Imported {
     [key: string]: unknown;
 }
 /**
+ * Something a transition asks its host to do, as data: a name the host knows and the arguments it
+ * takes. The runner never executes an intent; it returns it to the caller that fired the event
+ * (docs/spec/v0.4.md#run.intents). Closed.
+ */
+export interface Intent {
+    /** What to do, as a name in the host's own registry of actions. */
+    name: Identifier;
+    /** Its arguments, as data. */
+    args?: Metadata;
+}
+/**
  * exact: written as sent. transformed: written changed, as how says. dropped: not written, as why
  * says.
  */
@@ -1788,6 +1830,13 @@ export type OpenMergeStrategy = MergeStrategy | (string & {});
  */
 export type OpenRecordState = RecordState | (string & {});
 /**
+ * A run status as reported in a response; later versions may add statuses.
+ *
+ * Any RunStatus value, or a string a newer spec version added: `(string & {})` keeps the known
+ * values suggested by editors.
+ */
+export type OpenRunStatus = RunStatus | (string & {});
+/**
  * A sentiment as it appears in a response: a v0 value or one added later, preserved by v0 clients.
  *
  * Any Sentiment value, or a string a newer spec version added: `(string & {})` keeps the known
@@ -1819,6 +1868,60 @@ export interface PlannedMerge {
     duplicates: MemoryId[];
     /** The version of each record when the plan read it. */
     expected_versions: ExpectedVersions;
+}
+/**
+ * One run of a stored procedure: the state it is in, the events it can take there, and its limits.
+ * A run is a record of the store (an episodic memory of following the procedure), so get returns
+ * it, history shows each step, and its version guards every event (docs/spec/v0.4.md#run.start).
+ * Extensible.
+ */
+export interface ProcedureRun {
+    /** The run's id (the id of the record that holds it). */
+    id: MemoryId;
+    /** The procedural record the run follows. */
+    procedure_id: MemoryId;
+    /**
+     * The version of that record the run copied its machine from: later changes to the procedure do
+     * not reach a started run.
+     */
+    procedure_version: RecordVersion;
+    /**
+     * The procedure's name.
+     *
+     * Constraints: at least 1 character.
+     */
+    name: string;
+    /** The state the run is in. */
+    state: StateName;
+    /** A run status as reported in a response; later versions may add statuses. */
+    status: OpenRunStatus;
+    /**
+     * The events a transition out of this state answers, in the machine's order; empty unless status
+     * is running.
+     */
+    events: Identifier[];
+    /**
+     * Transitions taken so far.
+     *
+     * Constraints: an integer, ≥ 0.
+     */
+    steps: number;
+    /**
+     * Most transitions the run may take.
+     *
+     * Constraints: an integer, ≥ 1.
+     */
+    step_limit: number;
+    /** When the run started. */
+    started_at: EpochMillis;
+    /** When the run expires, if it has a time limit. */
+    deadline?: EpochMillis;
+    /** The last transition it took, if any. */
+    last?: FiredTransition;
+    /** The run record's version, which run_fire may name as expected_version. */
+    version: RecordVersion;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
 }
 /**
  * The query already embedded, and the name of the embedder that made it. A store uses it only when
@@ -2439,6 +2542,172 @@ export interface ReviewsResponse {
     [key: string]: unknown;
 }
 /**
+ * Fire one event on a run: the first transition out of its state whose trigger is the event and
+ * whose conditions hold (by facts) moves it on, and its intents come back for the host to act on
+ * (docs/spec/v0.4.md#run.fire). Closed.
+ *
+ * Message `run_fire.request` (sent to a store; closed: a field not declared here is rejected).
+ */
+export interface RunFireRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /** The user the run belongs to, when it has one. */
+    user_id?: UserId;
+    /** The run, as run_start answered it. */
+    id: MemoryId;
+    /** The event to fire (a transition's trigger). */
+    event: Identifier;
+    /** The truth of every condition the event's transitions name, as the host evaluated them. */
+    facts?: Facts;
+    /**
+     * The run's version the caller read: another current version fails with conflict and changes
+     * nothing. Without it, the version the runner reads guards the write, so of two hosts firing at
+     * once exactly one moves the run.
+     */
+    expected_version?: RecordVersion;
+    /**
+     * Why, in the caller's words; kept in the audit log.
+     *
+     * Constraints: at most 4096 characters.
+     */
+    reason?: string;
+}
+/**
+ * The run after the event, and the transition it took. Extensible: clients ignore fields they do
+ * not know.
+ *
+ * Message `run_fire.response` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface RunFireResponse {
+    /**
+     * One run of a stored procedure: the state it is in, the events it can take there, and its
+     * limits. A run is a record of the store (an episodic memory of following the procedure), so get
+     * returns it, history shows each step, and its version guards every event
+     * (docs/spec/v0.4.md#run.start). Extensible.
+     */
+    run: ProcedureRun;
+    /**
+     * The transition an event fired: from which state to which, and the intents the host is asked to
+     * act on. Extensible.
+     */
+    fired: FiredTransition;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * Read a run: its state, status, the events it can take and its last transition
+ * (docs/spec/v0.4.md#run.start). Closed.
+ *
+ * Message `run_get.request` (sent to a store; closed: a field not declared here is rejected).
+ */
+export interface RunGetRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /** The user the run belongs to, when it has one. */
+    user_id?: UserId;
+    /** The run to read. */
+    id: MemoryId;
+}
+/**
+ * A run as it stands. Extensible: clients ignore fields they do not know.
+ *
+ * Message `run_get.response` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface RunGetResponse {
+    /**
+     * One run of a stored procedure: the state it is in, the events it can take there, and its
+     * limits. A run is a record of the store (an episodic memory of following the procedure), so get
+     * returns it, history shows each step, and its version guards every event
+     * (docs/spec/v0.4.md#run.start). Extensible.
+     */
+    run: ProcedureRun;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * Start a run of a stored procedure (a procedural record of the caller's scope) in its initial
+ * state (docs/spec/v0.4.md#run.start). Closed.
+ *
+ * Message `run_start.request` (sent to a store; closed: a field not declared here is rejected).
+ */
+export interface RunStartRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /** The user the run belongs to, when it has one. */
+    user_id?: UserId;
+    /** The procedural record to follow: an active record of the caller's agent (and user). */
+    procedure_id: MemoryId;
+    /**
+     * A client-chosen id for the run: a retry with the same id and procedure answers with the run
+     * already started instead of starting another.
+     */
+    id?: MemoryId;
+    /**
+     * Most transitions the run may take; an event past it is refused with conflict.
+     *
+     * Constraints: an integer, ≥ 1, ≤ 100000.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     *
+     * @defaultValue `100`
+     */
+    step_limit?: number;
+    /**
+     * How long the run may take, from its start; an event after that is refused with conflict. No
+     * limit when absent.
+     *
+     * Constraints: an integer, ≥ 1, ≤ 31536000000.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     */
+    time_limit_ms?: number;
+    /**
+     * Why, in the caller's words; kept in the audit log.
+     *
+     * Constraints: at most 4096 characters.
+     */
+    reason?: string;
+}
+/**
+ * The run as started (or, for a retried id, as it stands). Extensible: clients ignore fields they
+ * do not know.
+ *
+ * Message `run_start.response` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface RunStartResponse {
+    /**
+     * One run of a stored procedure: the state it is in, the events it can take there, and its
+     * limits. A run is a record of the store (an episodic memory of following the procedure), so get
+     * returns it, history shows each step, and its version guards every event
+     * (docs/spec/v0.4.md#run.start). Extensible.
+     */
+    run: ProcedureRun;
+    /** True when a run with the request's id already existed, so nothing new was started. */
+    replayed?: boolean;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * Where a procedure run stands. running: events may fire. finished: its state has no transition
+ * out. exhausted: it took step_limit steps. expired: its time limit passed
+ * (docs/spec/v0.4.md#run.limits).
+ */
+export type RunStatus = "running" | "finished" | "exhausted" | "expired";
+/**
  * A metadata filter that selects records to change. Same shape as Filter (at most 64 keys) but
  * never empty, because an empty filter matches every record.
  *
@@ -2746,8 +3015,9 @@ export interface TombstoneCounts {
     [key: string]: unknown;
 }
 /**
- * One transition of a procedural state machine. Only these five keys exist: callback keys (before,
- * after, prepare, ...) are rejected because they would name code to run.
+ * One transition of a procedural state machine. Only these six keys exist: callback keys (before,
+ * after, prepare, ...) are rejected because they would name code to run; what a transition asks of
+ * its host travels as intents, which are data.
  */
 export interface Transition {
     /** Event name that fires the transition. */
@@ -2760,6 +3030,12 @@ export interface Transition {
     conditions?: IdentifierList;
     /** Guard predicates that must all be false. */
     unless?: IdentifierList;
+    /**
+     * What the host is asked to do when the transition fires, in order (added in v0.4).
+     *
+     * Constraints: at most 32 items.
+     */
+    intents?: Intent[];
 }
 /**
  * Change one record, if it is still at the version the caller read. Closed.

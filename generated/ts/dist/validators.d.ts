@@ -7,7 +7,7 @@
  * @module
  */
 import { type ValidationError } from "./runtime.js";
-import type { AgentId, AgentScope, ArchiveEnd, ArchiveManifest, ArchiveOrigin, ArchiveRecord, ArchiveScope, ArchiveSource, ArchiveTombstone, Arousal, Capabilities, Capability, Confidence, ConsolidateRequest, ConsolidateResponse, Counts, DecideRequest, DecideResponse, Diff, DuplicateEvidence, DuplicateGroup, EmbedderRef, EpochMillis, ErrorCode, ErrorDetail, ErrorEnvelope, ExpectedVersions, ExpireAction, ExpirePolicy, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, Fidelity, FieldFidelity, Filter, FilterCondition, FilterOperators, FilterScalar, ForgetRequest, ForgetResponse, FusionMethod, GetRequest, GetResponse, GroupStatus, Health, HealthStatus, HistoryEntry, HistoryRequest, HistoryResponse, IdList, Identifier, IdentifierList, ImportRecordsRequest, ImportRecordsResponse, Imported, Kept, KeptState, KeptStates, ListRequest, ListResponse, MemoryId, MemoryRecord, MemoryType, MergeRequest, MergeResponse, MergeStrategy, Metadata, ModifiedRecord, OpenCapability, OpenErrorCode, OpenExpireAction, OpenFusionMethod, OpenHealthStatus, OpenMemoryType, OpenMergeStrategy, OpenRecordState, OpenSentiment, OpenStoreStatus, Participants, PlannedMerge, QueryVector, RecallHit, RecallRequest, RecallResponse, RecordState, RecordStates, RecordVersion, RelatedRecord, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewDecision, ReviewOutcome, ReviewRequest, ReviewedOperation, ReviewsRequest, ReviewsResponse, ScopeFilter, ScopesRequest, ScopesResponse, Seal, Sentiment, Sha256, StagedReview, StagingPolicy, StagingRule, StateMachine, StateName, StoreHealth, StoreResult, StoreStatus, TombstoneCounts, Transition, UpdateRequest, UpdateResponse, UserId, UserScope, Valence } from "./types.js";
+import type { AgentId, AgentScope, ArchiveEnd, ArchiveManifest, ArchiveOrigin, ArchiveRecord, ArchiveScope, ArchiveSource, ArchiveTombstone, Arousal, Capabilities, Capability, Confidence, ConsolidateRequest, ConsolidateResponse, Counts, DecideRequest, DecideResponse, Diff, DuplicateEvidence, DuplicateGroup, EmbedderRef, EpochMillis, ErrorCode, ErrorDetail, ErrorEnvelope, ExpectedVersions, ExpireAction, ExpirePolicy, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, Facts, Fidelity, FieldFidelity, Filter, FilterCondition, FilterOperators, FilterScalar, FiredTransition, ForgetRequest, ForgetResponse, FusionMethod, GetRequest, GetResponse, GroupStatus, Health, HealthStatus, HistoryEntry, HistoryRequest, HistoryResponse, IdList, Identifier, IdentifierList, ImportRecordsRequest, ImportRecordsResponse, Imported, Intent, Kept, KeptState, KeptStates, ListRequest, ListResponse, MemoryId, MemoryRecord, MemoryType, MergeRequest, MergeResponse, MergeStrategy, Metadata, ModifiedRecord, OpenCapability, OpenErrorCode, OpenExpireAction, OpenFusionMethod, OpenHealthStatus, OpenMemoryType, OpenMergeStrategy, OpenRecordState, OpenRunStatus, OpenSentiment, OpenStoreStatus, Participants, PlannedMerge, ProcedureRun, QueryVector, RecallHit, RecallRequest, RecallResponse, RecordState, RecordStates, RecordVersion, RelatedRecord, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewDecision, ReviewOutcome, ReviewRequest, ReviewedOperation, ReviewsRequest, ReviewsResponse, RunFireRequest, RunFireResponse, RunGetRequest, RunGetResponse, RunStartRequest, RunStartResponse, RunStatus, ScopeFilter, ScopesRequest, ScopesResponse, Seal, Sentiment, Sha256, StagedReview, StagingPolicy, StagingRule, StateMachine, StateName, StoreHealth, StoreResult, StoreStatus, TombstoneCounts, Transition, UpdateRequest, UpdateResponse, UserId, UserScope, Valence } from "./types.js";
 /**
  * Every rule `value` breaks as a `AgentId`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -240,6 +240,13 @@ export declare function validateExportRecordsResponse(value: unknown): Validatio
 /** Whether `value` is a valid ExportRecordsResponse (no rule broken). */
 export declare function isExportRecordsResponse(value: unknown): value is ExportRecordsResponse;
 /**
+ * Every rule `value` breaks as a `Facts`, as `{path, rule, message}` (path: a JSON Pointer), sorted
+ * by path and rule; empty when it is valid.
+ */
+export declare function validateFacts(value: unknown): ValidationError[];
+/** Whether `value` is a valid Facts (no rule broken). */
+export declare function isFacts(value: unknown): value is Facts;
+/**
  * Every rule `value` breaks as a `Fidelity`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
  */
@@ -281,6 +288,13 @@ export declare function isFilterOperators(value: unknown): value is FilterOperat
 export declare function validateFilterScalar(value: unknown): ValidationError[];
 /** Whether `value` is a valid FilterScalar (no rule broken). */
 export declare function isFilterScalar(value: unknown): value is FilterScalar;
+/**
+ * Every rule `value` breaks as a `FiredTransition`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateFiredTransition(value: unknown): ValidationError[];
+/** Whether `value` is a valid FiredTransition (no rule broken). */
+export declare function isFiredTransition(value: unknown): value is FiredTransition;
 /**
  * Every rule `value` breaks as message `forget.request`, as `{path, rule, message}` (path: a JSON
  * Pointer), sorted by path and rule; empty when it is valid.
@@ -400,6 +414,13 @@ export declare function isImportRecordsResponse(value: unknown): value is Import
 export declare function validateImported(value: unknown): ValidationError[];
 /** Whether `value` is a valid Imported (no rule broken). */
 export declare function isImported(value: unknown): value is Imported;
+/**
+ * Every rule `value` breaks as a `Intent`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateIntent(value: unknown): ValidationError[];
+/** Whether `value` is a valid Intent (no rule broken). */
+export declare function isIntent(value: unknown): value is Intent;
 /**
  * Every rule `value` breaks as a `Kept`, as `{path, rule, message}` (path: a JSON Pointer), sorted
  * by path and rule; empty when it is valid.
@@ -548,6 +569,13 @@ export declare function validateOpenRecordState(value: unknown): ValidationError
 /** Whether `value` is a valid OpenRecordState (no rule broken). */
 export declare function isOpenRecordState(value: unknown): value is OpenRecordState;
 /**
+ * Every rule `value` breaks as a `OpenRunStatus`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateOpenRunStatus(value: unknown): ValidationError[];
+/** Whether `value` is a valid OpenRunStatus (no rule broken). */
+export declare function isOpenRunStatus(value: unknown): value is OpenRunStatus;
+/**
  * Every rule `value` breaks as a `OpenSentiment`, as `{path, rule, message}` (path: a JSON
  * Pointer), sorted by path and rule; empty when it is valid.
  */
@@ -575,6 +603,13 @@ export declare function isParticipants(value: unknown): value is Participants;
 export declare function validatePlannedMerge(value: unknown): ValidationError[];
 /** Whether `value` is a valid PlannedMerge (no rule broken). */
 export declare function isPlannedMerge(value: unknown): value is PlannedMerge;
+/**
+ * Every rule `value` breaks as a `ProcedureRun`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateProcedureRun(value: unknown): ValidationError[];
+/** Whether `value` is a valid ProcedureRun (no rule broken). */
+export declare function isProcedureRun(value: unknown): value is ProcedureRun;
 /**
  * Every rule `value` breaks as a `QueryVector`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -719,6 +754,55 @@ export declare function isReviewsRequest(value: unknown): value is ReviewsReques
 export declare function validateReviewsResponse(value: unknown): ValidationError[];
 /** Whether `value` is a valid ReviewsResponse (no rule broken). */
 export declare function isReviewsResponse(value: unknown): value is ReviewsResponse;
+/**
+ * Every rule `value` breaks as message `run_fire.request`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRunFireRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid RunFireRequest (no rule broken). */
+export declare function isRunFireRequest(value: unknown): value is RunFireRequest;
+/**
+ * Every rule `value` breaks as message `run_fire.response`, as `{path, rule, message}` (path: a
+ * JSON Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRunFireResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid RunFireResponse (no rule broken). */
+export declare function isRunFireResponse(value: unknown): value is RunFireResponse;
+/**
+ * Every rule `value` breaks as message `run_get.request`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRunGetRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid RunGetRequest (no rule broken). */
+export declare function isRunGetRequest(value: unknown): value is RunGetRequest;
+/**
+ * Every rule `value` breaks as message `run_get.response`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRunGetResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid RunGetResponse (no rule broken). */
+export declare function isRunGetResponse(value: unknown): value is RunGetResponse;
+/**
+ * Every rule `value` breaks as message `run_start.request`, as `{path, rule, message}` (path: a
+ * JSON Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRunStartRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid RunStartRequest (no rule broken). */
+export declare function isRunStartRequest(value: unknown): value is RunStartRequest;
+/**
+ * Every rule `value` breaks as message `run_start.response`, as `{path, rule, message}` (path: a
+ * JSON Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRunStartResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid RunStartResponse (no rule broken). */
+export declare function isRunStartResponse(value: unknown): value is RunStartResponse;
+/**
+ * Every rule `value` breaks as a `RunStatus`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateRunStatus(value: unknown): ValidationError[];
+/** Whether `value` is a valid RunStatus (no rule broken). */
+export declare function isRunStatus(value: unknown): value is RunStatus;
 /**
  * Every rule `value` breaks as a `ScopeFilter`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -867,7 +951,7 @@ export declare function validateValence(value: unknown): ValidationError[];
 /** Whether `value` is a valid Valence (no rule broken). */
 export declare function isValence(value: unknown): value is Valence;
 /** Every message name of the spec, sorted. */
-export declare const MESSAGES: readonly ["archive-end", "archive-manifest", "archive-record", "archive-tombstone", "capabilities", "consolidate.request", "consolidate.response", "decide.request", "decide.response", "error", "expire.request", "expire.response", "export_records.request", "export_records.response", "forget.request", "forget.response", "get.request", "get.response", "health", "history.request", "history.response", "import_records.request", "import_records.response", "list.request", "list.response", "merge.request", "merge.response", "recall.request", "recall.response", "remember.request", "remember.response", "remember_batch.request", "remember_batch.response", "restore.request", "restore.response", "review-decision", "review-request", "reviews.request", "reviews.response", "scopes.request", "scopes.response", "update.request", "update.response"];
+export declare const MESSAGES: readonly ["archive-end", "archive-manifest", "archive-record", "archive-tombstone", "capabilities", "consolidate.request", "consolidate.response", "decide.request", "decide.response", "error", "expire.request", "expire.response", "export_records.request", "export_records.response", "forget.request", "forget.response", "get.request", "get.response", "health", "history.request", "history.response", "import_records.request", "import_records.response", "list.request", "list.response", "merge.request", "merge.response", "recall.request", "recall.response", "remember.request", "remember.response", "remember_batch.request", "remember_batch.response", "restore.request", "restore.response", "review-decision", "review-request", "reviews.request", "reviews.response", "run_fire.request", "run_fire.response", "run_get.request", "run_get.response", "run_start.request", "run_start.response", "scopes.request", "scopes.response", "update.request", "update.response"];
 /** A message name of the spec (`"remember.request"`, ...). */
 export type MessageName = (typeof MESSAGES)[number];
 /** The type each message carries. */
@@ -911,6 +995,12 @@ export interface MessageTypes {
     "review-request": ReviewRequest;
     "reviews.request": ReviewsRequest;
     "reviews.response": ReviewsResponse;
+    "run_fire.request": RunFireRequest;
+    "run_fire.response": RunFireResponse;
+    "run_get.request": RunGetRequest;
+    "run_get.response": RunGetResponse;
+    "run_start.request": RunStartRequest;
+    "run_start.response": RunStartResponse;
     "scopes.request": ScopesRequest;
     "scopes.response": ScopesResponse;
     "update.request": UpdateRequest;

@@ -17,6 +17,7 @@ from mnemowire.apps.cli import (  # noqa: F401  (each module registers its comma
     _operations,
     _portability,
     _review,
+    _runs,
     _serve,
     _spec,
     _spec_changelog,

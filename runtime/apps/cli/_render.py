@@ -17,6 +17,7 @@ import json
 import re
 import shutil
 import textwrap
+from collections.abc import Iterator
 from typing import Any
 
 from mnemowire.apps._times import when
@@ -58,6 +59,8 @@ def render_pretty(payload: dict[str, Any], *, error: bool = False) -> str:
         return _history(payload)
     if "groups" in payload and "scanned" in payload:
         return _consolidation(payload)
+    if isinstance(payload.get("run"), dict):
+        return _run(payload)
     if "records" in payload:
         lines = record_lines(payload["records"], header=True)
         if not payload["records"]:
@@ -244,10 +247,29 @@ def _change_lines(
         lines += _text(old, width, f"{indent}before: ", len(indent) + 8)
         lines += _text(new, width, f"{indent}after:  ", len(indent) + 8)
     for name in dict.fromkeys([*before, *after]):
-        if name != "content" and name not in skip and before.get(name) != after.get(name):
-            then, now = _short(before.get(name)), _short(after.get(name))
-            lines += _wrap(f"{name}: {then} -> {now}", width, indent, 8)
+        if name != "content" and name not in skip:
+            for path, then, now in _differing(name, before.get(name), after.get(name)):
+                old, new = ("(absent)" if v is _ABSENT else _short(v) for v in (then, now))
+                lines += _wrap(f"{path}: {old} -> {new}", width, indent, 8)
     return lines
+
+
+#: a key one side of a change lacks
+_ABSENT = object()
+
+
+def _differing(path: str, before: Any, after: Any) -> Iterator[tuple[str, Any, Any]]:
+    """Where two values differ, as ``(dotted path, old, new)``: two objects that both hold
+    something by the keys that changed (a run's step is ``metadata.procedure_run.state: a ->
+    b``, not the whole metadata twice), anything else whole."""
+    if before == after:
+        return
+    if isinstance(before, dict) and isinstance(after, dict) and before and after:
+        for key in dict.fromkeys([*before, *after]):
+            then, now = before.get(key, _ABSENT), after.get(key, _ABSENT)
+            yield from _differing(f"{path}.{key}", then, now)
+        return
+    yield path, before, after
 
 
 def _marked(before: str, after: str) -> tuple[str, str]:
@@ -309,6 +331,35 @@ def record_lines(records: list[dict[str, Any]], *, header: bool) -> list[str]:
         state, version = printable(record.get("state", "")), record.get("version", "")
         lines.append(f"{ident:<26}  {kind:<10} {state:<8} {version:>3}  {content}")
     return lines
+
+
+def _run(payload: dict[str, Any]) -> str:
+    """A procedure run: where it is, what it can take there, and what the transition just
+    taken (or the last one) asks of the host."""
+    run = payload["run"]
+    limit = f"{run['steps']}/{run['step_limit']} steps"
+    if run.get("deadline") is not None:
+        limit += f", until {when(run['deadline'])}"
+    lines = [
+        f"run {printable(run['id'])} of {printable(run['name'])} "
+        f"({printable(run['procedure_id'])} v{run['procedure_version']}), version {run['version']}",
+        f"  state: {printable(run['state'])} [{printable(run['status'])}], {limit}",
+    ]
+    if run["events"]:
+        lines.append("  events: " + ", ".join(printable(e) for e in run["events"]))
+    fired = payload.get("fired") or run.get("last")
+    if fired:
+        took = "fired" if payload.get("fired") else "last"
+        lines.append(
+            f"  {took}: {printable(fired['event'])}: {printable(fired['source'])} -> "
+            f"{printable(fired['dest'])}"
+        )
+        for intent in fired["intents"]:
+            args = json.dumps(intent.get("args"), ensure_ascii=False) if "args" in intent else ""
+            lines.append(f"    intent {printable(intent['name'])} {printable(args)}".rstrip())
+    if payload.get("replayed"):
+        lines.append("  (already started with this id: nothing new)")
+    return "\n".join(lines)
 
 
 def _consolidation(payload: dict[str, Any]) -> str:
