@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from pydantic import ValidationError
 from transitions import Machine
 
 from mnemowire import spec
@@ -108,7 +109,6 @@ class _Sandboxed(Machine):
 
 @dataclass(frozen=True)
 class _Transition:
-    index: int
     trigger: str
     sources: tuple[str, ...]  # stored names; ANY_STATE for any
     dest: str
@@ -124,14 +124,12 @@ class _Compiled:
     """A stored machine with the runner's names for its states and events."""
 
     def __init__(self, machine: Mapping[str, Any]) -> None:
-        """``machine``: a StateMachine as JSON, valid (``_checked``)."""
-        self.machine = machine
+        """``machine``: a StateMachine as JSON, one ``_broken`` finds nothing wrong with."""
         self.states = {name: f"s{i}" for i, name in enumerate(machine["states"])}
         triggers = dict.fromkeys(t["trigger"] for t in machine["transitions"])
         self.events = {name: f"e{i}" for i, name in enumerate(triggers)}
         self.transitions = [
             _Transition(
-                i,
                 t["trigger"],
                 tuple(_names(t["source"])),
                 t["dest"],
@@ -139,7 +137,7 @@ class _Compiled:
                 tuple(_names(t.get("unless"))),
                 tuple(t.get("intents", ())),
             )
-            for i, t in enumerate(machine["transitions"])
+            for t in machine["transitions"]
         ]
 
     def out_of(self, state: str) -> list[_Transition]:
@@ -212,7 +210,7 @@ def _run_of(
 ) -> ProcedureRun:
     status = _status(compiled, held, now)
     events = compiled.events_from(held["state"]) if status is RunStatus.RUNNING else []
-    wire = {k: v for k, v in held.items() if k != "machine"}
+    wire = {k: held[k] for k in ProcedureRun.model_fields if k in held}
     return ProcedureRun.model_validate(
         {**wire, "id": record_id, "version": version, "status": status, "events": events}
     )
@@ -241,13 +239,20 @@ class _Run:
         if record.type != "episodic" or not isinstance(held, dict):
             return None
         problem = _broken(held)
-        if problem:
+        run = None if problem else cls(record, held, _Compiled(held["machine"]))
+        if run is not None:
+            try:
+                run.answer(0)
+            except ValidationError as exc:
+                where = exc.errors()[0]["loc"]
+                problem = f"its {where[0] if where else 'form'} is not a run's"
+        if run is None or problem:
             raise ConflictError(
                 f"record {record.id!r} no longer holds a run that can go on ({problem}): an "
                 "update changed its metadata; start a new run (mnemowire run start)",
                 details=[{"path": "/id", "rule": "run.record", "message": problem}],
             )
-        return cls(record, held, _Compiled(held["machine"]))
+        return run
 
 
 def _broken(held: Mapping[str, Any]) -> str:

@@ -20,6 +20,11 @@ def test_the_lifecycle_benchmark_writes_a_report(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     results = load_report(out / "lifecycle.json")["results"]  # valid under the report schema
     assert results["history"]["versions"] == 5
+    assert {store: steps["n"] for store, steps in results["procedure_steps"].items()} == {
+        "sqlite-vec": 3,
+        "pgvector": 3,
+    }
+    assert "a procedure run's step" in (out / "lifecycle.md").read_text()
     assert results["write_cost"]["with_history"]["records_per_s"] > 0
     assert results["write_cost"]["without_history"]["records_per_s"] > 0
     assert "| cost of history |" in (out / "lifecycle.md").read_text()

@@ -312,6 +312,8 @@ async def test_a_run_an_update_broke_is_refused_never_run(memory: Memory) -> Non
             "not a valid state machine",
         ),
         ({**held, "steps": "1"}, "whole numbers"),
+        ({k: v for k, v in held.items() if k != "name"}, "its name is not a run's"),
+        ({**held, "last": {"event": "os.system"}}, "its last is not a run's"),
     ):
         version = (await memory.get({"agent_id": "a", "ids": [run.id]})).records[0].version
         await memory.update(

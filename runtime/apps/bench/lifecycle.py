@@ -1,8 +1,9 @@
 """Spec v0.4's lifecycle operations: duplicate detection's precision and recall on the
 labelled pairs (tuning and held-out halves); a consolidation plan over 100k records on
 sqlite-vec and on pgvector (``consolidation_scale``); reading a record's history (a page
-of 100 versions, through the validating boundary as a caller would) on sqlite-vec and on
-pgvector (a local server started for the run), and what keeping history costs the embedded
+of 100 versions, through the validating boundary as a caller would) and a procedure run's
+step (``procedure_steps``) on sqlite-vec and on pgvector (a local server started for the
+run), and what keeping history costs the embedded
 store's writes, side by side in one run: the same bulk load and the same updates on a store
 as shipped and on one whose history triggers were dropped (the only difference), in turns.
 """
@@ -24,6 +25,7 @@ from mnemowire.apps.bench._timing import percentiles
 from mnemowire.apps.bench.consolidation_scale import time_plan
 from mnemowire.apps.bench.duplicates import score_pairs
 from mnemowire.apps.bench.pgvector import postgres_server
+from mnemowire.apps.bench.procedure_steps import time_steps
 from mnemowire.embedders import HashEmbedder, default_embedder
 from mnemowire.layers.memory import Memory
 from mnemowire.protocol import MemoryStore
@@ -143,10 +145,15 @@ async def _run(  # noqa: PLR0917 (the command's options)
         progress(f"history on sqlite-vec: {versions} versions of 10 records, {rounds} reads")
         embedded = SqliteVecStore(str(folder / "history.db"), embedder=HashEmbedder(64))
         history = await _history(embedded, versions, 10, rounds, held)
-        progress("history on pgvector (a local server)")
+        progress(f"procedure steps on sqlite-vec: {rounds} events on one run")
+        embedded = SqliteVecStore(str(folder / "steps.db"), embedder=HashEmbedder(64))
+        steps = await time_steps(embedded, rounds, held)
+        progress("history and procedure steps on pgvector (a local server)")
         async with postgres_server(None) as (dsn, _):
             served = PgVectorStore(dsn, embedder=HashEmbedder(64), schema="bench_history")
             history_pg = await _history(served, versions, 10, rounds, held)
+            served = PgVectorStore(dsn, embedder=HashEmbedder(64), schema="bench_steps")
+            steps_pg = await time_steps(served, rounds, held)
         progress(f"write cost: {count:,} records and 500 updates, with and without history")
         cost = await _write_cost(folder, count, 500, turns=4)
     progress("duplicate detection on the labelled pairs (all-MiniLM-L6-v2)")
@@ -165,6 +172,7 @@ async def _run(  # noqa: PLR0917 (the command's options)
         "store": "sqlite-vec (file) and pgvector (local server), HashEmbedder 64-d",
         "history": history,
         "history_pgvector": history_pg,
+        "procedure_steps": {"sqlite-vec": steps, "pgvector": steps_pg},
         "write_cost": cost,
         "duplicates": duplicates,
         "consolidate_plan": plans,
@@ -180,6 +188,7 @@ def run_lifecycle(  # noqa: PLR0917 (the command's options)
     progress: Callable[[str], None] = lambda _: None,
 ) -> Any:
     """Score the duplicate judge, read ``rounds`` history pages of ``versions`` versions each
-    in stores of ``held`` records, time the writes of ``count`` records with and without
-    history, and a consolidation plan over ``planned`` records."""
+    and fire ``rounds`` events on a procedure run in stores of ``held`` records, time the
+    writes of ``count`` records with and without history, and a consolidation plan over
+    ``planned`` records."""
     return asyncio.run(_run(versions, rounds, count, held, planned, progress))

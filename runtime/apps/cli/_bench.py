@@ -247,8 +247,9 @@ def lifecycle_command(
     versions: int, rounds: int, count: int, held: int, planned: int, out: Path | None
 ) -> None:
     """Score the duplicate judge on the labelled pairs, time a consolidation plan over 100k
-    records (target: <= 60 s), a history page of 100 versions (target: p50 <= 5 ms) and what
-    keeping history costs the writes (with and without it, side by side)."""
+    records (target: <= 60 s), a history page of 100 versions (target: p50 <= 5 ms), a
+    procedure run's step (target: p50 <= 2 ms) and what keeping history costs the writes
+    (with and without it, side by side)."""
     from mnemowire.apps.bench import environment
     from mnemowire.apps.bench.lifecycle import run_lifecycle
 
