@@ -15,7 +15,7 @@ EXAMPLES = list(spec.read_spec().examples())
 #: rules Pydantic models do not enforce; docs/bindings.md lists the same set
 PYDANTIC_GAPS = frozenset(
     {"const", "contentMediaType", "contentSchema", "anyOf", "uniqueItems", "minProperties",
-     "stateReference", "maxDepth", "text", "json"}
+     "stateReference", "maxDepth", "text", "json", "propertyNames"}
 )  # fmt: skip
 
 
