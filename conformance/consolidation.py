@@ -58,6 +58,24 @@ async def plan(h: Harness) -> None:
 
 
 @check(
+    "consolidate.particulars",
+    section="consolidate.duplicates",
+    needs=["consolidate", "episodic"],
+    spec="v0.4",
+)
+async def particulars(h: Harness) -> None:
+    """The same words at another time or place are another episode: only the two copies of
+    one episode are grouped."""
+    agent = h.agent()
+    episode = {"type": "episodic", "event_time": 1_767_000_000_000}
+    same = [await h.remember(agent, _SAME[0], **episode) for _ in range(2)]
+    await h.remember(agent, _SAME[0], **{**episode, "event_time": 1_767_345_600_000})
+    await h.remember(agent, _SAME[0], **{**episode, "location": "Lyon"})
+    answer = await h.call("consolidate", {"agent_id": agent})
+    expect(_grouped(answer) == [set(same)], f"the plan grouped {_grouped(answer)}, not {same}")
+
+
+@check(
     "consolidate.apply",
     section="consolidate.apply",
     needs=["consolidate", "get"],

@@ -5,15 +5,16 @@ the router, whose export reads every child and whose merge reaches every copy, s
 covers them all, by id.
 
 The plan reads the scope's active records with their vectors, page by page, and groups them by
-user and type (a merge never crosses either). Within a group, every record is compared with
-every other by one matrix product a block of rows at a time (exact, no index to trust: the
-memory it takes is the group's vectors plus one block), and each record brings forward its
-closest neighbours above the judge's candidate similarity. ``kit.duplicates.judge`` decides
-each pair from its words. The pairs it accepts join records into groups; each group keeps the
-record that says the most as canonical, and only the records the judge accepts against that
-record directly (a chain of near-equal pairs can drift from its start). Each merge names the
-versions read, so applying it later, from another process, leaves a record changed since
-untouched and says so.
+user and type (a merge never crosses either), and by the fields of their type: two episodes at
+different times or places, or two emotions of another polarity, are never compared. Within a
+group, every record is compared with every other by one matrix product a block of rows at a
+time (exact, no index to trust: the memory it takes is the group's vectors plus one block), and
+each record brings forward its closest neighbours above the judge's candidate similarity.
+``kit.duplicates.judge`` decides each pair from its words. The pairs it accepts join records
+into groups; each group keeps the record that says the most as canonical, and only the records
+the judge accepts against that record directly (a chain of near-equal pairs can drift from its
+start). Each merge names the versions read, so applying it later, from another process, leaves
+a record changed since untouched and says so.
 """
 
 from __future__ import annotations
@@ -27,14 +28,17 @@ import numpy as np
 import numpy.typing as npt
 
 from mnemowire.errors import ConflictError, NotFoundError, RequestError
+from mnemowire.kit._basics import json_text
 from mnemowire.kit._rules import MOVED_ON
 from mnemowire.kit.duplicates import CANDIDATE_SIMILARITY, Parsed, judge
 from mnemowire.models import (
     REMEMBER_REQUEST_DEFAULTS,
+    TYPE_SPECIFIC_FIELDS,
     ConsolidateRequest,
     ConsolidateResponse,
     ExportRecordsRequest,
     GetRequest,
+    MemoryRecord,
     MergeRequest,
     MergeResponse,
 )
@@ -210,8 +214,9 @@ async def _plan(
 
 async def _read(
     store: ConsolidatingStore, request: ConsolidateRequest
-) -> tuple[dict[tuple[str | None, str], _Group], int]:
-    """The scope's active records with their vectors, by user and type."""
+) -> tuple[dict[tuple[str | None, str, str], _Group], int]:
+    """The scope's active records with their vectors, by user, type and the fields of their
+    type (``_particulars``)."""
     wire: dict[str, Any] = {
         "agent_id": request.agent_id,
         "states": ["active"],
@@ -223,7 +228,7 @@ async def _read(
         wire["user_id"] = request.user_id
     if request.types is not None:
         wire["types"] = [str(t) for t in request.types]
-    groups: dict[tuple[str | None, str], _Group] = {}
+    groups: dict[tuple[str | None, str, str], _Group] = {}
     scanned = 0
     while True:
         page = await store.export_records(ExportRecordsRequest.model_validate(wire))
@@ -233,7 +238,7 @@ async def _read(
             if raw is None:  # a record the store holds no vector for is never a candidate
                 continue
             scanned += 1
-            key = (record.user_id, str(record.type))
+            key = (record.user_id, str(record.type), _particulars(record))
             group = groups.setdefault(key, _Group(record.user_id, str(record.type)))
             group.records.append(
                 _Record(
@@ -252,6 +257,14 @@ async def _read(
         if page.next_cursor is None:
             return groups, scanned
         wire["cursor"] = page.next_cursor
+
+
+def _particulars(record: MemoryRecord) -> str:
+    """A record's type-specific fields (an episode's time, place and participants; an
+    emotion's polarity and target) as one key: two records that differ in them are two
+    events or two feelings, however alike their words, so they are never compared."""
+    fields = set(TYPE_SPECIFIC_FIELDS.get(str(record.type), ()))
+    return json_text(record.model_dump(mode="json", include=fields) if fields else {})
 
 
 def _groups_of(group: _Group) -> list[dict[str, Any]]:

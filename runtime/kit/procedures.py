@@ -29,7 +29,7 @@ from transitions import Machine
 
 from mnemowire import spec
 from mnemowire.errors import ConflictError, NotFoundError, RequestError
-from mnemowire.kit._basics import json_text
+from mnemowire.kit._basics import json_text, new_id
 from mnemowire.models import (
     FiredTransition,
     GetRequest,
@@ -342,16 +342,19 @@ async def run_start(
     }
     if request.time_limit_ms is not None:
         held["deadline"] = now + request.time_limit_ms
+    run_id = request.id or new_id()
     wire: dict[str, Any] = {
         "agent_id": request.agent_id,
+        "id": run_id,
         "type": "episodic",
-        "content": f"Ran the procedure {machine['name']!r}",
+        # the run's id in its words: two runs never read as one memory said twice
+        "content": f"Ran the procedure {machine['name']!r} (run {run_id})",
         "metadata": {RUN_KEY: held},
         "event_time": now,
         "source": f"procedure {procedure.id}",
         "approval_required": False,
     }
-    for key in ("user_id", "id", "reason"):
+    for key in ("user_id", "reason"):
         if getattr(request, key) is not None:
             wire[key] = getattr(request, key)
     stored = await store.remember(RememberRequest.model_validate(wire))

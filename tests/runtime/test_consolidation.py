@@ -4,6 +4,7 @@ leaves alone when records change under it or when it is stopped part way."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -186,3 +187,25 @@ async def test_a_plan_that_could_never_apply_is_refused_whole(memory: Memory) ->
             await memory.consolidate({"agent_id": "a", "dry_run": False, "plan": [good, bad]})
         assert refused.value.envelope["details"][0]["path"] == "/plan/1"
     assert len((await memory.get({"agent_id": "a", "ids": [one, two, three]})).records) == 3
+
+
+async def test_episodes_or_feelings_that_differ_in_their_fields_are_never_merged(
+    memory: Memory,
+) -> None:
+    """The same words at another time, place or polarity are another event or feeling."""
+    monday, friday = 1_767_000_000_000, 1_767_345_600_000
+    lunch = "Had lunch with Bob at the corner cafe."
+    same = [await _store(memory, lunch, type="episodic", event_time=monday) for _ in range(2)]
+    await _store(memory, lunch, type="episodic", event_time=friday)
+    await _store(memory, lunch, type="episodic", event_time=monday, location="Lyon")
+    await _store(memory, "Nervous about the exam.", type="emotional", sentiment="negative")
+    await _store(memory, "Nervous about the exam.", type="emotional", sentiment="positive")
+    procedure = await memory.remember(
+        {"agent_id": "a", "type": "procedural", "content": json.dumps(
+            {"name": "p", "initial": "a", "states": ["a", "b"],
+             "transitions": [{"trigger": "go", "source": "a", "dest": "b"}]})}
+    )  # fmt: skip
+    for _ in range(2):  # two runs of one procedure are two episodes, never one said twice
+        await memory.run_start({"agent_id": "a", "procedure_id": procedure.id})
+    plan = await memory.consolidate({"agent_id": "a"})
+    assert _groups(plan) == [set(same)]
