@@ -29,8 +29,10 @@ from transitions import Machine
 
 from mnemowire import spec
 from mnemowire.errors import ConflictError, NotFoundError, RequestError
-from mnemowire.kit._basics import json_text, new_id
+from mnemowire.kit._basics import json_text, new_id, to_wire
+from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
+    Capabilities,
     FiredTransition,
     GetRequest,
     GetResponse,
@@ -59,11 +61,13 @@ ANY_STATE = "*"
 
 class RunningStore(Protocol):
     """What runs are made of: records read by id (get), the run written once (remember) and
-    moved on if still at the version read (update)."""
+    moved on if still at the version read (update), where the store's staging policy (from
+    its capabilities) lets them be."""
 
     async def get(self, request: GetRequest) -> GetResponse: ...
     async def remember(self, request: RememberRequest) -> RememberResponse: ...
     async def update(self, request: UpdateRequest) -> UpdateResponse: ...
+    def capabilities(self) -> Capabilities: ...
 
 
 class Conditions:
@@ -357,12 +361,30 @@ async def run_start(
     for key in ("user_id", "reason"):
         if getattr(request, key) is not None:
             wire[key] = getattr(request, key)
+    _refuse_staged(store, wire)
     stored = await store.remember(RememberRequest.model_validate(wire))
     if stored.replayed:  # another host started it with this id between our read and write
         record = await _read(store, request.agent_id, request.user_id, stored.id)
         if record is not None:
             return _replayed(record, request, clock())
     return RunStartResponse(run=_run_of(stored.id, 1, held, _Compiled(machine), now))
+
+
+def _refuse_staged(store: RunningStore, wire: Mapping[str, Any]) -> None:
+    """A run cannot live where the operator's staging policy stages its record: its start
+    would wait for a reviewer and every event, an update of a record the policy stages, is
+    refused ([review.policy]). Refused before anything is written."""
+    document = store.capabilities().staging_policy
+    if document is None:
+        return
+    rule = StagingRules.of(to_wire(document)).staged_by("remember", wire)
+    if rule is not None:
+        raise ConflictError(
+            f"the store's staging policy ({rule}) stages a run's record (an episodic memory "
+            f"with source {wire['source']!r}), so the run could never take an event; nothing "
+            "was written: ask the operator to narrow the rule (docs/governance.md#policy)",
+            details=[{"path": "/procedure_id", "rule": "run.start", "message": rule}],
+        )
 
 
 def _replayed(record: MemoryRecord, request: RunStartRequest, now: int) -> RunStartResponse:

@@ -17,6 +17,7 @@ from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import ConflictError, MnemowireError, NotFoundError, RequestError
 from mnemowire.kit.procedures import Conditions
+from mnemowire.kit.staging import StagingRules
 from mnemowire.layers.memory import Memory
 from mnemowire.layers.router import MemoryRouter
 from mnemowire.models import ProcedureRun
@@ -326,3 +327,24 @@ async def test_a_run_an_update_broke_is_refused_never_run(memory: Memory) -> Non
         ):
             with pytest.raises(ConflictError, match=problem):
                 await call
+
+
+async def test_a_run_a_staging_policy_would_stage_is_refused_before_any_write(
+    tmp_path: Path,
+) -> None:
+    """Its start would wait for a reviewer and each event, an update of a record the policy
+    stages, would be refused: the start is refused, with nothing written or staged."""
+    policy = StagingRules.of({"rules": [{"name": "episodes", "types": ["episodic"]}]})
+    store = SqliteVecStore(str(tmp_path / "p.db"), embedder=HashEmbedder(64), policy=policy)
+    async with Memory(store) as memory:
+        procedure = await _procedure(memory)
+        with pytest.raises(ConflictError, match=r"staging policy \(policy:episodes\)") as no:
+            await _start(memory, procedure, id="run-9")
+        assert no.value.details[0]["rule"] == "run.start"
+        assert (await memory.reviews({"agent_id": "a"})).reviews == []
+        assert [r.id for r in (await memory.list({"agent_id": "a"})).records] == [procedure]
+    facts_only = StagingRules.of({"rules": [{"name": "facts", "types": ["semantic"]}]})
+    store = SqliteVecStore(str(tmp_path / "q.db"), embedder=HashEmbedder(64), policy=facts_only)
+    async with Memory(store) as memory:
+        run = await _start(memory, await _procedure(memory))
+        assert (await _fire(memory, run.id, "verify")).run.state == "verified"
