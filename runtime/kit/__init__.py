@@ -40,7 +40,11 @@ record as one document (``DocumentStore``, with the ``IdMap`` such a library's o
 export with its head digest), ``mnemowire.kit.reviews`` the review queue's rules (spec v0.2:
 what a staged write keeps, a review and a decision on the wire; a forget's preview and a
 staged forget of a whole scope), ``mnemowire.kit.staging`` an operator's staging policy, and
-``mnemowire.kit.history`` a record's history as a store answers for it (spec v0.4).
+``mnemowire.kit.history`` a record's history as a store answers for it (spec v0.4), and
+``mnemowire.kit.consolidation`` and ``mnemowire.kit.procedures`` two v0.4 operations a store
+serves over its own others (consolidate over its export and merges; procedure runs over its
+get, remember and update, with ``Conditions``, the registry a host evaluates a run's facts
+from).
 """
 
 from mnemowire.filters import matches, operators_of
