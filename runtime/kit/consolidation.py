@@ -39,8 +39,10 @@ from mnemowire.models import (
     ExportRecordsRequest,
     GetRequest,
     MemoryRecord,
+    MemoryType,
     MergeRequest,
     MergeResponse,
+    MergeStrategy,
 )
 from mnemowire.models.operations import ExportRecordsStore, GetStore
 
@@ -113,6 +115,7 @@ async def consolidate(
     if request.dry_run:
         await _still_current(store, request.agent_id, groups, planned=request.plan is None)
     else:
+        await _check_strategy(store, request, groups)
         for group in groups:
             await _apply(store, request, group)
     return ConsolidateResponse.model_validate(
@@ -183,17 +186,48 @@ async def _still_current(
         for group in groups:
             group["status"] = "planned"
         return
-    wanted = sorted({i for g in groups for i in g["expected_versions"]})
-    current: dict[str, int] = {}
-    for start in range(0, len(wanted), 100):
-        page = await store.get(
-            GetRequest.model_validate({"agent_id": agent_id, "ids": wanted[start : start + 100]})
-        )
-        current.update({r.id: r.version for r in page.records if r.version is not None})
+    found = await _visible(store, agent_id, {i for g in groups for i in g["expected_versions"]})
+    current = {i: r.version for i, r in found.items() if r.version is not None}
     for group in groups:
         expected = group["expected_versions"]
         fresh = all(current.get(i) == v for i, v in expected.items())
         group["status"] = "planned" if fresh else "changed"
+
+
+async def _visible(
+    store: ConsolidatingStore, agent_id: str, ids: set[str]
+) -> dict[str, MemoryRecord]:
+    """The active records of ``ids`` the agent may see, by id, a page of gets at a time."""
+    wanted = sorted(ids)
+    found: dict[str, MemoryRecord] = {}
+    for start in range(0, len(wanted), 100):
+        page = await store.get(
+            GetRequest.model_validate({"agent_id": agent_id, "ids": wanted[start : start + 100]})
+        )
+        found.update({r.id: r for r in page.records})
+    return found
+
+
+async def _check_strategy(
+    store: ConsolidatingStore, request: ConsolidateRequest, groups: list[dict[str, Any]]
+) -> None:
+    """merge_content cannot merge procedural records (two state machines do not
+    concatenate): such a request is refused whole, before any group is merged, instead of
+    failing at the first procedural group with the groups before it merged."""
+    if request.strategy != MergeStrategy.MERGE_CONTENT or not groups:
+        return
+    if request.plan is None:
+        types = {str(g["type"]) for g in groups}
+    else:
+        found = await _visible(store, request.agent_id, {g["canonical"] for g in groups})
+        types = {str(r.type) for r in found.values()}
+    if MemoryType.PROCEDURAL in types:
+        problem = "merge_content cannot merge procedural records"
+        raise RequestError(
+            f"{problem} (two state machines do not concatenate), and the groups include some; "
+            "nothing was merged: leave them out with --type, or use --strategy keep_canonical",
+            details=[{"path": "/strategy", "rule": "consolidate.apply", "message": problem}],
+        )
 
 
 # -- the plan ----------------------------------------------------------------------------------

@@ -209,3 +209,28 @@ async def test_episodes_or_feelings_that_differ_in_their_fields_are_never_merged
         await memory.run_start({"agent_id": "a", "procedure_id": procedure.id})
     plan = await memory.consolidate({"agent_id": "a"})
     assert _groups(plan) == [set(same)]
+
+
+async def test_merge_content_over_procedures_is_refused_before_any_merge(memory: Memory) -> None:
+    """Two state machines do not concatenate: the request fails whole, the semantic group
+    planned with them included, instead of failing part way."""
+    go = {"trigger": "go", "source": "a", "dest": "b"}
+    machine = json.dumps({"name": "p", "initial": "a", "states": ["a", "b"], "transitions": [go]})
+    ids = [await _store(memory, machine, type="procedural") for _ in range(2)]
+    ids += [await _store(memory, t) for t in ("Zoe swims at dawn.", "zoe swims at dawn")]
+    request = {"agent_id": "a", "dry_run": False, "strategy": "merge_content"}
+    plan = await memory.consolidate({"agent_id": "a"})
+    assert len(plan.groups) == 2
+    sent = [
+        {"canonical": g.canonical, "duplicates": g.duplicates,
+         "expected_versions": g.expected_versions.root}
+        for g in plan.groups
+    ]  # fmt: skip
+    for attempt in (request, {**request, "plan": sent}):
+        with pytest.raises(RequestError, match="--strategy keep_canonical") as refused:
+            await memory.consolidate(attempt)
+        assert refused.value.details[0]["path"] == "/strategy"
+        active = await memory.get({"agent_id": "a", "ids": ids})
+        assert [r.id for r in active.records] == ids
+    semantic = await memory.consolidate({**request, "types": ["semantic"]})
+    assert [str(g.status) for g in semantic.groups] == ["merged"]
