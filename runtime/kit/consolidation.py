@@ -214,7 +214,7 @@ async def _check_strategy(
     """merge_content cannot merge procedural records (two state machines do not
     concatenate): such a request is refused whole, before any group is merged, instead of
     failing at the first procedural group with the groups before it merged."""
-    if request.strategy != MergeStrategy.MERGE_CONTENT or not groups:
+    if request.strategy != MergeStrategy.MERGE_CONTENT.value or not groups:
         return
     if request.plan is None:
         types = {str(g["type"]) for g in groups}
