@@ -63,15 +63,12 @@ from mnemowire.kit import (
     store_result,
     to_wire,
 )
-from mnemowire.kit.consolidation import consolidate
 from mnemowire.kit.keywords import keyword_terms, rare_terms
-from mnemowire.kit.procedures import run_fire, run_get, run_start
+from mnemowire.kit.lifecycle import LifecycleOperations
 from mnemowire.kit.reviews import forget_prelude, staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     Capabilities,
-    ConsolidateRequest,
-    ConsolidateResponse,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
@@ -83,12 +80,6 @@ from mnemowire.models import (
     RecallResponse,
     RememberRequest,
     RememberResponse,
-    RunFireRequest,
-    RunFireResponse,
-    RunGetRequest,
-    RunGetResponse,
-    RunStartRequest,
-    RunStartResponse,
     StoreResult,
 )
 from mnemowire.protocol import QueryEmbedding
@@ -178,7 +169,12 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
         )
         self._db = connect(dsn, name=self._name, history_limit=history_limit)
         self._sizes = AgentSizes()
-        super().__init__(RecordOperations(self), ReviewOperations(self), ArchiveOperations(self))
+        super().__init__(
+            RecordOperations(self),
+            ReviewOperations(self),
+            ArchiveOperations(self),
+            LifecycleOperations(self, clock),
+        )
         self._upkeep = Upkeep(self)
         #: the ANALYZE a recall started because the statistics were stale, while it runs
         self._analyzing: asyncio.Task[None] | None = None
@@ -388,21 +384,6 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
             strategy_used=plan.strategy,
             stores=[self._result(1 + len(req.duplicates), started)],
         )
-
-    async def consolidate(self, request: ConsolidateRequest) -> ConsolidateResponse:
-        """Spec v0.4's consolidation, over this store's own export and merges (kit)."""
-        return await consolidate(self, request)
-
-    async def run_start(self, request: RunStartRequest) -> RunStartResponse:
-        """Spec v0.4's procedure runs (kit.procedures), over this store's own get, remember
-        and update."""
-        return await run_start(self, request, clock=self._clock)
-
-    async def run_fire(self, request: RunFireRequest) -> RunFireResponse:
-        return await run_fire(self, request, clock=self._clock)
-
-    async def run_get(self, request: RunGetRequest) -> RunGetResponse:
-        return await run_get(self, request, clock=self._clock)
 
     async def expire(self, request: ExpireRequest) -> ExpireResponse:
         req, payload = request, to_wire(request)

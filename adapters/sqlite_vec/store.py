@@ -52,14 +52,11 @@ from mnemowire.kit import (
     url_options,
 )
 from mnemowire.kit.audit import read_sqlite
-from mnemowire.kit.consolidation import consolidate
-from mnemowire.kit.procedures import run_fire, run_get, run_start
+from mnemowire.kit.lifecycle import LifecycleOperations
 from mnemowire.kit.reviews import forget_prelude, staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     Capabilities,
-    ConsolidateRequest,
-    ConsolidateResponse,
     ExpireRequest,
     ExpireResponse,
     ForgetRequest,
@@ -72,12 +69,6 @@ from mnemowire.models import (
     RecallResponse,
     RememberRequest,
     RememberResponse,
-    RunFireRequest,
-    RunFireResponse,
-    RunGetRequest,
-    RunGetResponse,
-    RunStartRequest,
-    RunStartResponse,
     StoreResult,
 )
 from mnemowire.protocol import QueryEmbedding
@@ -174,7 +165,12 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
             if history_limit < 1:
                 raise ConfigError(f"history_limit must be >= 1, not {history_limit!r}")
             self._db.keep_versions(history_limit)
-        super().__init__(RecordOperations(self), ReviewOperations(self), ArchiveOperations(self))
+        super().__init__(
+            RecordOperations(self),
+            ReviewOperations(self),
+            ArchiveOperations(self),
+            LifecycleOperations(self, clock),
+        )
 
     @classmethod
     def from_url(
@@ -285,21 +281,6 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
         if plan.new_text is not None:
             plan.vector = (await self._embed([plan.new_text]))[0]
         return await self._call(self._merge, req, payload, plan, started)
-
-    async def consolidate(self, request: ConsolidateRequest) -> ConsolidateResponse:
-        """Spec v0.4's consolidation, over this store's own export and merges (kit)."""
-        return await consolidate(self, request)
-
-    async def run_start(self, request: RunStartRequest) -> RunStartResponse:
-        """Spec v0.4's procedure runs (kit.procedures), over this store's own get, remember
-        and update."""
-        return await run_start(self, request, clock=self._clock)
-
-    async def run_fire(self, request: RunFireRequest) -> RunFireResponse:
-        return await run_fire(self, request, clock=self._clock)
-
-    async def run_get(self, request: RunGetRequest) -> RunGetResponse:
-        return await run_get(self, request, clock=self._clock)
 
     async def expire(self, request: ExpireRequest) -> ExpireResponse:
         req, payload = request, to_wire(request)

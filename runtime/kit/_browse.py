@@ -357,13 +357,21 @@ class UpdatePlan:
             )
 
 
-def _check_procedural(agent_id: str, content: str) -> None:
-    """A procedural record's new content must be a valid state machine
-    ([types.procedural]): the remember schema's rule, reported at ``/content``."""
+def machine_problems(agent_id: str, content: str) -> list[dict[str, Any]] | None:
+    """What makes ``content`` no valid procedural content for ``agent_id`` ([types.procedural]:
+    the remember schema's rule and its state references), the details at ``/content``; None
+    when it is one."""
     probe = {"agent_id": agent_id, "type": MemoryType.PROCEDURAL.value, "content": content}
     envelope = spec.validate("remember.request", probe)
-    if envelope is not None:
-        details = [d for d in envelope["details"] if d["path"].startswith("/content")]
+    if envelope is None:
+        return None
+    return [d for d in envelope["details"] if d["path"].startswith("/content")]
+
+
+def _check_procedural(agent_id: str, content: str) -> None:
+    """A procedural record's new content must be a valid state machine."""
+    details = machine_problems(agent_id, content)
+    if details is not None:
         raise RequestError(
             "content is not a valid state machine for this procedural record; "
             "send the JSON text of a StateMachine",

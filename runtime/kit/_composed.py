@@ -1,16 +1,21 @@
 """A store that holds its spec v0.1 record operations (and v0.4's history), its v0.2 review
-queue and its v0.3 archive operations as objects of their own (the sqlite-vec and pgvector stores:
-``_record_ops``, ``_review_ops``, ``_archive_ops``), and answers for them by handing each
-request on: written once here instead of once per store."""
+queue, its v0.3 archive operations and the v0.4 operations it serves over its own others as
+objects of their own (the sqlite-vec and pgvector stores: ``_record_ops``, ``_review_ops``,
+``_archive_ops``, ``_lifecycle_ops``), and answers for them by handing each request on:
+written once here instead of once per store."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from mnemowire.models.operations import (
+    ConsolidateStore,
     ExportRecordsStore,
     HistoryStore,
     ImportRecordsStore,
+    RunFireStore,
+    RunGetStore,
+    RunStartStore,
     ScopesStore,
 )
 from mnemowire.protocol import GetStore, ListStore, RestoreStore, ReviewStore, UpdateStore
@@ -18,6 +23,8 @@ from mnemowire.protocol import GetStore, ListStore, RestoreStore, ReviewStore, U
 if TYPE_CHECKING:
     from mnemowire.embedders import Vectors
     from mnemowire.models import (
+        ConsolidateRequest,
+        ConsolidateResponse,
         DecideRequest,
         DecideResponse,
         ExportRecordsRequest,
@@ -36,13 +43,19 @@ if TYPE_CHECKING:
         RestoreResponse,
         ReviewsRequest,
         ReviewsResponse,
+        RunFireRequest,
+        RunFireResponse,
+        RunGetRequest,
+        RunGetResponse,
+        RunStartRequest,
+        RunStartResponse,
         ScopesRequest,
         ScopesResponse,
         UpdateRequest,
         UpdateResponse,
     )
 
-__all__ = ["ArchiveOps", "ComposedStore", "RecordOps"]
+__all__ = ["ArchiveOps", "ComposedStore", "LifecycleOps", "RecordOps"]
 
 
 class RecordOps(GetStore, ListStore, RestoreStore, UpdateStore, HistoryStore, Protocol):
@@ -58,19 +71,26 @@ class ArchiveOps(ExportRecordsStore, ImportRecordsStore, ScopesStore, Protocol):
     """export_records, import_records and scopes (spec v0.3)."""
 
 
+class LifecycleOps(ConsolidateStore, RunStartStore, RunFireStore, RunGetStore, Protocol):
+    """consolidate and the procedure runs (spec v0.4; ``kit.lifecycle``)."""
+
+
 Records = TypeVar("Records", bound=RecordOps)
 Reviews = TypeVar("Reviews", bound=ReviewStore)
 
 
 class ComposedStore(Generic[Records, Reviews]):
-    """The store's record operations, review queue and archive operations, each an object it
-    made over itself (so ``_review_ops`` keeps its own type, with what the store's forget and
-    merge stage)."""
+    """The store's record operations, review queue, archive operations and lifecycle
+    operations, each an object it made over itself (so ``_review_ops`` keeps its own type,
+    with what the store's forget and merge stage)."""
 
-    def __init__(self, records: Records, reviews: Reviews, archive: ArchiveOps) -> None:
+    def __init__(
+        self, records: Records, reviews: Reviews, archive: ArchiveOps, lifecycle: LifecycleOps
+    ) -> None:
         self._record_ops = records
         self._review_ops = reviews
         self._archive_ops = archive
+        self._lifecycle_ops = lifecycle
 
     async def get(self, request: GetRequest) -> GetResponse:
         return await self._record_ops.get(request)
@@ -108,3 +128,15 @@ class ComposedStore(Generic[Records, Reviews]):
 
     async def scopes(self, request: ScopesRequest) -> ScopesResponse:
         return await self._archive_ops.scopes(request)
+
+    async def consolidate(self, request: ConsolidateRequest) -> ConsolidateResponse:
+        return await self._lifecycle_ops.consolidate(request)
+
+    async def run_start(self, request: RunStartRequest) -> RunStartResponse:
+        return await self._lifecycle_ops.run_start(request)
+
+    async def run_fire(self, request: RunFireRequest) -> RunFireResponse:
+        return await self._lifecycle_ops.run_fire(request)
+
+    async def run_get(self, request: RunGetRequest) -> RunGetResponse:
+        return await self._lifecycle_ops.run_get(request)

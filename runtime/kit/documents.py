@@ -102,12 +102,9 @@ DECLINED = {
     "remember_batch": "all or nothing needs a transaction that a memory library lacks",
     "query_vector": "a memory library embeds every query itself",
     "history": "the kit keeps a record only as the backend's document, not its past versions",
-    "consolidate": "a merge here cannot name the versions a plan read: the kit keeps none "
-    "beside the backend's document",
-    **dict.fromkeys(
-        ("run_start", "run_fire", "run_get"),
-        "a run's steps are its record's history (docs/spec/v0.4.md#run.start), which is declined",
-    ),
+    "consolidate": "a merge here cannot name the versions a plan read: the kit keeps none",
+    # a run's steps are its record's history (docs/spec/v0.4.md#run.start), declined above
+    **dict.fromkeys(("run_start", "run_fire", "run_get"), "a run's steps are its history"),
 }
 
 

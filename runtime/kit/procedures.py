@@ -27,9 +27,9 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 from transitions import Machine
 
-from mnemowire import spec
 from mnemowire.errors import ConflictError, NotFoundError, RequestError
 from mnemowire.kit._basics import json_text, new_id, to_wire
+from mnemowire.kit._browse import machine_problems
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
     Capabilities,
@@ -222,41 +222,35 @@ def _run_of(
 
 @dataclass(frozen=True)
 class _Run:
-    """A run as its record holds it: the record, the run, and the run's machine compiled."""
+    """A run as its record holds it: the record, the run, the run's machine compiled, and
+    the run as it stood when it was read (``now``)."""
 
     record: MemoryRecord
     held: dict[str, Any]
     compiled: _Compiled
-
-    @property
-    def version(self) -> int:
-        return self.record.version or 1
-
-    def answer(self, now: int) -> ProcedureRun:
-        return _run_of(self.record.id, self.version, self.held, self.compiled, now)
+    answer: ProcedureRun
 
     @classmethod
-    def of(cls, record: MemoryRecord) -> _Run | None:
+    def of(cls, record: MemoryRecord, now: int) -> _Run | None:
         """The run ``record`` holds; None for a record that is not a run. A run record whose
         run an update has broken (its metadata is anyone's to change) is refused, never run."""
         held = (record.metadata or {}).get(RUN_KEY)
         if record.type != "episodic" or not isinstance(held, dict):
             return None
         problem = _broken(held)
-        run = None if problem else cls(record, held, _Compiled(held["machine"]))
-        if run is not None:
+        if not problem:
+            compiled = _Compiled(held["machine"])
             try:
-                run.answer(0)
+                answer = _run_of(record.id, record.version or 1, held, compiled, now)
+                return cls(record, held, compiled, answer)
             except ValidationError as exc:
                 where = exc.errors()[0]["loc"]
                 problem = f"its {where[0] if where else 'form'} is not a run's"
-        if run is None or problem:
-            raise ConflictError(
-                f"record {record.id!r} no longer holds a run that can go on ({problem}): an "
-                "update changed its metadata; start a new run (mnemowire run start)",
-                details=[{"path": "/id", "rule": "run.record", "message": problem}],
-            )
-        return run
+        raise ConflictError(
+            f"record {record.id!r} no longer holds a run that can go on ({problem}): an "
+            "update changed its metadata; start a new run (mnemowire run start)",
+            details=[{"path": "/id", "rule": "run.record", "message": problem}],
+        )
 
 
 def _broken(held: Mapping[str, Any]) -> str:
@@ -264,8 +258,7 @@ def _broken(held: Mapping[str, Any]) -> str:
     machine = held.get("machine")
     if not isinstance(machine, dict):
         return "it holds no machine"
-    probe = {"agent_id": "run", "type": "procedural", "content": json_text(machine)}
-    if spec.validate("remember.request", probe) is not None:
+    if machine_problems("run", json_text(machine)) is not None:
         return "its machine is not a valid state machine"
     if held.get("state") not in machine["states"]:
         return "its state is not one of its machine's"
@@ -287,9 +280,11 @@ async def _read(
     return found.records[0] if found.records else None
 
 
-async def _read_run(store: RunningStore, agent_id: str, user_id: str | None, run_id: str) -> _Run:
+async def _read_run(
+    store: RunningStore, agent_id: str, user_id: str | None, run_id: str, now: int
+) -> _Run:
     record = await _read(store, agent_id, user_id, run_id)
-    run = None if record is None else _Run.of(record)
+    run = None if record is None else _Run.of(record, now)
     if run is None:
         raise NotFoundError(
             f"no run {run_id!r} in this scope: start one with run_start "
@@ -388,22 +383,22 @@ def _refuse_staged(store: RunningStore, wire: Mapping[str, Any]) -> None:
 
 
 def _replayed(record: MemoryRecord, request: RunStartRequest, now: int) -> RunStartResponse:
-    run = _Run.of(record)
+    run = _Run.of(record, now)
     if run is None or run.held["procedure_id"] != request.procedure_id:
         raise ConflictError(
             f"id {record.id!r} is taken by another record: send another --id, or none to "
             "have one made",
             details=[{"path": "/id", "rule": "run.start", "message": "id taken"}],
         )
-    return RunStartResponse(run=run.answer(now), replayed=True)
+    return RunStartResponse(run=run.answer, replayed=True)
 
 
 async def run_get(
     store: RunningStore, request: RunGetRequest, *, clock: Callable[[], int]
 ) -> RunGetResponse:
     """A run as it stands."""
-    run = await _read_run(store, request.agent_id, request.user_id, request.id)
-    return RunGetResponse(run=run.answer(clock()))
+    run = await _read_run(store, request.agent_id, request.user_id, request.id, clock())
+    return RunGetResponse(run=run.answer)
 
 
 async def run_fire(
@@ -412,11 +407,11 @@ async def run_fire(
     """One event on a run: checked against its state, limits and the host's facts, stepped,
     and written only if the run is still at the version read (else conflict, nothing
     changed)."""
-    run = await _read_run(store, request.agent_id, request.user_id, request.id)
-    compiled, held, version = run.compiled, run.held, run.version
+    now = clock()
+    run = await _read_run(store, request.agent_id, request.user_id, request.id, now)
+    compiled, held, version = run.compiled, run.held, run.answer.version
     if request.expected_version is not None and request.expected_version != version:
         raise _moved_on(request.id, version)
-    now = clock()
     state = held["state"]
     _check_runnable(compiled, held, now, request.event)
     facts = request.facts.root if request.facts is not None else {}

@@ -25,8 +25,7 @@ from mnemowire.kit import (
     now_ms,
     to_wire,
 )
-from mnemowire.kit.consolidation import consolidate
-from mnemowire.kit.procedures import run_fire, run_get, run_start
+from mnemowire.kit.lifecycle import LifecycleOperations
 from mnemowire.kit.reviews import staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.layers import _router_archive as archive
@@ -273,6 +272,9 @@ class MemoryRouter:
             seal_keys=seal_keys,
             policy=policy,
         )
+        #: consolidate and procedure runs over this router's own export, get, remember, update
+        #: and merges, which reach every child: one plan or run spans them, by id
+        self._lifecycle = LifecycleOperations(self, now_ms)
 
     @property
     def name(self) -> str:
@@ -550,20 +552,16 @@ class MemoryRouter:
         return await records.history(self._fan, request)
 
     async def consolidate(self, request: ConsolidateRequest) -> ConsolidateResponse:
-        """One plan across the children, by id: the kit's consolidation over this router's
-        own export (every child's records, each once) and merges (every copy)."""
-        return await consolidate(self, request)
+        return await self._lifecycle.consolidate(request)
 
     async def run_start(self, request: RunStartRequest) -> RunStartResponse:
-        """Spec v0.4's procedure runs (kit.procedures), over this router's get, remember
-        and update, each reaching the record's children."""
-        return await run_start(self, request, clock=now_ms)
+        return await self._lifecycle.run_start(request)
 
     async def run_fire(self, request: RunFireRequest) -> RunFireResponse:
-        return await run_fire(self, request, clock=now_ms)
+        return await self._lifecycle.run_fire(request)
 
     async def run_get(self, request: RunGetRequest) -> RunGetResponse:
-        return await run_get(self, request, clock=now_ms)
+        return await self._lifecycle.run_get(request)
 
     async def remember_batch(self, request: RememberBatchRequest) -> RememberBatchResponse:
         return await records.remember_batch(self._fan, request)
