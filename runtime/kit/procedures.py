@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 from transitions import Machine
 
+from mnemowire import spec
 from mnemowire.errors import ConflictError, NotFoundError, RequestError
 from mnemowire.kit._basics import json_text, new_id, to_wire
 from mnemowire.kit._browse import machine_problems
@@ -356,6 +357,7 @@ async def run_start(
     for key in ("user_id", "reason"):
         if getattr(request, key) is not None:
             wire[key] = getattr(request, key)
+    _refuse_unwritable(request.procedure_id, wire)
     _refuse_staged(store, wire)
     stored = await store.remember(RememberRequest.model_validate(wire))
     if stored.replayed:  # another host started it with this id between our read and write
@@ -363,6 +365,20 @@ async def run_start(
         if record is not None:
             return _replayed(record, request, clock())
     return RunStartResponse(run=_run_of(stored.id, 1, held, _Compiled(machine), now))
+
+
+def _refuse_unwritable(procedure_id: str, wire: Mapping[str, Any]) -> None:
+    """The run record is written past the boundary, so it is held to the boundary's rules
+    here: a procedure whose JSON text escapes what no store keeps as text (a NUL in a state's
+    name) stores fine as text, but its copy in the run's metadata could never be answered."""
+    envelope = spec.validate("remember.request", wire)
+    if envelope is not None:
+        raise RequestError(
+            f"procedure {procedure_id!r} cannot be run: "
+            + "; ".join(dict.fromkeys(d["message"] for d in envelope["details"]))
+            + "; update the procedure (mnemowire update --content)",
+            details=[{**d, "path": "/procedure_id"} for d in envelope["details"]],
+        )
 
 
 def _refuse_staged(store: RunningStore, wire: Mapping[str, Any]) -> None:

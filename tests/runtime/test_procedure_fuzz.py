@@ -88,8 +88,11 @@ def definitions(draw: st.DrawFn) -> Any:
 
 
 def _leaves(transition: dict[str, Any], state: str) -> bool:
-    source = transition["source"]
-    return source in ("*", state) or (isinstance(source, list) and state in source)
+    """ "*" is any state, alone or in a list (the spec's stateReference rule reads it so)."""
+    sources = (
+        transition["source"] if isinstance(transition["source"], list) else [transition["source"]]
+    )
+    return "*" in sources or state in sources
 
 
 def _guards(value: Any) -> list[str]:
@@ -129,7 +132,15 @@ async def _exercise(machine: dict[str, Any], choices: list[tuple[int, bool]]) ->
             assert refused["details"]
             assert (await memory.list({"agent_id": "a"})).records == []
             return "refused at write"
-        run = (await memory.run_start({"agent_id": "a", "procedure_id": stored.id})).run
+        started, refused = await _outcome(
+            memory.run_start({"agent_id": "a", "procedure_id": stored.id})
+        )
+        if started is None:  # a name no answer can carry: refused, the run never written
+            assert refused is not None
+            assert {d["rule"] for d in refused["details"]} == {"text"}
+            assert [r.id for r in (await memory.list({"agent_id": "a"})).records] == [stored.id]
+            return "refused at start"
+        run = started.run
         assert run.state == machine["initial"]
         for pick, truth in choices:
             if run.status != "running":

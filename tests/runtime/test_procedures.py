@@ -348,3 +348,14 @@ async def test_a_run_a_staging_policy_would_stage_is_refused_before_any_write(
     async with Memory(store) as memory:
         run = await _start(memory, await _procedure(memory))
         assert (await _fire(memory, run.id, "verify")).run.state == "verified"
+
+
+async def test_a_procedure_naming_text_no_store_can_keep_is_not_run(memory: Memory) -> None:
+    """A NUL escaped in a procedure's JSON text is a name no answer can carry (found by the
+    fuzzer): the start is refused, with nothing written."""
+    machine = {**REFUND, "states": [*REFUND["states"], "\x00"]}
+    procedure = await _procedure(memory, machine)
+    with pytest.raises(RequestError, match="update the procedure") as refused:
+        await _start(memory, procedure, id="run-nul")
+    assert refused.value.details[0]["rule"] == "text"
+    assert [r.id for r in (await memory.list({"agent_id": "a"})).records] == [procedure]
