@@ -31,6 +31,7 @@ from mnemowire.conformance import (  # noqa: F401  (register the checks)
     forgetting,
     history,
     procedures,
+    promotion,
     retention,
     review,
 )

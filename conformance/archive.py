@@ -166,7 +166,7 @@ async def fidelity(h: Harness) -> None:
     [line] = own["records"]
     probe = [0.125 * (i + 1) for i in range(PROBE_DIMENSION)]
     full = {**line, "last_recalled_at": line["record"]["created_at"] + 1, "demote": 0.5,
-            "vector": line.get("vector", probe)}  # fmt: skip
+            "recall_count": 3, "vector": line.get("vector", probe)}  # fmt: skip
     body = {"agents": [agent], "records": [full], "embedder": own["embedder"] or PROBE}
     async with _fresh(h) as fresh:
         shared = bool((await _export(h, fresh, agent))["records"])

@@ -24,6 +24,7 @@ from mnemowire.conformance._harness import (
 )
 from mnemowire.errors import MnemowireError
 from mnemowire.kit import now_ms
+from mnemowire.models import MemoryType
 
 __all__ = ["MACHINE", "NEEDS", "rules"]
 
@@ -482,7 +483,8 @@ async def health(h: Harness) -> None:
 async def empty_types(h: Harness) -> None:
     """An empty types list filters nothing (absent or empty: every type)."""
     agent = h.agent()
-    kinds = ["semantic", *(t for t in ("episodic", "emotional") if t in h.capabilities)]
+    plain = [t for t in MemoryType if t not in (MemoryType.SEMANTIC, MemoryType.PROCEDURAL)]
+    kinds = ["semantic", *(str(t) for t in plain if t in h.capabilities)]
     ids = {await h.remember(agent, f"a {kind} note about tea", type=kind) for kind in kinds}
     got = set(await h.recall_ids(agent, "tea", types=[]))
     expect(got == ids, f"types: [] returned {sorted(got)}, not every record {sorted(ids)}")

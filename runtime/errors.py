@@ -145,12 +145,14 @@ def reworded(envelope: dict[str, Any], names: dict[str, str], *, key: str) -> di
     from CLI flags or Python keywords names those (``--agent is required``, ``agent= is
     required``), not wire paths. ``names`` maps each top-level field (``""``: the request as
     a whole) to the caller's word for it; each detail gains it under ``key`` (an extension
-    field), and the message lists them."""
+    field), and the message lists them. A nested field may have a word of its own, under its
+    path without the leading slash (``rules/min_age_ms``); the longest named prefix wins."""
     details = []
     said = []
     for detail in envelope.get("details", []):
-        field = str(detail.get("path", "")).split("/")[1:2]
-        name = names.get(field[0] if field else "", names.get("", "the request"))
+        parts = str(detail.get("path", "")).split("/")[1:]
+        prefixes = ("/".join(parts[:n]) for n in range(len(parts), 0, -1))
+        name = next((names[p] for p in prefixes if p in names), names.get("", "the request"))
         details.append({**detail, key: name})
         text = str(detail.get("message", ""))
         if detail.get("rule") == "required":

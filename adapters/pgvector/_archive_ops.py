@@ -93,7 +93,8 @@ class ArchiveOperations:
             vector = ", m.embedding" if req.include_vectors else ""
             async with conn.cursor(row_factory=dict_row) as by_name:
                 await by_name.execute(
-                    f"SELECT {COLUMNS}, r.at AS last_recalled_at{vector} FROM memories m "
+                    f"SELECT {COLUMNS}, r.at AS last_recalled_at, r.times AS recall_count{vector} "
+                    "FROM memories m "
                     f"LEFT JOIN recalls r ON r.memory = m.seq WHERE {' AND '.join(where)} "
                     'ORDER BY m.id COLLATE "C" LIMIT %s',
                     (*args, req.limit + 1),
@@ -229,7 +230,7 @@ async def _write(conn: Any, placed: list[Placed], vectors: list[Any]) -> None:
     if not placed:
         return
     rows = []
-    recalled: list[tuple[str, int]] = []
+    recalled: list[tuple[str, int, int]] = []
     for p, vector in zip(placed, vectors, strict=True):
         fields = p.record
         values = []
@@ -239,13 +240,16 @@ async def _write(conn: Any, placed: list[Placed], vectors: list[Any]) -> None:
         words = lexemes_of(fields["agent_id"], searchable_text(fields["type"], fields["content"]))
         rows.append((*values, vector, words))
         if fields.get("last_recalled_at") is not None:
-            recalled.append((p.target_id, fields["last_recalled_at"]))
+            recalled.append(
+                (p.target_id, fields["last_recalled_at"], fields.get("recall_count") or 0)
+            )
     await copy_rows(conn, "memories", _WRITTEN, _TYPES, rows)
     if recalled:
         await conn.execute(
-            "INSERT INTO recalls (memory, at) SELECT m.seq, v.at FROM "
-            "unnest(%s::text[], %s::int8[]) AS v(id, at) JOIN memories m ON m.id = v.id",
-            ([r[0] for r in recalled], [r[1] for r in recalled]),
+            "INSERT INTO recalls (memory, at, times) SELECT m.seq, v.at, v.times FROM "
+            "unnest(%s::text[], %s::int8[], %s::int8[]) AS v(id, at, times) "
+            "JOIN memories m ON m.id = v.id",
+            ([r[0] for r in recalled], [r[1] for r in recalled], [r[2] for r in recalled]),
         )
     for p in placed:
         if p.record["state"] == "pending":

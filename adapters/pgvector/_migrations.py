@@ -402,6 +402,12 @@ def _v8(dimension: int) -> list[Statement]:
     ]
 
 
+def _v9(dimension: int) -> list[Statement]:
+    """Spec v0.4's recall count (docs/spec/v0.4.md#recall.count), beside the recall time it
+    grows with: a record with a recall time was recalled at least once."""
+    return [sql.SQL("ALTER TABLE recalls ADD COLUMN times bigint NOT NULL DEFAULT 1")]
+
+
 #: a remember's scalar fields a record keeps as they were sent
 _STAGED_SCALARS = (
     "agent_id", "user_id", "type", "content", "confidence", "source", "expires_at",
@@ -419,6 +425,7 @@ MIGRATIONS: list[tuple[str, Callable[[int], list[Statement]]]] = [
     ("the review queue of spec v0.2", _v6),
     ("erased ids name their agent (spec v0.3's tombstones)", _v7),
     ("every version of each record (spec v0.4's history)", _v8),
+    ("how many times each record was recalled (spec v0.4's recall count)", _v9),
 ]
 
 

@@ -94,7 +94,7 @@ CAPABILITIES = (
     *("get", "list", "restore", "update", "remember_batch", "query_vector", "seals"),
     *("reviews", "decide", "export_records", "import_records", "scopes"),
     "history",
-    "consolidate",
+    *("consolidate", "promote"),
     *("run_start", "run_fire", "run_get"),
 )
 #: the pinned claim: a new spec version adds nothing here until the store opts in
@@ -553,7 +553,7 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
                 "WHERE m.seq = ANY(%s) "
                 "AND set_config('synchronous_commit', 'off', true) IS NOT NULL "
                 "ORDER BY m.seq FOR KEY SHARE "
-                "ON CONFLICT (memory) DO UPDATE SET at = excluded.at",
+                "ON CONFLICT (memory) DO UPDATE SET at = excluded.at, times = recalls.times + 1",
                 (now, stale),
             )
 

@@ -45,7 +45,7 @@ __all__ = ["ArchiveOperations"]
 _WRITTEN = (
     "id", "agent_id", "user_id", "type", "content", "metadata", "confidence", "source",
     "created_at", "updated_at", "expires_at", *TYPE_FIELDS, "state", "merged_into", "demote",
-    "last_recalled_at", "version", "seal", "embedding",
+    "last_recalled_at", "recall_count", "version", "seal", "embedding",
 )  # fmt: skip
 _JSON_COLUMNS = ("metadata", "participants", "seal")
 #: each row with its rowid, given as SQLite would choose it (after the largest), so a page's

@@ -21,7 +21,7 @@ __all__ = ["COLUMNS", "M_COLUMNS", "RECORD_ROWS", "Scope", "blob", "record", "re
 COLUMNS = (
     "rowid, id, agent_id, user_id, type, content, metadata, confidence, source, created_at, "
     "updated_at, expires_at, event_time, location, participants, sentiment, valence, arousal, "
-    "emotion, target, state, merged_into, demote, last_recalled_at, version, seal"
+    "emotion, target, state, merged_into, demote, last_recalled_at, recall_count, version, seal"
 )
 _NAMES = tuple(c.strip() for c in COLUMNS.split(","))
 #: the same columns of ``memories AS m``

@@ -296,8 +296,16 @@ _STAGED_FIELDS = (
     "target",
 )  # fmt: skip
 
+
 #: migration n (1-based) brings the schema from version n-1 to n; never edit a published one
-MIGRATIONS: list[Callable[[Any, int], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8]
+def _v9(connection: Any, dimension: int) -> None:
+    # spec v0.4's recall count (docs/spec/v0.4.md#recall.count), which promotion's rules read:
+    # a record with a recall time was recalled at least once
+    connection.execute("ALTER TABLE memories ADD COLUMN recall_count INTEGER NOT NULL DEFAULT 0")
+    connection.execute("UPDATE memories SET recall_count = 1 WHERE last_recalled_at IS NOT NULL")
+
+
+MIGRATIONS: list[Callable[[Any, int], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9]
 
 
 def cursor_key(connection: Any) -> bytes:

@@ -85,7 +85,7 @@ CAPABILITIES = (
     *("reviews", "decide"),
     *("export_records", "import_records", "scopes"),
     "history",
-    "consolidate",
+    *("consolidate", "promote"),
     *("run_start", "run_fire", "run_get"),
 )
 #: the pinned claim: a new spec version adds nothing here until the store opts in
@@ -478,9 +478,10 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
         """The waiting recall times, written in ``tx`` (a write transaction); by record id,
         which is never reused (a rowid can be)."""
         tx.executemany(
-            "UPDATE memories SET last_recalled_at = max(coalesce(last_recalled_at, 0), ?) "
-            "WHERE id = ?",
-            [(at, record_id) for record_id, at in sorted(self._recalled.items())],
+            "UPDATE memories SET "
+            "recall_count = recall_count + (coalesce(last_recalled_at, 0) < ?), "
+            "last_recalled_at = max(coalesce(last_recalled_at, 0), ?) WHERE id = ?",
+            [(at, at, record_id) for record_id, at in sorted(self._recalled.items())],
         )
         self._recalled.clear()
 

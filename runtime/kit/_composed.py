@@ -13,6 +13,7 @@ from mnemowire.models.operations import (
     ExportRecordsStore,
     HistoryStore,
     ImportRecordsStore,
+    PromoteStore,
     RunFireStore,
     RunGetStore,
     RunStartStore,
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
         ImportRecordsResponse,
         ListRequest,
         ListResponse,
+        PromoteRequest,
+        PromoteResponse,
         RememberBatchRequest,
         RememberBatchResponse,
         RestoreRequest,
@@ -71,8 +74,10 @@ class ArchiveOps(ExportRecordsStore, ImportRecordsStore, ScopesStore, Protocol):
     """export_records, import_records and scopes (spec v0.3)."""
 
 
-class LifecycleOps(ConsolidateStore, RunStartStore, RunFireStore, RunGetStore, Protocol):
-    """consolidate and the procedure runs (spec v0.4; ``kit.lifecycle``)."""
+class LifecycleOps(
+    ConsolidateStore, PromoteStore, RunStartStore, RunFireStore, RunGetStore, Protocol
+):
+    """consolidate, promote and the procedure runs (spec v0.4; ``kit.lifecycle``)."""
 
 
 Records = TypeVar("Records", bound=RecordOps)
@@ -131,6 +136,9 @@ class ComposedStore(Generic[Records, Reviews]):
 
     async def consolidate(self, request: ConsolidateRequest) -> ConsolidateResponse:
         return await self._lifecycle_ops.consolidate(request)
+
+    async def promote(self, request: PromoteRequest) -> PromoteResponse:
+        return await self._lifecycle_ops.promote(request)
 
     async def run_start(self, request: RunStartRequest) -> RunStartResponse:
         return await self._lifecycle_ops.run_start(request)

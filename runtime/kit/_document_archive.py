@@ -54,10 +54,11 @@ T = TypeVar("T")
 #: with why (the capability every document store declines: kit.documents.DECLINED)
 _DROPPED = {
     "last_recalled_at": "the store keeps no recall times (it declines recall_tracking)",
+    "recall_count": "the store counts no recalls (it declines recall_tracking)",
     "demote": "the store ranks by its backend's relevance alone (it declines demote)",
 }
 #: the fields of an imported record the backend's row holds (the rest are the line's)
-_LINE_ONLY = ("review", "last_recalled_at", "demote")
+_LINE_ONLY = ("review", "last_recalled_at", "recall_count", "demote")
 
 
 class ArchiveHost(Protocol):
@@ -191,6 +192,8 @@ class DocumentArchive:
                               "how": f"{self._host.backend} embeds the content itself"}  # fmt: skip
         if any(line.last_recalled_at is not None for line in lines):
             kept["last_recalled_at"] = {"as": "dropped", "how": _DROPPED["last_recalled_at"]}
+        if any(line.recall_count for line in lines):
+            kept["recall_count"] = {"as": "dropped", "how": _DROPPED["recall_count"]}
         if any(line.demote not in (None, 1.0) for line in lines):
             kept["demote"] = {"as": "dropped", "how": _DROPPED["demote"]}
         return kept

@@ -85,6 +85,8 @@ def archive_record(
         line["review"] = dict(review)
     if row.get("last_recalled_at") is not None:
         line["last_recalled_at"] = row["last_recalled_at"]
+    if row.get("recall_count"):
+        line["recall_count"] = row["recall_count"]
     if row.get("demote") not in (None, 1.0):
         line["demote"] = row["demote"]
     if vector is not None:
@@ -376,6 +378,7 @@ def _target_record(placed: Placed, fresh: Mapping[str, str]) -> dict[str, Any]:
         wire["merged_into"] = fresh.get(line.merged_into, line.merged_into)
     wire["state"] = STORED_FROM_KEPT[line.state]
     wire["last_recalled_at"] = line.last_recalled_at
+    wire["recall_count"] = line.recall_count or 0
     wire["demote"] = 1.0 if line.demote is None else line.demote
     if line.state == "pending":
         review = line.review

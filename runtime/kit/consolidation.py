@@ -46,7 +46,7 @@ from mnemowire.models import (
 )
 from mnemowire.models.operations import ExportRecordsStore, GetStore
 
-__all__ = ["ConsolidatingStore", "consolidate"]
+__all__ = ["ConsolidatingStore", "RecordGroup", "ScannedRecord", "consolidate", "duplicate_merges"]
 
 #: the records each record brings forward as candidates, closest first (records with the same
 #: normalised text are joined before, whatever their vectors)
@@ -67,13 +67,27 @@ class ConsolidatingStore(ExportRecordsStore, GetStore, Protocol):
 
 
 @dataclass(slots=True)
-class _Record:
+class ScannedRecord:
+    """A record as a plan weighs it (its words parsed once, when first compared)."""
+
     id: str
     content: str
     confidence: float
     created_at: int
     version: int
     parsed: Parsed | None = None
+
+    @classmethod
+    def of(cls, record: MemoryRecord) -> ScannedRecord:
+        """A record as an export line holds it, with the spec's defaults for what it omits."""
+        confidence = record.confidence
+        return cls(
+            record.id,
+            record.content,
+            float(REMEMBER_REQUEST_DEFAULTS["confidence"] if confidence is None else confidence),
+            int(record.created_at),
+            int(record.version if record.version is not None else 1),
+        )
 
     def text(self) -> Parsed:
         if self.parsed is None:
@@ -82,12 +96,12 @@ class _Record:
 
 
 @dataclass(slots=True)
-class _Group:
+class RecordGroup:
     """The records of one user and one type, and their unit vectors (row i is record i)."""
 
     user_id: str | None
     type: str
-    records: list[_Record] = field(default_factory=list)
+    records: list[ScannedRecord] = field(default_factory=list)
     rows: list[Vector] = field(default_factory=list)
 
 
@@ -241,14 +255,14 @@ async def _plan(
     planned: list[dict[str, Any]] = []
     for group in by_scope.values():
         if len(group.records) > 1:
-            planned.extend(_groups_of(group))
+            planned.extend(duplicate_merges(group))
     planned.sort(key=lambda g: (-len(g["duplicates"]), g["canonical"]))
     return planned, scanned
 
 
 async def _read(
     store: ConsolidatingStore, request: ConsolidateRequest
-) -> tuple[dict[tuple[str | None, str, str], _Group], int]:
+) -> tuple[dict[tuple[str | None, str, str], RecordGroup], int]:
     """The scope's active records with their vectors, by user, type and the fields of their
     type (``_particulars``)."""
     wire: dict[str, Any] = {
@@ -262,7 +276,7 @@ async def _read(
         wire["user_id"] = request.user_id
     if request.types is not None:
         wire["types"] = [str(t) for t in request.types]
-    groups: dict[tuple[str | None, str, str], _Group] = {}
+    groups: dict[tuple[str | None, str, str], RecordGroup] = {}
     scanned = 0
     while True:
         page = await store.export_records(ExportRecordsRequest.model_validate(wire))
@@ -273,20 +287,8 @@ async def _read(
                 continue
             scanned += 1
             key = (record.user_id, str(record.type), _particulars(record))
-            group = groups.setdefault(key, _Group(record.user_id, str(record.type)))
-            group.records.append(
-                _Record(
-                    record.id,
-                    record.content,
-                    float(
-                        record.confidence
-                        if record.confidence is not None
-                        else REMEMBER_REQUEST_DEFAULTS["confidence"]
-                    ),
-                    int(record.created_at),
-                    int(record.version if record.version is not None else 1),
-                )
-            )
+            group = groups.setdefault(key, RecordGroup(record.user_id, str(record.type)))
+            group.records.append(ScannedRecord.of(record))
             group.rows.append(np.frombuffer(base64.b64decode(raw), dtype="<f4"))
         if page.next_cursor is None:
             return groups, scanned
@@ -301,7 +303,10 @@ def _particulars(record: MemoryRecord) -> str:
     return json_text(record.model_dump(mode="json", include=fields) if fields else {})
 
 
-def _groups_of(group: _Group) -> list[dict[str, Any]]:
+def duplicate_merges(group: RecordGroup) -> list[dict[str, Any]]:
+    """The merges of ``group``'s records that say the same thing (its rows are consumed):
+    each the canonical record, its duplicates, their versions and the judge's evidence.
+    Promotion counts repetitions with it too (``kit.promotion``)."""
     vectors = np.vstack(group.rows).astype(np.float32, copy=False)
     group.rows.clear()
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -357,7 +362,9 @@ def _candidates(vectors: Vector) -> Iterator[tuple[int, int, float]]:
                 yield i, start + int(column), float(block[row, column])
 
 
-def _merge_of(group: _Group, vectors: Vector, together: Sequence[int]) -> dict[str, Any] | None:
+def _merge_of(
+    group: RecordGroup, vectors: Vector, together: Sequence[int]
+) -> dict[str, Any] | None:
     """The group's merge: the record that says the most (then the most confident, then the
     oldest) as canonical, and each record the judge accepts against it, with the evidence."""
     records = group.records

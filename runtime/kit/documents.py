@@ -103,7 +103,7 @@ DECLINED = {
     "query_vector": "a memory library embeds every query itself",
     "history": "the kit keeps a record only as the backend's document, not its past versions",
     "consolidate": "a merge here cannot name the versions a plan read: the kit keeps none",
-    # a run's steps are its record's history (docs/spec/v0.4.md#run.start), declined above
+    "promote": "promotion weighs recall counts, and the kit keeps none (nor merge versions)",
     **dict.fromkeys(("run_start", "run_fire", "run_get"), "a run's steps are its history"),
 }
 
@@ -510,6 +510,7 @@ class DocumentStore(abc.ABC):
             and (older is None or r["created_at"] < older)
             and (policy.type is None or r["type"] == policy.type)
             and (policy.confidence_below is None or r["confidence"] < policy.confidence_below)
+            and (policy.records is None or policy.records.root.get(r["id"]) == r["version"])
         ]
         ids = [r["id"] for r in matched]
         if not req.dry_run:

@@ -1,6 +1,7 @@
 """Spec v0.4's operations a store serves over its own others, as one object made over the
 store (like its record operations): ``consolidate`` over its export, gets and merges
-(``kit.consolidation``), and procedure runs over its get, remember and update
+(``kit.consolidation``), ``promote`` over those and its remembers and expires
+(``kit.promotion``), and procedure runs over its get, remember and update
 (``kit.procedures``). The sqlite-vec and pgvector stores hand these requests to it through
 ``ComposedStore``; the router makes one over itself, so one plan or run spans its children."""
 
@@ -9,11 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from mnemowire.kit.consolidation import ConsolidatingStore, consolidate
+from mnemowire.kit.consolidation import consolidate
 from mnemowire.kit.procedures import RunningStore, run_fire, run_get, run_start
+from mnemowire.kit.promotion import PromotingStore, promote
 from mnemowire.models import (
     ConsolidateRequest,
     ConsolidateResponse,
+    PromoteRequest,
+    PromoteResponse,
     RunFireRequest,
     RunFireResponse,
     RunGetRequest,
@@ -25,13 +29,13 @@ from mnemowire.models import (
 __all__ = ["LifecycleOperations", "ServedStore"]
 
 
-class ServedStore(ConsolidatingStore, RunningStore, Protocol):
+class ServedStore(PromotingStore, RunningStore, Protocol):
     """What the lifecycle operations are made of: the store's own operations."""
 
 
 class LifecycleOperations:
-    """consolidate, run_start, run_fire and run_get over ``store``; ``clock`` (epoch ms) is
-    the store's, which a run's time limit is judged by."""
+    """consolidate, promote, run_start, run_fire and run_get over ``store``; ``clock`` (epoch
+    ms) is the store's, which a promotion's ages and a run's time limit are judged by."""
 
     def __init__(self, store: ServedStore, clock: Callable[[], int]) -> None:
         self._store = store
@@ -39,6 +43,9 @@ class LifecycleOperations:
 
     async def consolidate(self, request: ConsolidateRequest) -> ConsolidateResponse:
         return await consolidate(self._store, request)
+
+    async def promote(self, request: PromoteRequest) -> PromoteResponse:
+        return await promote(self._store, request, clock=self._clock)
 
     async def run_start(self, request: RunStartRequest) -> RunStartResponse:
         return await run_start(self._store, request, clock=self._clock)

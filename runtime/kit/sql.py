@@ -172,6 +172,10 @@ def expire_scope(dialect: Dialect, req: ExpireRequest, now: int, *, last_recalle
     if policy.no_recall_in_days is not None:
         since = cutoff(now, policy.no_recall_in_days)
         clause.add(f"coalesce({last_recalled}, m.created_at) < {p}", since)
+    if policy.records is not None:  # [expire.records]: each named record at its version
+        named = policy.records.root
+        pairs = " OR ".join(f"(m.id = {p} AND m.version = {p})" for _ in named)
+        clause.add(f"({pairs})", *(v for pair in named.items() for v in pair))
     return clause
 
 

@@ -21,6 +21,7 @@ beside a v0.1 one makes a v0 router, without v0.1's operations.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from mnemowire.errors import UnsupportedError
 from mnemowire.kit import worst_fidelity
@@ -73,18 +74,25 @@ def promised(
 
 
 def declaration(
-    name: str, spec_version: str, promises: Mapping[str, None], answers: Iterable[Capabilities]
+    name: str,
+    spec_version: str,
+    promises: Mapping[str, None],
+    answers: Iterable[Capabilities],
+    policy: Mapping[str, Any] | None = None,
 ) -> Capabilities:
     """The router's ``capabilities`` answer: what it promises, and, since every copy is
     written, each field kept as well as the least faithful child that takes it keeps it
-    (docs/spec/v0.1.md#store.fidelity)."""
+    (docs/spec/v0.1.md#store.fidelity); with its staging ``policy`` (a document), that policy,
+    reported where a client looks for it ([review.policy])."""
     fidelity = worst_fidelity(answers)
+    staging = {"staging_policy": dict(policy)} if policy is not None else {}
     return Capabilities.model_validate(
         {
             "store": name,
             "spec_version": spec_version,
-            "capabilities": list(promises),
+            "capabilities": [*promises, *(["staging_policy"] if staging else [])],
             **({"fidelity": fidelity} if fidelity else {}),
+            **staging,
         }
     )
 

@@ -78,6 +78,8 @@ from mnemowire.models import (
     ListResponse,
     MergeRequest,
     MergeResponse,
+    PromoteRequest,
+    PromoteResponse,
     RecallHit,
     RecallRequest,
     RecallResponse,
@@ -249,15 +251,8 @@ class MemoryRouter:
         )
         promises = promised(declared_by, spec_version, tracks_exactly=self._tracks_exactly)
         check_policy(policy, promises, declared_by)
-        answer = declaration(name, spec_version, promises, answers.values())
-        if policy is not None:  # [review.policy]: reported where a client looks for it
-            answer = answer.model_validate(
-                {
-                    **to_wire(answer),
-                    "capabilities": [*answer.capabilities, "staging_policy"],
-                    "staging_policy": policy.document,
-                }
-            )
+        document = None if policy is None else policy.document
+        answer = declaration(name, spec_version, promises, answers.values(), document)
         #: what every operation fans out over (``_fanout``)
         self._fan = FanOut(
             name=name,
@@ -272,7 +267,7 @@ class MemoryRouter:
             seal_keys=seal_keys,
             policy=policy,
         )
-        #: consolidate and procedure runs over this router's own export, get, remember, update
+        #: consolidate, promote and procedure runs over this router's own operations
         #: and merges, which reach every child: one plan or run spans them, by id
         self._lifecycle = LifecycleOperations(self, now_ms)
 
@@ -553,6 +548,9 @@ class MemoryRouter:
 
     async def consolidate(self, request: ConsolidateRequest) -> ConsolidateResponse:
         return await self._lifecycle.consolidate(request)
+
+    async def promote(self, request: PromoteRequest) -> PromoteResponse:
+        return await self._lifecycle.promote(request)
 
     async def run_start(self, request: RunStartRequest) -> RunStartResponse:
         return await self._lifecycle.run_start(request)

@@ -586,33 +586,3 @@ async def test_demote_multiplies_the_score_and_never_compounds(
     assert demoted.demote == 0.5  # carried on the hit, so a router's rank fusion keeps it
     await store.expire({"agent_id": "a", "policy": {"older_than_days": 5}, "action": "demote"})
     assert await score() == pytest.approx(full * 0.5)  # the default factor is 0.5 too
-
-
-async def test_a_procedure_run_steps_and_hands_back_its_intents(make_store: StoreFactory) -> None:
-    """Spec v0.4's procedure runs on the store itself (and, for http://, across the wire):
-    a run starts, steps with the host's facts, answers its intents and reads back."""
-    store = make_store()
-    machine = {
-        "name": "onboarding",
-        "initial": "invited",
-        "states": ["invited", "active"],
-        "transitions": [
-            {"trigger": "accept", "source": "invited", "dest": "active",
-             "conditions": "email_verified", "intents": [{"name": "welcome", "args": {"n": 1}}]},
-        ],
-    }  # fmt: skip
-    procedure = await store.remember(
-        {"agent_id": "a", "type": "procedural", "content": json.dumps(machine)}
-    )
-    run = (await store.run_start({"agent_id": "a", "procedure_id": procedure.id})).run
-    fire = {"agent_id": "a", "id": run.id, "event": "accept"}
-    with pytest.raises(RequestError, match="email_verified"):
-        await store.run_fire(fire)
-    with pytest.raises(ConflictError):
-        await store.run_fire({**fire, "facts": {"email_verified": True}, "expected_version": 2})
-    moved = await store.run_fire({**fire, "facts": {"email_verified": True}})
-    assert (moved.run.state, moved.run.status, moved.run.version) == ("active", "finished", 2)
-    assert [(i.name, i.args) for i in moved.fired.intents] == [("welcome", {"n": 1})]
-    assert (await store.run_get({"agent_id": "a", "id": run.id})).run == moved.run
-    with pytest.raises(NotFoundError):
-        await store.run_get({"agent_id": "b", "id": run.id})

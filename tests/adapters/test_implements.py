@@ -52,12 +52,12 @@ def test_a_capability_the_newest_spec_gains_is_undecided_until_a_store_opts_in(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     claim = implements_of("sqlite_vec")
-    newest = (*spec.capability_names(spec.LATEST), "promote")
+    newest = (*spec.capability_names(spec.LATEST), "summarise")
     monkeypatch.setattr(
         "mnemowire.kit._implements.capability_names",
         lambda version: newest if version == "v9" else spec.capability_names(version),
     )
-    assert claim.undecided("v9") == ("promote",)
+    assert claim.undecided("v9") == ("summarise",)
 
 
 def test_a_claim_names_only_capabilities_of_its_pinned_version() -> None:

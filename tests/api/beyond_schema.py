@@ -32,5 +32,8 @@ BEYOND_SCHEMA = frozenset(
         # [consolidate.apply]: a sent plan's merges are ones a dry run could have answered (no
         # record merged into itself, in two merges, or versioned without being merged)
         "consolidate.apply",
+        # [promote.apply]: likewise a sent promotion plan's actions (versions of its own
+        # records only, one record a demotion or archival, no record in two actions)
+        "promote.apply",
     }
 )

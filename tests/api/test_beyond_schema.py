@@ -21,6 +21,7 @@ async def _refusal_rules() -> set[str]:
     """The rules a store reports for schema-valid requests it must refuse."""
     rules = set()
     foreign = {"embedder": "another", "vector": [1.0, 0.0]}
+    two = {"m": 1, "n": 1}
     line = {"kind": "record", "state": "active",
             "record": {"id": "m", "agent_id": "a", "type": "semantic", "content": "tea",
                        "created_at": 1}}  # fmt: skip
@@ -50,6 +51,12 @@ async def _refusal_rules() -> set[str]:
                     "plan": [
                         {"canonical": "m", "duplicates": ["m"], "expected_versions": {"m": 1}}
                     ],
+                }
+            ),
+            memory.promote(
+                {
+                    "agent_id": "a",
+                    "plan": [{"action": "archive", "ids": ["m", "n"], "expected_versions": two}],
                 }
             ),
         ):

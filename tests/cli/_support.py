@@ -9,11 +9,13 @@ from click.testing import CliRunner
 from mnemowire.apps.cli import cli
 
 
-def remember_all(store: list[str], *contents: str, agent: str = "a") -> list[str]:
-    """Store each of ``contents`` as a semantic memory of ``agent`` in one ``remember --json``
-    run; their ids, in order."""
+def remember_all(
+    store: list[str], *contents: str, agent: str = "a", kind: str = "semantic"
+) -> list[str]:
+    """Store each of ``contents`` as a memory of ``agent`` (of type ``kind``) in one
+    ``remember --json`` run; their ids, in order."""
     requests = "\n".join(
-        json.dumps({"agent_id": agent, "type": "semantic", "content": c}) for c in contents
+        json.dumps({"agent_id": agent, "type": kind, "content": c}) for c in contents
     )
     result = CliRunner().invoke(cli, ["remember", *store, "--json", "-"], input=requests)
     return [json.loads(line)["id"] for line in result.stdout.splitlines()]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -668,3 +669,38 @@ def test_the_duplicates_page_shows_a_plan_and_changes_nothing(served: Served) ->
     assert len(found["records"]) == 3  # a plan, not a change
     erin = served.client(ERIN)  # a reviewer of agent b only
     assert erin.get("/ui/duplicates", params={"agent": "a"}).status_code == 404
+
+
+def test_the_promotion_page_shows_a_plan_and_changes_nothing(served: Served) -> None:
+    days_ago = int(time.time() * 1000) - 3 * 86_400_000
+    lines = [
+        {"kind": "record", "state": "active",
+         "record": {"id": record_id, "agent_id": "a", "type": "episodic", "content": text,
+                    "created_at": days_ago, "confidence": confidence}}
+        for record_id, text, confidence in (
+            ("said-1", "Alice takes her coffee <b>black</b>.", 1.0),
+            ("said-2", "alice takes her coffee <b>black</b>", 1.0),
+            ("weak", "Alice might move to Porto.", 0.1),
+        )
+    ]  # fmt: skip
+    imported = httpx.post(
+        f"{served.url}/v0.4/import_records",
+        json={"agents": ["a"], "records": lines},
+        headers={"authorization": f"Bearer {DANA}"},
+    )
+    assert imported.status_code == 200, imported.text
+    dana = served.client(DANA)
+    queue = dana.get("/ui/reviews", params={"agent": "a"})
+    assert 'href="/ui/promotion?agent=a"' in queue.text
+    page = dana.get("/ui/promotion", params={"agent": "a"})
+    assert page.status_code == 200
+    assert re.findall(r'data-action="([^"]+)"', page.text) == ["promote", "demote"]
+    assert "<li>said 2 times, at least 2</li>" in page.text
+    assert "<li>confidence 0.1, below 0.5</li>" in page.text
+    assert "&lt;b&gt;black&lt;/b&gt;" in page.text
+    assert "<b>black" not in page.text
+    assert served.states("said-1", "said-2", "weak") == dict.fromkeys(
+        ("said-1", "said-2", "weak"), "active"
+    )  # a plan, not a change
+    erin = served.client(ERIN)  # a reviewer of agent b only
+    assert erin.get("/ui/promotion", params={"agent": "a"}).status_code == 404

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -52,9 +53,11 @@ class Served:
     url: str
     violations: list[str] = field(default_factory=list)
 
-    def api(self, operation: str, body: dict[str, Any]) -> dict[str, Any]:
+    def api(self, operation: str, body: dict[str, Any], version: str = "v0.2") -> dict[str, Any]:
         answer = httpx.post(
-            f"{self.url}/v0.2/{operation}", json=body, headers={"authorization": f"Bearer {DANA}"}
+            f"{self.url}/{version}/{operation}",
+            json=body,
+            headers={"authorization": f"Bearer {DANA}"},
         )
         assert answer.status_code == 200, answer.text
         result: dict[str, Any] = answer.json()
@@ -301,4 +304,28 @@ def test_the_duplicates_page_shows_each_group_with_its_evidence(
     expect(duplicate.locator(".reason")).to_have_text("exact")
     expect(duplicate.locator("blockquote")).to_have_text("dana drives an electric car")
     shot(page, "ui-duplicates.png")
+    assert served.violations == []
+
+
+def test_the_promotion_page_shows_each_action_with_its_reasons(
+    browser: Browser, served: Served
+) -> None:
+    days_ago = int(time.time() * 1000) - 3 * 86_400_000
+    lines = [
+        {"kind": "record", "state": "active",
+         "record": {"id": f"said-{n}", "agent_id": AGENT, "type": "episodic",
+                    "content": "Dana cycles to work.", "created_at": days_ago}}
+        for n in (1, 2)
+    ]  # fmt: skip
+    served.api("import_records", {"agents": [AGENT], "records": lines}, version="v0.4")
+    page = signed_in(browser, served)
+    page.goto(f"{served.url}/ui/reviews?agent={AGENT}")
+    page.get_by_role("link", name="Short-term memories to promote").click()
+    expect(page.get_by_role("heading", name=f"Promotion of {AGENT}")).to_be_visible()
+    action = page.locator("section.action")
+    expect(action).to_have_count(1)
+    expect(action.locator(".verb")).to_have_text("promote")
+    expect(action.locator("blockquote")).to_have_text("Dana cycles to work.")
+    expect(action.locator("ul.because li")).to_have_text(["said 2 times, at least 2"])
+    shot(page, "ui-promotion.png")
     assert served.violations == []

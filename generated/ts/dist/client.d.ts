@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ConsolidateRequest, ConsolidateResponse, DecideRequest, DecideResponse, ErrorEnvelope, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, HistoryRequest, HistoryResponse, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, RunFireRequest, RunFireResponse, RunGetRequest, RunGetResponse, RunStartRequest, RunStartResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
+import type { ConsolidateRequest, ConsolidateResponse, DecideRequest, DecideResponse, ErrorEnvelope, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, HistoryRequest, HistoryResponse, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, PromoteRequest, PromoteResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, RunFireRequest, RunFireResponse, RunGetRequest, RunGetResponse, RunStartRequest, RunStartResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
 /**
  * A failed operation: the store answered with the spec's error envelope (`error` message), kept
  * whole in `envelope`. Its `details` list every broken rule when the code is `invalid_request`.
@@ -154,6 +154,23 @@ export interface MemoryClient {
      * `merge.request`).
      */
     merge(request: MergeRequest): Promise<MergeResponse>;
+    /**
+     * Move an agent's short-term memories along by rules on age, confidence, recall count and
+     * repetition: promote the ones that proved themselves into long-term (semantic) memory, demote
+     * the weak and archive the cold, as a plan first (docs/spec/v0.4.md#promote.rules); with dry_run
+     * false, apply it (docs/spec/v0.4.md#promote.apply). Closed.
+     *
+     * Resolves with `PromoteResponse` (message `promote.response`). A promotion's plan, or what
+     * applying it did (docs/spec/v0.4.md#promote.rules). Extensible: clients ignore fields they do
+     * not know.
+     *
+     * @throws {MemoryError} carrying the spec's `ErrorEnvelope` when the operation fails (code
+     * `invalid_request` with one detail per broken rule when the request is not a valid
+     * `promote.request`).
+     *
+     * Optional: added in v0.4; a store that has it declares the capability `promote`.
+     */
+    promote?(request: PromoteRequest): Promise<PromoteResponse>;
     /**
      * Find an agent's memories most relevant to a query. Closed: unknown fields are rejected.
      *

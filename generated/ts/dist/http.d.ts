@@ -16,7 +16,7 @@
  * @module
  */
 import { type MemoryClient } from "./client.js";
-import type { Capabilities, ConsolidateRequest, ConsolidateResponse, DecideRequest, DecideResponse, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, Health, HistoryRequest, HistoryResponse, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, RunFireRequest, RunFireResponse, RunGetRequest, RunGetResponse, RunStartRequest, RunStartResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
+import type { Capabilities, ConsolidateRequest, ConsolidateResponse, DecideRequest, DecideResponse, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, ForgetRequest, ForgetResponse, GetRequest, GetResponse, Health, HistoryRequest, HistoryResponse, ImportRecordsRequest, ImportRecordsResponse, ListRequest, ListResponse, MergeRequest, MergeResponse, PromoteRequest, PromoteResponse, RecallRequest, RecallResponse, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewsRequest, ReviewsResponse, RunFireRequest, RunFireResponse, RunGetRequest, RunGetResponse, RunStartRequest, RunStartResponse, ScopesRequest, ScopesResponse, UpdateRequest, UpdateResponse } from "./types.js";
 /** How an {@link HttpClient} talks to its server. */
 export interface HttpClientOptions {
     /** The bearer token the server was given for this caller (`Authorization: Bearer ...`). */
@@ -91,6 +91,11 @@ export declare class HttpClient implements MemoryClient {
      * `merge.response`.
      */
     merge(request: MergeRequest): Promise<MergeResponse>;
+    /**
+     * `POST /v0.4/promote`: sends a `promote.request`, resolves with a
+     * `promote.response`.
+     */
+    promote(request: PromoteRequest): Promise<PromoteResponse>;
     /**
      * `POST /v0.4/recall`: sends a `recall.request`, resolves with a
      * `recall.response`.

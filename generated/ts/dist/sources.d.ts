@@ -5,4 +5,4 @@
  *
  * @module
  */
-export declare const SOURCES = "sha256:36e446fcd4600dea5c7fe5641e3e6a4fea33ce5e5ad4d2ac9beaa4b0da43af2e";
+export declare const SOURCES = "sha256:663f3c4381b60102ec32138a90b54b49528534ff2061dab7b45239aacf0c8da4";

@@ -6,6 +6,73 @@
  *
  * @module
  */
+/** One action, the facts that decided it and what became of it. Extensible. */
+export interface Action {
+    /** promote, demote or archive ([promote.rules]); later versions may add actions. */
+    action: PromotionAction | (string & {});
+    /**
+     * promote: the group, the record whose words it keeps first. demote, archive: the one record.
+     *
+     * Constraints: at least 1 item.
+     */
+    ids: MemoryId[];
+    /**
+     * The version each named record must be at for the write to go ahead, by id: a record at another
+     * version, or no longer visible, refuses the whole write with conflict and changes nothing
+     * (docs/spec/v0.4.md#merge.versions). What a plan read, so a write made from it never clobbers a
+     * change made since.
+     */
+    expected_versions: ExpectedVersions;
+    /**
+     * promote: the id of the long-term record the group becomes (the same for the same group, so a
+     * rerun writes it once).
+     */
+    into?: MemoryId;
+    /** promote: the words the long-term record keeps (absent when a sent plan was applied). */
+    content?: string;
+    /** The user the records are stored under; absent for records with none. */
+    user_id?: UserId;
+    /** The short-term records' type. */
+    type?: OpenMemoryType;
+    /**
+     * How old the oldest record is.
+     *
+     * Constraints: an integer, ≥ 0.
+     */
+    age_ms?: number;
+    /**
+     * The highest confidence of the records.
+     *
+     * Constraints: ≥ 0, ≤ 1.
+     */
+    confidence?: number;
+    /**
+     * How many times the records were recalled (their recall_count, summed).
+     *
+     * Constraints: an integer, ≥ 0.
+     */
+    recalls?: number;
+    /**
+     * How many short-term records say the same thing (1: only this one).
+     *
+     * Constraints: an integer, ≥ 1.
+     */
+    repetitions?: number;
+    /** The rules that decided it, in words ("recalled 4 times, at least 3"). */
+    because?: string[];
+    /**
+     * planned: proposed (a dry run). promoted, demoted, archived: applied. pending_approval: the
+     * long-term record waits for a reviewer (review_id); its group is untouched. changed: left alone,
+     * because one of its records moved to another version or out of reach since the plan read it.
+     */
+    status: ActionStatus | (string & {});
+    /** When pending_approval: the review the long-term record waits in. */
+    review_id?: MemoryId;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/** What became of an action; later versions may add statuses. */
+export type ActionStatus = "planned" | "promoted" | "demoted" | "archived" | "pending_approval" | "changed";
 /**
  * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
  * exactly one agent.
@@ -156,6 +223,13 @@ export interface ArchiveRecord {
     review?: StagedReview;
     /** When recall last returned it (recall tracking). */
     last_recalled_at?: EpochMillis;
+    /**
+     * How many times recall tracking recorded a recall of it: at most once a minute, so a burst of
+     * recalls counts once (docs/spec/v0.4.md#recall.count).
+     *
+     * Constraints: an integer, ≥ 0.
+     */
+    recall_count?: number;
     /**
      * The factor expire's demote action left on its relevance (1: none).
      *
@@ -310,9 +384,11 @@ export interface Capabilities {
  * history (docs/spec/v0.4.md#history.versions); consolidate: plans and applies the merges of
  * records that say the same thing (docs/spec/v0.4.md#consolidate.duplicates), and honours merge's
  * expected_versions. run_start / run_fire / run_get: starts a run of a stored procedure / fires an
- * event on it / reads it (docs/spec/v0.4.md#run.start).
+ * event on it / reads it (docs/spec/v0.4.md#run.start). promote: plans and applies the promotion of
+ * short-term memories into long-term ones, with demotions and archivals
+ * (docs/spec/v0.4.md#promote.rules), counts recalls (recall_count) and honours expire's records.
  */
-export type Capability = "semantic" | "episodic" | "procedural" | "emotional" | "vector" | "fts" | "graph" | "user_scope" | "metadata_filter" | "freshness" | "expiry" | "forget" | "merge" | "expire" | "hard_delete" | "governance" | "recall_tracking" | "demote" | "archive" | "relevance" | "client_ids" | "get" | "list" | "restore" | "update" | "remember_batch" | "query_vector" | "seals" | "reviews" | "decide" | "staging_policy" | "export_records" | "import_records" | "scopes" | "history" | "consolidate" | "run_start" | "run_fire" | "run_get";
+export type Capability = "semantic" | "episodic" | "procedural" | "emotional" | "vector" | "fts" | "graph" | "user_scope" | "metadata_filter" | "freshness" | "expiry" | "forget" | "merge" | "expire" | "hard_delete" | "governance" | "recall_tracking" | "demote" | "archive" | "relevance" | "client_ids" | "get" | "list" | "restore" | "update" | "remember_batch" | "query_vector" | "seals" | "reviews" | "decide" | "staging_policy" | "export_records" | "import_records" | "scopes" | "history" | "consolidate" | "run_start" | "run_fire" | "run_get" | "promote";
 /**
  * How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
  *
@@ -725,6 +801,11 @@ export interface ExpirePolicy {
      * Constraints: ≥ 0.
      */
     no_recall_in_days?: number;
+    /**
+     * Only these records, each at the version named (a record's version, by id): a record at another
+     * version, changed since a plan read it, is not matched (docs/spec/v0.4.md#expire.records).
+     */
+    records?: ExpectedVersions;
 }
 /**
  * Apply a retention policy to an agent's memories. Closed: unknown fields are rejected, in the
@@ -1856,6 +1937,23 @@ export type OpenStoreStatus = StoreStatus | (string & {});
  * Constraints: at most 256 items.
  */
 export type Participants = string[];
+/** One action of a plan, as a dry run answered it. */
+export interface PlannedAction {
+    /**
+     * promote: write one long-term (semantic) record with the group's words and merge the group into
+     * it. demote: set the record's recall score factor (expire's demote). archive: hide it,
+     * restorable (expire's archive).
+     */
+    action: PromotionAction;
+    /**
+     * promote: the group, the record whose words it keeps first. demote, archive: the one record.
+     *
+     * Constraints: at least 1 item, at most 1000 items, no two items equal.
+     */
+    ids: MemoryId[];
+    /** The version of each record when the plan read it. */
+    expected_versions: ExpectedVersions;
+}
 /** One merge of a plan, as a dry run answered it. */
 export interface PlannedMerge {
     /** The record that survives. */
@@ -1922,6 +2020,170 @@ export interface ProcedureRun {
     version: RecordVersion;
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
+}
+/**
+ * Move an agent's short-term memories along by rules on age, confidence, recall count and
+ * repetition: promote the ones that proved themselves into long-term (semantic) memory, demote the
+ * weak and archive the cold, as a plan first (docs/spec/v0.4.md#promote.rules); with dry_run false,
+ * apply it (docs/spec/v0.4.md#promote.apply). Closed.
+ *
+ * Message `promote.request` (sent to a store; closed: a field not declared here is rejected).
+ */
+export interface PromoteRequest {
+    /**
+     * Identifier of the agent whose memory an operation reads or writes. Every operation is scoped to
+     * exactly one agent.
+     */
+    agent_id: AgentId;
+    /**
+     * Only records stored under this user_id; by default every user's (each user's records are judged
+     * apart, and so are those with no user).
+     */
+    user_id?: UserId;
+    /**
+     * What is short-term, and when it moves (docs/spec/v0.4.md#promote.rules). Every rule has a
+     * default; a request names only those it changes. Closed, so a misspelt rule cannot pass
+     * unnoticed.
+     */
+    rules?: PromotionRules;
+    /**
+     * true: answer the plan and change nothing. false: apply it (docs/spec/v0.4.md#promote.apply).
+     *
+     * @defaultValue `true`
+     */
+    dry_run?: boolean;
+    /**
+     * The actions to apply, as a dry run answered them (action, ids, expected_versions): exactly
+     * these, instead of a new plan, each left alone and reported changed when one of its records
+     * moved on since (docs/spec/v0.4.md#promote.apply). With dry_run true: which of them would still
+     * apply.
+     *
+     * Constraints: at least 1 item, at most 1000 items.
+     */
+    plan?: PlannedAction[];
+    /**
+     * Stage each promotion's long-term record for review instead of writing it: its group waits,
+     * untouched, until a reviewer approves the record, and is merged into it by the first promote
+     * after that. Demotions and archivals are not staged.
+     *
+     * @defaultValue `false`
+     */
+    approval_required?: boolean;
+    /**
+     * The most actions one call plans or applies: promotions first (largest groups first), then
+     * archivals, then demotions. A rerun continues: what was applied leaves the next plan.
+     *
+     * Constraints: an integer, ≥ 1, ≤ 1000.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     *
+     * @defaultValue `100`
+     */
+    limit?: number;
+}
+/**
+ * A promotion's plan, or what applying it did (docs/spec/v0.4.md#promote.rules). Extensible:
+ * clients ignore fields they do not know.
+ *
+ * Message `promote.response` (emitted by a store; extensible: keep and ignore fields you do not
+ * know).
+ */
+export interface PromoteResponse {
+    /** True when nothing was changed. */
+    dry_run: boolean;
+    /**
+     * How many short-term records were read to make the plan (0 when a plan was sent).
+     *
+     * Constraints: an integer, ≥ 0.
+     */
+    scanned: number;
+    /** Each action: promotions (largest groups first), then archivals, then demotions. */
+    actions: Action[];
+    /**
+     * True when more actions were found than limit allowed: call again (after applying) for the rest.
+     */
+    more?: boolean;
+    /** Fields this version does not declare (a newer version may add some): kept, not typed. */
+    [key: string]: unknown;
+}
+/**
+ * promote: write one long-term (semantic) record with the group's words and merge the group into
+ * it. demote: set the record's recall score factor (expire's demote). archive: hide it, restorable
+ * (expire's archive).
+ */
+export type PromotionAction = "promote" | "demote" | "archive";
+/**
+ * What is short-term, and when it moves (docs/spec/v0.4.md#promote.rules). Every rule has a
+ * default; a request names only those it changes. Closed, so a misspelt rule cannot pass unnoticed.
+ */
+export interface PromotionRules {
+    /**
+     * The memory types whose records are short-term: events and feelings, never facts or procedures
+     * (a promotion writes a fact).
+     *
+     * Constraints: at least 1 item, at most 2 items, no two items equal.
+     *
+     * @defaultValue `["episodic"]`
+     */
+    short_term_types?: ShortTermType[];
+    /**
+     * Records of any type but procedural that carry an expires_at (working notes) are short-term too.
+     *
+     * @defaultValue `true`
+     */
+    expiring?: boolean;
+    /**
+     * A record younger than this is too new to judge: it is neither promoted, demoted nor archived. A
+     * group's age is its oldest record's.
+     *
+     * Constraints: an integer, ≥ 0.
+     *
+     * @defaultValue `86400000`
+     */
+    min_age_ms?: number;
+    /**
+     * A group is promoted only when its most confident record is at least this confident; a record
+     * old enough but less confident than this (and not archived) is demoted.
+     *
+     * @defaultValue `0.5`
+     */
+    min_confidence?: Confidence;
+    /**
+     * Promote a group recalled at least this many times (the recall_count of its records, summed:
+     * [promote.rules]).
+     *
+     * Constraints: an integer, ≥ 1.
+     *
+     * @defaultValue `3`
+     */
+    min_recalls?: number;
+    /**
+     * Promote a group of at least this many short-term records that say the same thing (the duplicate
+     * judge's, [consolidate.duplicates]).
+     *
+     * Constraints: an integer, ≥ 2.
+     *
+     * @defaultValue `2`
+     */
+    min_repetitions?: number;
+    /**
+     * A short-term record not promoted, older than this and not recalled for this long, is archived
+     * (hidden, restorable).
+     *
+     * Constraints: an integer, ≥ 0.
+     *
+     * @defaultValue `2592000000`
+     */
+    archive_after_ms?: number;
+    /**
+     * The factor a demotion sets on a record's recall score (expire's demote_factor).
+     *
+     * Constraints: > 0, ≤ 1.
+     *
+     * @defaultValue `0.5`
+     */
+    demote_factor?: number;
 }
 /**
  * The query already embedded, and the name of the embedder that made it. A store uses it only when
@@ -2817,6 +3079,8 @@ export type Sentiment = "positive" | "negative" | "neutral" | "mixed";
  * Constraints: at least 64 characters, at most 64 characters, matches `^[0-9a-f]{64}$`.
  */
 export type Sha256 = string;
+/** A memory type whose records can be short-term. */
+export type ShortTermType = "episodic" | "emotional";
 /**
  * The review a pending record waits for (docs/spec/v0.2.md#review.staging): its request is rebuilt
  * from the record, so only what the record does not hold travels. Closed.

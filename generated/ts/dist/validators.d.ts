@@ -7,7 +7,21 @@
  * @module
  */
 import { type ValidationError } from "./runtime.js";
-import type { AgentId, AgentScope, ArchiveEnd, ArchiveManifest, ArchiveOrigin, ArchiveRecord, ArchiveScope, ArchiveSource, ArchiveTombstone, Arousal, Capabilities, Capability, Confidence, ConsolidateRequest, ConsolidateResponse, Counts, DecideRequest, DecideResponse, Diff, DuplicateEvidence, DuplicateGroup, EmbedderRef, EpochMillis, ErrorCode, ErrorDetail, ErrorEnvelope, ExpectedVersions, ExpireAction, ExpirePolicy, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, Facts, Fidelity, FieldFidelity, Filter, FilterCondition, FilterOperators, FilterScalar, FiredTransition, ForgetRequest, ForgetResponse, FusionMethod, GetRequest, GetResponse, GroupStatus, Health, HealthStatus, HistoryEntry, HistoryRequest, HistoryResponse, IdList, Identifier, IdentifierList, ImportRecordsRequest, ImportRecordsResponse, Imported, Intent, Kept, KeptState, KeptStates, ListRequest, ListResponse, MemoryId, MemoryRecord, MemoryType, MergeRequest, MergeResponse, MergeStrategy, Metadata, ModifiedRecord, OpenCapability, OpenErrorCode, OpenExpireAction, OpenFusionMethod, OpenHealthStatus, OpenMemoryType, OpenMergeStrategy, OpenRecordState, OpenRunStatus, OpenSentiment, OpenStoreStatus, Participants, PlannedMerge, ProcedureRun, QueryVector, RecallHit, RecallRequest, RecallResponse, RecordState, RecordStates, RecordVersion, RelatedRecord, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewDecision, ReviewOutcome, ReviewRequest, ReviewedOperation, ReviewsRequest, ReviewsResponse, RunFireRequest, RunFireResponse, RunGetRequest, RunGetResponse, RunStartRequest, RunStartResponse, RunStatus, ScopeFilter, ScopesRequest, ScopesResponse, Seal, Sentiment, Sha256, StagedReview, StagingPolicy, StagingRule, StateMachine, StateName, StoreHealth, StoreResult, StoreStatus, TombstoneCounts, Transition, UpdateRequest, UpdateResponse, UserId, UserScope, Valence } from "./types.js";
+import type { Action, ActionStatus, AgentId, AgentScope, ArchiveEnd, ArchiveManifest, ArchiveOrigin, ArchiveRecord, ArchiveScope, ArchiveSource, ArchiveTombstone, Arousal, Capabilities, Capability, Confidence, ConsolidateRequest, ConsolidateResponse, Counts, DecideRequest, DecideResponse, Diff, DuplicateEvidence, DuplicateGroup, EmbedderRef, EpochMillis, ErrorCode, ErrorDetail, ErrorEnvelope, ExpectedVersions, ExpireAction, ExpirePolicy, ExpireRequest, ExpireResponse, ExportRecordsRequest, ExportRecordsResponse, Facts, Fidelity, FieldFidelity, Filter, FilterCondition, FilterOperators, FilterScalar, FiredTransition, ForgetRequest, ForgetResponse, FusionMethod, GetRequest, GetResponse, GroupStatus, Health, HealthStatus, HistoryEntry, HistoryRequest, HistoryResponse, IdList, Identifier, IdentifierList, ImportRecordsRequest, ImportRecordsResponse, Imported, Intent, Kept, KeptState, KeptStates, ListRequest, ListResponse, MemoryId, MemoryRecord, MemoryType, MergeRequest, MergeResponse, MergeStrategy, Metadata, ModifiedRecord, OpenCapability, OpenErrorCode, OpenExpireAction, OpenFusionMethod, OpenHealthStatus, OpenMemoryType, OpenMergeStrategy, OpenRecordState, OpenRunStatus, OpenSentiment, OpenStoreStatus, Participants, PlannedAction, PlannedMerge, ProcedureRun, PromoteRequest, PromoteResponse, PromotionAction, PromotionRules, QueryVector, RecallHit, RecallRequest, RecallResponse, RecordState, RecordStates, RecordVersion, RelatedRecord, RememberBatchRequest, RememberBatchResponse, RememberRequest, RememberResponse, RestoreRequest, RestoreResponse, ReviewDecision, ReviewOutcome, ReviewRequest, ReviewedOperation, ReviewsRequest, ReviewsResponse, RunFireRequest, RunFireResponse, RunGetRequest, RunGetResponse, RunStartRequest, RunStartResponse, RunStatus, ScopeFilter, ScopesRequest, ScopesResponse, Seal, Sentiment, Sha256, ShortTermType, StagedReview, StagingPolicy, StagingRule, StateMachine, StateName, StoreHealth, StoreResult, StoreStatus, TombstoneCounts, Transition, UpdateRequest, UpdateResponse, UserId, UserScope, Valence } from "./types.js";
+/**
+ * Every rule `value` breaks as a `Action`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateAction(value: unknown): ValidationError[];
+/** Whether `value` is a valid Action (no rule broken). */
+export declare function isAction(value: unknown): value is Action;
+/**
+ * Every rule `value` breaks as a `ActionStatus`, as `{path, rule, message}` (path: a JSON Pointer),
+ * sorted by path and rule; empty when it is valid.
+ */
+export declare function validateActionStatus(value: unknown): ValidationError[];
+/** Whether `value` is a valid ActionStatus (no rule broken). */
+export declare function isActionStatus(value: unknown): value is ActionStatus;
 /**
  * Every rule `value` breaks as a `AgentId`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -597,6 +611,13 @@ export declare function validateParticipants(value: unknown): ValidationError[];
 /** Whether `value` is a valid Participants (no rule broken). */
 export declare function isParticipants(value: unknown): value is Participants;
 /**
+ * Every rule `value` breaks as a `PlannedAction`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validatePlannedAction(value: unknown): ValidationError[];
+/** Whether `value` is a valid PlannedAction (no rule broken). */
+export declare function isPlannedAction(value: unknown): value is PlannedAction;
+/**
  * Every rule `value` breaks as a `PlannedMerge`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
  */
@@ -610,6 +631,34 @@ export declare function isPlannedMerge(value: unknown): value is PlannedMerge;
 export declare function validateProcedureRun(value: unknown): ValidationError[];
 /** Whether `value` is a valid ProcedureRun (no rule broken). */
 export declare function isProcedureRun(value: unknown): value is ProcedureRun;
+/**
+ * Every rule `value` breaks as message `promote.request`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validatePromoteRequest(value: unknown): ValidationError[];
+/** Whether `value` is a valid PromoteRequest (no rule broken). */
+export declare function isPromoteRequest(value: unknown): value is PromoteRequest;
+/**
+ * Every rule `value` breaks as message `promote.response`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validatePromoteResponse(value: unknown): ValidationError[];
+/** Whether `value` is a valid PromoteResponse (no rule broken). */
+export declare function isPromoteResponse(value: unknown): value is PromoteResponse;
+/**
+ * Every rule `value` breaks as a `PromotionAction`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validatePromotionAction(value: unknown): ValidationError[];
+/** Whether `value` is a valid PromotionAction (no rule broken). */
+export declare function isPromotionAction(value: unknown): value is PromotionAction;
+/**
+ * Every rule `value` breaks as a `PromotionRules`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validatePromotionRules(value: unknown): ValidationError[];
+/** Whether `value` is a valid PromotionRules (no rule broken). */
+export declare function isPromotionRules(value: unknown): value is PromotionRules;
 /**
  * Every rule `value` breaks as a `QueryVector`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
@@ -846,6 +895,13 @@ export declare function validateSha256(value: unknown): ValidationError[];
 /** Whether `value` is a valid Sha256 (no rule broken). */
 export declare function isSha256(value: unknown): value is Sha256;
 /**
+ * Every rule `value` breaks as a `ShortTermType`, as `{path, rule, message}` (path: a JSON
+ * Pointer), sorted by path and rule; empty when it is valid.
+ */
+export declare function validateShortTermType(value: unknown): ValidationError[];
+/** Whether `value` is a valid ShortTermType (no rule broken). */
+export declare function isShortTermType(value: unknown): value is ShortTermType;
+/**
  * Every rule `value` breaks as a `StagedReview`, as `{path, rule, message}` (path: a JSON Pointer),
  * sorted by path and rule; empty when it is valid.
  */
@@ -951,7 +1007,7 @@ export declare function validateValence(value: unknown): ValidationError[];
 /** Whether `value` is a valid Valence (no rule broken). */
 export declare function isValence(value: unknown): value is Valence;
 /** Every message name of the spec, sorted. */
-export declare const MESSAGES: readonly ["archive-end", "archive-manifest", "archive-record", "archive-tombstone", "capabilities", "consolidate.request", "consolidate.response", "decide.request", "decide.response", "error", "expire.request", "expire.response", "export_records.request", "export_records.response", "forget.request", "forget.response", "get.request", "get.response", "health", "history.request", "history.response", "import_records.request", "import_records.response", "list.request", "list.response", "merge.request", "merge.response", "recall.request", "recall.response", "remember.request", "remember.response", "remember_batch.request", "remember_batch.response", "restore.request", "restore.response", "review-decision", "review-request", "reviews.request", "reviews.response", "run_fire.request", "run_fire.response", "run_get.request", "run_get.response", "run_start.request", "run_start.response", "scopes.request", "scopes.response", "update.request", "update.response"];
+export declare const MESSAGES: readonly ["archive-end", "archive-manifest", "archive-record", "archive-tombstone", "capabilities", "consolidate.request", "consolidate.response", "decide.request", "decide.response", "error", "expire.request", "expire.response", "export_records.request", "export_records.response", "forget.request", "forget.response", "get.request", "get.response", "health", "history.request", "history.response", "import_records.request", "import_records.response", "list.request", "list.response", "merge.request", "merge.response", "promote.request", "promote.response", "recall.request", "recall.response", "remember.request", "remember.response", "remember_batch.request", "remember_batch.response", "restore.request", "restore.response", "review-decision", "review-request", "reviews.request", "reviews.response", "run_fire.request", "run_fire.response", "run_get.request", "run_get.response", "run_start.request", "run_start.response", "scopes.request", "scopes.response", "update.request", "update.response"];
 /** A message name of the spec (`"remember.request"`, ...). */
 export type MessageName = (typeof MESSAGES)[number];
 /** The type each message carries. */
@@ -983,6 +1039,8 @@ export interface MessageTypes {
     "list.response": ListResponse;
     "merge.request": MergeRequest;
     "merge.response": MergeResponse;
+    "promote.request": PromoteRequest;
+    "promote.response": PromoteResponse;
     "recall.request": RecallRequest;
     "recall.response": RecallResponse;
     "remember.request": RememberRequest;

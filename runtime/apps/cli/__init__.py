@@ -16,6 +16,7 @@ from mnemowire.apps.cli import (  # noqa: F401  (each module registers its comma
     _mcp,
     _operations,
     _portability,
+    _promote,
     _review,
     _runs,
     _serve,

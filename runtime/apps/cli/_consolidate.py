@@ -9,6 +9,7 @@ since."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,12 @@ _FLAGS = {
 }
 
 
-def _planned(path: Path | None) -> list[dict[str, Any]] | None:
-    """The merges of a plan file: a dry run's answer as ``mnemowire consolidate`` printed it
-    (its groups), or a JSON list of merges."""
+def planned_entries(
+    path: Path | None, key: str, keep: Iterable[str]
+) -> list[dict[str, Any]] | None:
+    """The entries of a plan file: a dry run's answer as it was printed (its ``key``: a
+    consolidation's groups, a promotion's actions), or a JSON list of them; each entry
+    narrowed to the fields a sent plan takes (``keep``: a dry run adds evidence and status)."""
     if path is None:
         return None
     try:
@@ -41,15 +45,14 @@ def _planned(path: Path | None) -> list[dict[str, Any]] | None:
         raise click.BadParameter(
             f"cannot read a JSON plan from {path}: {exc}", param_hint="--plan"
         ) from None
-    groups = data.get("groups") if isinstance(data, dict) else data
-    if not isinstance(groups, list) or not groups:
+    entries = data.get(key) if isinstance(data, dict) else data
+    if not isinstance(entries, list) or not entries:
         raise click.BadParameter(
-            "expected the JSON a dry run printed (an object with groups) or a list of merges; "
-            "a plan with no groups has nothing to apply",
+            f"expected the JSON a dry run printed (an object with {key}) or a list of them; "
+            f"a plan with no {key} has nothing to apply",
             param_hint="--plan",
         )
-    keep = PlannedMerge.model_fields  # a group carries evidence and status besides
-    return [{k: g[k] for k in keep if k in g} if isinstance(g, dict) else g for g in groups]
+    return [{k: e[k] for k in keep if k in e} if isinstance(e, dict) else e for e in entries]
 
 
 @click.option("--agent", "agent_id", help="Agent whose records to consolidate (agent_id).")
@@ -94,7 +97,7 @@ def consolidate_command(
         "agent_id": agent_id,
         "user_id": user_id,
         "types": list(types) or None,
-        "plan": _planned(plan_file),
+        "plan": planned_entries(plan_file, "groups", PlannedMerge.model_fields),
         "strategy": strategy,
         "approval_required": approval_required,
         "limit": limit,

@@ -59,6 +59,8 @@ def render_pretty(payload: dict[str, Any], *, error: bool = False) -> str:
         return _history(payload)
     if "groups" in payload and "scanned" in payload:
         return _consolidation(payload)
+    if "actions" in payload and "scanned" in payload:
+        return _promotion(payload)
     if isinstance(payload.get("run"), dict):
         return _run(payload)
     if "records" in payload:
@@ -401,6 +403,32 @@ def _consolidation(payload: dict[str, Any]) -> str:
         lines.append("more groups: apply these, then run it again")
     if not payload["groups"]:
         lines.append("(no duplicates)")
+    return "\n".join(lines)
+
+
+def _promotion(payload: dict[str, Any]) -> str:
+    """A promotion: each action with its records, the rules that decided it and, for a
+    promotion, the long-term record it writes and its words."""
+    width = _width()
+    applied = "a plan (dry run)" if payload["dry_run"] else "applied"
+    actions = payload["actions"]
+    lines = [f"{applied}: {len(actions)} action(s), {payload['scanned']} record(s) read"]
+    for action in actions:
+        review = f" review {printable(action['review_id'])}" if action.get("review_id") else ""
+        where = f" (user {printable(action['user_id'])})" if "user_id" in action else ""
+        ids = ", ".join(printable(i) for i in action["ids"])
+        lines.append(
+            f"[{printable(action['status'])}]{review} {printable(action['action'])} {ids}{where}"
+        )
+        if "into" in action:
+            lines.append(f"  into {printable(action['into'])}")
+        if "content" in action:
+            lines += _text(action["content"], width, "      ")
+        lines += [f"  because {printable(reason)}" for reason in action.get("because", [])]
+    if payload.get("more"):
+        lines.append("more actions: apply these, then run it again")
+    if not actions:
+        lines.append("(nothing to move)")
     return "\n".join(lines)
 
 

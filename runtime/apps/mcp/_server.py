@@ -51,8 +51,9 @@ RESOURCE_NOT_FOUND = -32002
 #: whole archives is an operator's (the CLI or HTTP: docs/portability.md), and pages of
 #: records and vectors have no place in a model's context; consolidating a whole scope is a
 #: sweep an operator runs and reviews (the CLI or HTTP: docs/lifecycle.md#consolidate), its
-#: plan as long as the scope's duplicates, and an agent merges what it knows with merge
-NOT_FOR_AGENTS = ("decide", "export_records", "import_records", "consolidate")
+#: plan as long as the scope's duplicates, and an agent merges what it knows with merge; so is
+#: promoting short-term memories by rules an operator sets (docs/lifecycle.md#promotion)
+NOT_FOR_AGENTS = ("decide", "export_records", "import_records", "consolidate", "promote")
 
 
 class MemoryTools:

@@ -70,3 +70,23 @@ async def test_version_seven_gives_each_erased_id_the_agent_the_audit_log_names(
     exported = await store.export_records({"agent_id": "a"})
     assert [t.id for t in exported.tombstones] == ["r1"]  # the earliest entry naming it
     assert dict(db.rows("SELECT id, agent_id FROM erased")) == {"r1": "a", "r3": "b", "r4": None}
+
+
+async def test_version_nine_counts_a_recall_time_as_one_recall(
+    make_store: StoreFactory, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with monkeypatch.context() as patch:
+        patch.setattr(_migrations, "MIGRATIONS", _migrations.MIGRATIONS[:8])
+        old = make_store()
+        recalled = await old.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
+        await old.remember({"agent_id": "a", "type": "semantic", "content": "never asked"})
+        await old.inner.aclose()
+    # a recall time as version 8 kept it
+    db.execute(
+        "INSERT INTO recalls (memory, at) SELECT seq, 5 FROM memories WHERE id = %s", recalled.id
+    )
+    store = make_store()
+    lines = (await store.export_records({"agent_id": "a"})).records
+    counts = {line.record.id: line.recall_count for line in lines}
+    assert counts.pop(recalled.id) == 1
+    assert list(counts.values()) == [None]  # never recalled: no count on its line

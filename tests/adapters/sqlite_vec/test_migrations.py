@@ -108,3 +108,23 @@ def test_a_failing_migration_leaves_the_file_as_it_was(
         assert connection.execute("SELECT count(*) FROM memories_fts").fetchone() == (1,)
     finally:
         connection.close()
+
+
+async def test_version_nine_counts_a_recall_time_as_one_recall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, embedder = str(tmp_path / "v8.db"), HashEmbedder(16)
+    with monkeypatch.context() as patch:
+        patch.setattr(_schema, "MIGRATIONS", _schema.MIGRATIONS[:8])
+        async with CheckedStore(SqliteVecStore(path, embedder=embedder)) as old:
+            recalled = await old.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
+            await old.remember({"agent_id": "a", "type": "semantic", "content": "never asked"})
+    connection = connect(find_driver(), path)  # a recall time as version 8 kept it
+    connection.execute("UPDATE memories SET last_recalled_at = 5 WHERE id = ?", (recalled.id,))
+    connection.commit()
+    connection.close()
+    async with CheckedStore(SqliteVecStore(path, embedder=embedder)) as store:
+        lines = (await store.export_records({"agent_id": "a"})).records
+        counts = {line.record.id: line.recall_count for line in lines}
+        assert counts.pop(recalled.id) == 1
+        assert list(counts.values()) == [None]  # never recalled: no count on its line

@@ -74,7 +74,11 @@ NO_CONSOLIDATION = (
     "does not consolidate duplicates (sqlite-vec and pgvector do from spec v0.4 on, a router "
     "over them too)"
 )
-#: groups on the duplicates page (the plan's largest first)
+NO_PROMOTION = (
+    "does not promote short-term memories (sqlite-vec and pgvector do from spec v0.4 on, a "
+    "router over them too)"
+)
+#: groups on the duplicates page (the plan's largest first), actions on the promotion page
 DUPLICATE_GROUPS = 100
 NO_HISTORY = (
     "keeps no history of its records (sqlite-vec and pgvector do from spec v0.4 on, a router "
@@ -120,6 +124,7 @@ class ReviewerUI:
                     Route("/audit", self._guarded(self.audit), methods=["GET"]),
                     Route("/records/{record_id}", self._guarded(self.record), methods=["GET"]),
                     Route("/duplicates", self._guarded(self.duplicates), methods=["GET"]),
+                    Route("/promotion", self._guarded(self.promotion), methods=["GET"]),
                     Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
                 ],
             )
@@ -370,6 +375,29 @@ class ReviewerUI:
             agent=agent,
             user_id=user_id,
             groups=answer["groups"],
+            scanned=answer["scanned"],
+            more=answer.get("more", False),
+        )
+
+    async def promotion(self, request: Request, session: Session) -> Response:
+        """What promotion would do to the agent's short-term memories under the spec's default
+        rules (spec v0.4's promote, a dry run: nothing changes), each action with the rules
+        that decided it. Applying it is the operator's (``mnemowire promote --apply``)."""
+        agent = _required(request.query_params.get("agent"), "agent")
+        payload: dict[str, Any] = {"agent_id": agent, "limit": DUPLICATE_GROUPS}
+        user_id = request.query_params.get("user_id")
+        if user_id:
+            payload["user_id"] = user_id
+        answer = await self._call(
+            session, "promote", payload, absent=NO_RECORD, lacking=NO_PROMOTION
+        )
+        return self.page(
+            request,
+            "promotion.html",
+            session=session,
+            agent=agent,
+            user_id=user_id,
+            actions=answer["actions"],
             scanned=answer["scanned"],
             more=answer.get("more", False),
         )
