@@ -28,7 +28,7 @@ DocumentStore = Callable[[], MemoryStore]
 LibraryRows = Callable[[Any, str], Awaitable[int]]
 
 #: what an export line carries that mem0 does not keep (the import's ``kept`` names each)
-NOT_KEPT = ("vector", "last_recalled_at", "demote")
+NOT_KEPT = ("vector", "last_recalled_at", "recall_count", "demote")
 
 
 def _without(exported: dict[str, Any], names: tuple[str, ...] = NOT_KEPT) -> list[Any]:
@@ -50,7 +50,8 @@ async def test_an_embedded_stores_export_comes_back_but_for_what_kept_names(
         assert {r.outcome for r in answer.results} == {"imported"}
         assert answer.kept is not None
         assert {name: how.as_ for name, how in answer.kept.items()} == {
-            "vector": "transformed", "last_recalled_at": "dropped", "demote": "dropped"
+            "vector": "transformed", "last_recalled_at": "dropped", "recall_count": "dropped",
+            "demote": "dropped",
         }  # fmt: skip
         back = await export_all(target)
         assert _without(back) == _without(exported)
