@@ -27,6 +27,7 @@ from mnemowire.conformance import (  # noqa: F401  (register the checks)
     browse,
     checks,
     consolidation,
+    dedupe,
     fidelity,
     forgetting,
     history,

@@ -55,9 +55,7 @@ async def plan(h: Harness) -> None:
     expect(active == {*said, weak, fact}, "a dry run changed a record's state")
 
 
-@check(
-    "promote.apply", section="promote.apply", needs=["promote", "episodic", "get"], spec="v0.4"
-)
+@check("promote.apply", section="promote.apply", needs=["promote", "episodic", "get"], spec="v0.4")
 async def apply(h: Harness) -> None:
     """Applying writes one long-term (semantic) record with the group's words and merges the
     group into it, demotes the weak record, and a second run finds nothing."""

@@ -16,12 +16,12 @@ from mnemowire.kit import RecordRows
 from mnemowire.kit.sql_reviews import Nearest, ReviewTables
 from mnemowire.models import RecallRequest
 
-__all__ = ["QUEUE", "related"]
+__all__ = ["QUEUE", "related", "stored"]
 
 _NAMES = [name.strip().removeprefix("m.") for name in COLUMNS.split(",")]
 
 
-def _stored(row: Sequence[Any]) -> dict[str, Any]:
+def stored(row: Sequence[Any]) -> dict[str, Any]:
     """A ``COLUMNS`` row by column name (psycopg reads jsonb as Python values already)."""
     return dict(zip(_NAMES, row, strict=True))
 
@@ -30,7 +30,7 @@ QUEUE = ReviewTables(
     dialect=DIALECT,
     columns=COLUMNS,
     records=RecordRows(_NAMES),
-    stored=_stored,
+    stored=stored,
     position="seq",
     bind_json=Jsonb,
     read_json=lambda value: value,

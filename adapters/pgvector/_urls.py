@@ -9,6 +9,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from mnemowire.errors import ConfigError
 from mnemowire.kit import integer, number, text, url_options
+from mnemowire.kit.dedupe import dedupe_option
 
 __all__ = ["URL_OPTIONS", "host", "parse_url", "public_name"]
 
@@ -26,6 +27,7 @@ URL_OPTIONS = {
     "replica": text,
     "policy": text,
     "history_limit": integer(minimum=1),
+    "dedupe": dedupe_option,
 }
 
 

@@ -32,6 +32,7 @@ from mnemowire.adapters.pgvector import _changes
 from mnemowire.adapters.pgvector._archive_ops import ArchiveOperations
 from mnemowire.adapters.pgvector._bulk import load_fresh
 from mnemowire.adapters.pgvector._database import Database
+from mnemowire.adapters.pgvector._dedupe import remember_once
 from mnemowire.adapters.pgvector._record_ops import RecordOperations
 from mnemowire.adapters.pgvector._review_ops import ReviewOperations
 from mnemowire.adapters.pgvector._search import (
@@ -44,7 +45,7 @@ from mnemowire.adapters.pgvector._search import (
 from mnemowire.adapters.pgvector._sql import Scope
 from mnemowire.adapters.pgvector._upkeep import Upkeep
 from mnemowire.adapters.pgvector._urls import host, parse_url, public_name
-from mnemowire.adapters.pgvector._writes import existing, write
+from mnemowire.adapters.pgvector._writes import existing
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import ConfigError, MnemowireError, UnavailableError
 from mnemowire.kit import (
@@ -63,6 +64,7 @@ from mnemowire.kit import (
     store_result,
     to_wire,
 )
+from mnemowire.kit.dedupe import dedupe_mode, dedupe_option
 from mnemowire.kit.keywords import keyword_terms, rare_terms
 from mnemowire.kit.lifecycle import LifecycleOperations
 from mnemowire.kit.reviews import forget_prelude, staging
@@ -94,7 +96,7 @@ CAPABILITIES = (
     *("get", "list", "restore", "update", "remember_batch", "query_vector", "seals"),
     *("reviews", "decide", "export_records", "import_records", "scopes"),
     "history",
-    *("consolidate", "promote"),
+    *("consolidate", "promote", "dedupe"),
     *("run_start", "run_fire", "run_get"),
 )
 #: the pinned claim: a new spec version adds nothing here until the store opts in
@@ -139,6 +141,7 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
         tracer: Callable[[str, dict[str, Any]], None] | None = None,
         policy: StagingRules | None = None,
         history_limit: int | None = None,
+        dedupe: str | None = None,
     ) -> None:
         if history_limit is not None and history_limit < 1:
             raise ConfigError(f"history_limit must be >= 1, not {history_limit!r}")
@@ -156,8 +159,8 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
         self._name = name or public_name(dsn, schema)
         self._clock = clock
         self._tracer = tracer
-        #: the operator's staging policy (docs/spec/v0.2.md#review.policy), if any
-        self._policy = policy
+        #: the operator's staging policy (docs/spec/v0.2.md#review.policy) and dedupe, if any
+        self._policy, self._dedupe = policy, None if dedupe is None else dedupe_option(dedupe)
         connect = functools.partial(
             Database,
             schema=schema,
@@ -201,10 +204,10 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
         ``pool_timeout`` (seconds), ``ef_search``, ``replica`` (``host:port`` of a streaming
         replica for recall's searches), ``policy`` (a staging policy's JSON file:
         docs/governance.md#policy), ``history_limit`` (the versions kept of each record, kept
-        in the schema: docs/lifecycle.md#history). Every other option must be a libpq parameter
-        (``sslmode=require``, ``connect_timeout=5``, ``host=/var/run/postgresql``, ...); any
-        other name is a ConfigError with the closest known one. ``clock`` is the constructor's
-        (epoch ms), as for every store opened by URL.
+        in the schema: docs/lifecycle.md#history), ``dedupe`` (docs/lifecycle.md#dedupe). Every
+        other option must be a libpq parameter (``sslmode=require``, ``connect_timeout=5``,
+        ``host=/var/run/postgresql``, ...); any other name is a ConfigError with the closest
+        known one. ``clock`` is the constructor's (epoch ms), as for every store opened by URL.
         """
         dsn, read_dsn, options = parse_url(url)
         if embedder is None:
@@ -225,6 +228,7 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
             read_dsn=read_dsn,
             policy=StagingRules.named_by(options),
             history_limit=options.get("history_limit"),
+            dedupe=options.get("dedupe"),
         )
 
     @property
@@ -293,9 +297,9 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
                 return replay
         vectors = await self._embed([searchable_text(req.type, req.content)])
         async with self._db.transaction("remember") as conn:
-            [response] = await write(
-                conn, [(req, payload)], vectors, now=self._clock(),
-                result=self._results(started), policy=self._policy,
+            response = await remember_once(
+                conn, (req, payload), vectors[0], dedupe_mode(req, self._dedupe),
+                now=self._clock(), result=self._results(started), policy=self._policy,
             )  # fmt: skip
         self._sizes.changed([req.agent_id])
         return response

@@ -24,6 +24,7 @@ from mnemowire.adapters.sqlite_vec import _writes
 from mnemowire.adapters.sqlite_vec._accel import IndexCache
 from mnemowire.adapters.sqlite_vec._archive_ops import ArchiveOperations
 from mnemowire.adapters.sqlite_vec._database import Database, Job
+from mnemowire.adapters.sqlite_vec._dedupe import remember_once
 from mnemowire.adapters.sqlite_vec._driver import find_driver
 from mnemowire.adapters.sqlite_vec._record_ops import RecordOperations
 from mnemowire.adapters.sqlite_vec._records import Scope
@@ -52,6 +53,7 @@ from mnemowire.kit import (
     url_options,
 )
 from mnemowire.kit.audit import read_sqlite
+from mnemowire.kit.dedupe import dedupe_mode, dedupe_option
 from mnemowire.kit.lifecycle import LifecycleOperations
 from mnemowire.kit.reviews import forget_prelude, staging
 from mnemowire.kit.staging import StagingRules
@@ -85,7 +87,7 @@ CAPABILITIES = (
     *("reviews", "decide"),
     *("export_records", "import_records", "scopes"),
     "history",
-    *("consolidate", "promote"),
+    *("consolidate", "promote", "dedupe"),
     *("run_start", "run_fire", "run_get"),
 )
 #: the pinned claim: a new spec version adds nothing here until the store opts in
@@ -108,6 +110,7 @@ URL_OPTIONS = {
     "index_budget_mb": number(minimum=0),
     "policy": text,
     "history_limit": integer(minimum=1),
+    "dedupe": dedupe_option,
 }
 
 
@@ -141,8 +144,11 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
         driver: str | None = None,
         policy: StagingRules | None = None,
         history_limit: int | None = None,
+        dedupe: str | None = None,
     ) -> None:
         self.path = path
+        #: the operator's dedupe for remembers that do not say (docs/spec/v0.4.md#remember.dedupe)
+        self._dedupe = None if dedupe is None else dedupe_option(dedupe)
         #: the operator's staging policy (docs/spec/v0.2.md#review.policy), if any
         self._policy = policy
         self.embedder = embedder
@@ -184,8 +190,10 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
         ``sqlite-vec://relative.db``); query options: ``embedder`` (e.g. ``hash:64``),
         ``name``, ``accelerate_above``, ``index_budget_mb``, ``policy`` (a staging policy's
         JSON file: docs/governance.md#policy), ``history_limit`` (the versions kept of each
-        record, kept in the file: docs/lifecycle.md#history). ``clock`` is the constructor's
-        (epoch ms; the quality benchmark passes one to write memories in the past)."""
+        record, kept in the file: docs/lifecycle.md#history), ``dedupe`` (the operator's
+        default for remembers that do not say: docs/lifecycle.md#dedupe). ``clock`` is the
+        constructor's (epoch ms; the quality benchmark passes one to write memories in the
+        past)."""
         parts = urlsplit(url)
         if parts.scheme != "sqlite-vec":
             raise ConfigError(f"not a sqlite-vec URL: {url!r}; use sqlite-vec://PATH")
@@ -204,6 +212,7 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
             index_budget_mb=options.get("index_budget_mb", 512),
             policy=StagingRules.named_by(options),
             history_limit=options.get("history_limit"),
+            dedupe=options.get("dedupe"),
         )
 
     @property
@@ -237,7 +246,9 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
             if replay is not None:
                 return replay
         vector = (await self._embed([searchable_text(req.type, req.content)]))[0]
-        [response] = await self._call(self._insert, [(req, payload)], vector[None, :], started)
+        dedupe = dedupe_mode(req, self._dedupe)
+        batch = [(req, payload)]
+        [response] = await self._call(self._insert, batch, vector[None, :], started, None, dedupe)
         return response
 
     async def recall(
@@ -401,9 +412,11 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
         vectors: Vectors,
         started: float,
         first: int | None = None,
+        dedupe: str | None = None,
     ) -> builtins.list[RememberResponse]:
         """Write a batch in one transaction, each request replaying its id if known; ``first``
-        (the batch's place in a batch message or an import) makes errors name the request."""
+        (the batch's place in a batch message or an import) makes errors name the request;
+        ``dedupe`` (a single remember's) weighs it against the nearest records first."""
         self._index.bulk = [] if len(batch) > 1 else None
         out = []
 
@@ -416,22 +429,27 @@ class SqliteVecStore(ComposedStore[RecordOperations, ReviewOperations]):
                     with in_batch(None if first is None else first + number):
                         replay = _writes.existing(tx, req, result(0))
                         out.append(
-                            replay
-                            or _writes.write_record(
-                                tx,
-                                req,
-                                payload,
-                                vector,
-                                self._clock(),
-                                result,
-                                self._index,
-                                self._policy,
-                            )
+                            replay or self._write(tx, (req, payload), vector, result, dedupe)
                         )
                 self._index.flush(tx)
         finally:
             self._index.bulk = None
         return out
+
+    def _write(
+        self,
+        tx: Any,
+        sent: tuple[RememberRequest, dict[str, Any]],
+        vector: Any,
+        result: Callable[[int], StoreResult],
+        dedupe: str | None,
+    ) -> RememberResponse:
+        def write(req: RememberRequest, payload: dict[str, Any]) -> RememberResponse:
+            now, index, policy = self._clock(), self._index, self._policy
+            return _writes.write_record(tx, req, payload, vector, now, result, index, policy)
+
+        search = (self._clock(), self._indexes, self._accelerate_above)
+        return remember_once(tx, sent, vector, dedupe, search, result, write)
 
     def _recall(self, req: RecallRequest, vector: Any, started: float) -> RecallResponse:
         scope = Scope.of(req, self._clock())

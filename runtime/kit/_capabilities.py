@@ -36,6 +36,7 @@ _OPTIONS: dict[str, tuple[tuple[str, Capability], ...]] = {
         ("approval_required", Capability.GOVERNANCE),
         ("expires_at", Capability.EXPIRY),
         ("seal", Capability.SEALS),
+        ("dedupe", Capability.DEDUPE),
     ),
     "recall": (
         ("user_id", Capability.USER_SCOPE),

@@ -104,6 +104,7 @@ DECLINED = {
     "history": "the kit keeps a record only as the backend's document, not its past versions",
     "consolidate": "a merge here cannot name the versions a plan read: the kit keeps none",
     "promote": "promotion weighs recall counts, and the kit keeps none (nor merge versions)",
+    "dedupe": "the kit cannot weigh a write against the nearest records in its transaction",
     **dict.fromkeys(("run_start", "run_fire", "run_get"), "a run's steps are its history"),
 }
 

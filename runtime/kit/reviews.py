@@ -66,15 +66,20 @@ def kept_request(operation: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     """The request a review shows, as the agent sent it but for what the review carries
     itself: a remember's ``seal`` (the review's own ``seal``), a forget's or merge's
     ``approval_required`` and ``review_id``, and what was checked when it was staged (a
-    forget's ``dry_run``, a merge's ``expected_versions``) ([compat.lifted])."""
-    lifted = ("seal",) if operation == "remember" else _LIFTED
+    remember's ``dedupe``, a forget's ``dry_run``, a merge's ``expected_versions``)
+    ([compat.lifted])."""
+    lifted = ("seal", "dedupe") if operation == "remember" else _LIFTED
     return {k: v for k, v in payload.items() if k not in lifted}
 
 
 def staged_remember(record: Mapping[str, Any]) -> dict[str, Any]:
     """A pending record's staged remember, rebuilt from the record's own fields (a queue that
     never kept it, or an import that carries only the record: docs/spec/v0.3.md#archive.record)."""
-    sent = {k: record[k] for k in RememberRequest.model_fields if record.get(k) is not None}
+    sent = {
+        k: record[k]
+        for k in RememberRequest.model_fields
+        if k != "dedupe" and record.get(k) is not None
+    }
     return {**sent, "approval_required": True}
 
 

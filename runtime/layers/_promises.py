@@ -36,10 +36,10 @@ __all__ = ["EVERY_COPY", "declaration", "promised", "refuse_withheld"]
 #: by one copy only, a demotion halving one child's score, a restore of one copy only, a hard
 #: forget that skips a child unable to erase and leaves its copy recalled, a staged write one
 #: child cannot list or decide, so an approval leaves that copy as it was, an import that one
-#: child cannot take, so its records have no copy there)
+#: child cannot take, so its records have no copy there, a dedupe one child cannot weigh)
 EVERY_COPY = (
     "archive", "demote", "update", "restore", "hard_delete", "reviews", "decide",
-    "import_records",
+    "import_records", "dedupe",
 )  # fmt: skip
 
 

@@ -89,11 +89,11 @@ def vector_for(child: MemoryStore, vectors: Mapping[str, QueryEmbedding]) -> Que
 
 
 #: what a copy of a record is: the fields a remember writes ([remember.fields]), not when or
-#: where a store stored it, nor how it ranked
+#: where a store stored it, nor how it ranked, nor how the remember asked to be written
 COPY_FIELDS = tuple(
     name
     for name in RememberRequest.model_fields
-    if name not in ("agent_id", "id", "approval_required")
+    if name not in ("agent_id", "id", "approval_required", "dedupe")
 )
 
 

@@ -8,7 +8,7 @@ import builtins
 import json
 import time
 from collections import Counter
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from mnemowire.errors import MnemowireError, UnsupportedError, error_for
@@ -22,6 +22,7 @@ from mnemowire.layers._routing import (
     call_child,
     check_list,
     failure,
+    responses,
     results,
     validated,
 )
@@ -37,6 +38,8 @@ from mnemowire.models import (
     MemoryRecord,
     RememberBatchRequest,
     RememberBatchResponse,
+    RememberRequest,
+    RememberResponse,
     RestoreRequest,
     RestoreResponse,
     UpdateRequest,
@@ -45,7 +48,7 @@ from mnemowire.models import (
 from mnemowire.protocol import MemoryStore
 from mnemowire.seals import SEALED_FIELDS
 
-__all__ = ["get", "history", "list_page", "remember_batch", "restore", "update"]
+__all__ = ["get", "history", "list_page", "remember_batch", "restore", "update", "weighed"]
 
 _Plan = list[tuple[MemoryStore, str | None]]
 
@@ -355,3 +358,21 @@ def _most_held(copies: list[MemoryRecord]) -> MemoryRecord:
     counts = Counter(keys)
     best = max(counts.values())
     return next(c for c, k in zip(copies, keys, strict=True) if counts[k] == best)
+
+
+async def weighed(
+    fan: FanOut, plan: _Plan, sent: dict[str, Any], answer: Callable[[Any, Any], RememberResponse]
+) -> tuple[dict[str, Any], RememberResponse | None]:
+    """A remember with ``dedupe`` ([remember.dedupe]) weighed on its first planned child
+    alone, so every copy is the same record: that child's answer, and the remember the
+    children then get (that one replays it), without dedupe and staged when that child staged
+    it for review. Without dedupe: ``sent`` as it is, and no answer."""
+    if "dedupe" not in sent:
+        return sent, None
+    first = [next(((child, None) for child, reason in plan if reason is None), plan[0])]
+    request = RememberRequest.model_validate(sent)
+    [response] = responses(await fan.run("remember", first, lambda c: c.remember(request), answer))
+    rest = {k: v for k, v in sent.items() if k != "dedupe"}
+    if response.duplicate_of is not None and response.pending_approval:
+        rest["approval_required"] = True
+    return rest, response

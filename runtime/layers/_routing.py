@@ -203,7 +203,8 @@ def answering(message: str, model: type[M], honest: Callable[[M], None]) -> Call
 
 
 def check_remember(response: RememberResponse, record_id: str) -> None:
-    if response.id != record_id:
+    """The record kept under the id asked for, or ([remember.dedupe]) the record it repeats."""
+    if response.id not in (record_id, response.duplicate_of):
         raise InvalidResponse(f"stored the record as {response.id!r}, asked to keep {record_id!r}")
 
 

@@ -102,10 +102,7 @@ from mnemowire.models import (
     UpdateRequest,
     UpdateResponse,
 )
-from mnemowire.protocol import (
-    MemoryStore,
-    QueryEmbedding,
-)
+from mnemowire.protocol import MemoryStore, QueryEmbedding
 from mnemowire.seals import SealKeys
 from mnemowire.spec import capability_names, version_key
 
@@ -267,8 +264,7 @@ class MemoryRouter:
             seal_keys=seal_keys,
             policy=policy,
         )
-        #: consolidate, promote and procedure runs over this router's own operations
-        #: and merges, which reach every child: one plan or run spans them, by id
+        #: consolidate, promote and runs over the router's own operations: one spans every child
         self._lifecycle = LifecycleOperations(self, now_ms)
 
     @property
@@ -306,6 +302,9 @@ class MemoryRouter:
         answer = answering(
             "remember.response", RememberResponse, lambda r: check_remember(r, record_id)
         )
+        sent, first = await records.weighed(self._fan, plan, sent, answer)  # [remember.dedupe]
+        if first is not None and first.duplicate_of is not None and not first.pending_approval:
+            return first  # the record it repeats: nothing written anywhere
         outcomes = await self._fan.run(
             "remember", plan, lambda c: c.remember(RememberRequest.model_validate(sent)), answer
         )
@@ -314,14 +313,17 @@ class MemoryRouter:
                 self._fan.children, record_id, req.agent_id, outcomes, self._fan.deadline_s
             )
         done = responses(outcomes)
+        fresh = first is not None and not first.replayed  # the weighing child wrote it
         fields: dict[str, Any] = {
             "id": record_id,
             "stored_at": min(r.stored_at for r in done),
-            "stores": results(outcomes, lambda r: 0 if r.replayed else 1),
+            "stores": results(outcomes, lambda r: 0 if r.replayed and not fresh else 1),
             "pending_approval": any(r.pending_approval for r in done),
         }
-        if all(r.replayed for r in done):
+        if all(r.replayed for r in done) and not fresh:
             fields["replayed"] = True
+        if first is not None and first.duplicate_of is not None:
+            fields["duplicate_of"] = first.duplicate_of
         return RememberResponse.model_validate(fields)
 
     async def recall(

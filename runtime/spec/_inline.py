@@ -47,7 +47,12 @@ def _inline_node(node: Any, base: str, by_id: dict[str, Any]) -> Any:
         target = absolute(base, node["$ref"])
         resolved = dict(_inline_node(lookup(by_id, target), target, by_id))
         for key, value in node.items():  # annotations beside the $ref win (description, ...)
-            if key != "$ref":
+            if key == "properties":  # the target without some of its fields: {f: false}
+                merged = {**resolved.get(key, {}), **value}
+                if resolved.get("additionalProperties") is False:  # closed: absent is refused
+                    merged = {name: sub for name, sub in merged.items() if sub is not False}
+                resolved[key] = merged
+            elif key != "$ref":
                 resolved[key] = _inline_node(value, base, by_id)
         return resolved
     return {k: _inline_node(v, base, by_id) for k, v in node.items() if k not in _DROP}

@@ -185,7 +185,8 @@ def _walk(file: str, node: Any, path: list[str | int]) -> Iterator[Problem]:
 
 def _house_rules(file: str, node: dict[str, Any], path: list[str | int]) -> Iterator[Problem]:
     where = pointer(path)
-    if "properties" in node and "additionalProperties" not in node and not _in_conditional(path):
+    closable = "properties" in node and not ("$ref" in node and _forbids_fields(node))
+    if closable and "additionalProperties" not in node and not _in_conditional(path):
         yield Problem(file, where, "closure", "an object schema must set additionalProperties")
     for req in node.get("required", []):
         if "properties" in node and req not in node["properties"]:
@@ -433,13 +434,19 @@ def _fields(
     by_id = {doc["$id"]: doc for doc in files.documents.values()}
     out: set[str] = set()
 
-    def visit(node: Any, owner: str, value: Any, depth: int) -> None:
+    def visit(
+        node: Any, owner: str, value: Any, depth: int, without: frozenset[str] = frozenset()
+    ) -> None:
         if not isinstance(node, dict) or depth > 12:
             return
         if "$ref" in node:
             target = absolute(owner, node["$ref"])
-            visit(lookup(by_id, target), target, value, depth + 1)
+            # the target without the fields this reference forbids ("properties": {f: false})
+            forbidden = frozenset(node["properties"]) if _forbids_fields(node) else frozenset()
+            visit(lookup(by_id, target), target, value, depth + 1, forbidden)
         for key, sub in node.get("properties", {}).items():
+            if sub is False or key in without:
+                continue
             if declared or (isinstance(value, dict) and key in value):
                 out.add(f"{owner}/properties/{key}")
                 visit(sub, f"{owner}/properties/{key}", None if declared else value[key], depth + 1)

@@ -5,6 +5,7 @@ store itself and, for http://, across the wire."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -123,3 +124,54 @@ async def test_a_promotion_plan_applied_later_leaves_what_changed_since(
     with pytest.raises(RequestError, match="earlier action") as refused:
         await store.promote({"agent_id": "a", "dry_run": False, "plan": twice})
     assert [(d["path"], d["rule"]) for d in refused.value.details] == [("/plan/1", "promote.apply")]
+
+
+async def test_dedupe_answers_with_the_record_a_remember_repeats(make_store: StoreFactory) -> None:
+    """With dedupe existing, a remember saying what an active record of its agent, user and
+    type says is answered by that record and writes nothing; another value, user, type or
+    episode is written as asked; a remember that adds a detail is not answered by it."""
+    store = make_store()
+    first = await remember(store, "Kai takes the 7:40 train to work.", user_id="kai")
+    again = await store.remember(
+        {"agent_id": "a", "user_id": "kai", "type": "semantic",
+         "content": "kai takes the 7:40 train to work", "dedupe": "existing"}
+    )  # fmt: skip
+    assert (again.id, again.duplicate_of, again.stores[0].count) == (first, first, 0)
+    cases: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
+        ("Kai takes the 8:10 train to work.", "kai", "semantic", {}),
+        ("Kai takes the 7:40 train to work.", "lea", "semantic", {}),
+        ("Kai takes the 7:40 train to work.", "kai", "episodic", {"event_time": 1}),
+        ("Kai takes the 7:40 train to work.", "kai", "episodic", {"event_time": 2}),
+        ("Kai takes the 7:40 train to work, with his bike.", "kai", "semantic", {}),
+    )
+    written = [
+        await remember(store, text, user_id=user, type=kind, dedupe="existing", **more)
+        for text, user, kind, more in cases
+    ]
+    assert len(set(written)) == 5
+    assert first not in written
+    listed = await store.list({"agent_id": "a", "user_id": "kai", "types": ["semantic"]})
+    assert len(listed.records) == 3
+
+
+async def test_dedupe_review_stages_the_repeat_for_a_reviewer(make_store: StoreFactory) -> None:
+    store = make_store()
+    first = await remember(store, "Mia is vegetarian.")
+    staged = await store.remember(
+        {"agent_id": "a", "type": "semantic", "content": "mia is vegetarian!", "dedupe": "review"}
+    )
+    assert (staged.pending_approval, staged.duplicate_of) == (True, first)
+    [review] = (await store.reviews({"agent_id": "a"})).reviews
+    assert review.review_id == staged.id
+    assert "dedupe" not in review.request
+    assert first in [related.record.id for related in review.diff.related or []]
+    decided = {"agent_id": "a", "review_id": staged.id, "approved": True, "reviewer": "ops"}
+    await store.decide({**decided, "merge_into": first})
+    got = await store.get({"agent_id": "a", "ids": [first, staged.id]})
+    assert [r.id for r in got.records] == [first]
+    batch = {
+        "requests": [{"agent_id": "a", "type": "semantic", "content": "x", "dedupe": "review"}]
+    }
+    with pytest.raises(RequestError) as refused:
+        await store.remember_batch(batch)
+    assert refused.value.details[0]["path"] == "/requests/0/dedupe"

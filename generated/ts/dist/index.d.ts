@@ -15,4 +15,4 @@ export * from "./validators.js";
 /** The spec version these bindings were generated from. */
 export declare const SPEC_VERSION = "v0.4";
 /** sha256 over the spec's schema files: changes whenever the contract does. */
-export declare const SPEC_DIGEST = "sha256:f8954b04a5f575dd5c0165287c3c2dc6e6afc5dc60884fcf8569f7d17d77ba93";
+export declare const SPEC_DIGEST = "sha256:4a95cb4cd6ef615e970b6ad0dea48331ffaf63e3dcc999c0b8af278740ccfab5";

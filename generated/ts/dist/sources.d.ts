@@ -5,4 +5,4 @@
  *
  * @module
  */
-export declare const SOURCES = "sha256:663f3c4381b60102ec32138a90b54b49528534ff2061dab7b45239aacf0c8da4";
+export declare const SOURCES = "sha256:e52c0cd8fd5d060fa43cd38894fad9b1e3264e71b55c9134117e9acee2ef55d5";

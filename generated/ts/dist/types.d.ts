@@ -387,8 +387,9 @@ export interface Capabilities {
  * event on it / reads it (docs/spec/v0.4.md#run.start). promote: plans and applies the promotion of
  * short-term memories into long-term ones, with demotions and archivals
  * (docs/spec/v0.4.md#promote.rules), counts recalls (recall_count) and honours expire's records.
+ * dedupe: honours remember's dedupe (docs/spec/v0.4.md#remember.dedupe).
  */
-export type Capability = "semantic" | "episodic" | "procedural" | "emotional" | "vector" | "fts" | "graph" | "user_scope" | "metadata_filter" | "freshness" | "expiry" | "forget" | "merge" | "expire" | "hard_delete" | "governance" | "recall_tracking" | "demote" | "archive" | "relevance" | "client_ids" | "get" | "list" | "restore" | "update" | "remember_batch" | "query_vector" | "seals" | "reviews" | "decide" | "staging_policy" | "export_records" | "import_records" | "scopes" | "history" | "consolidate" | "run_start" | "run_fire" | "run_get" | "promote";
+export type Capability = "semantic" | "episodic" | "procedural" | "emotional" | "vector" | "fts" | "graph" | "user_scope" | "metadata_filter" | "freshness" | "expiry" | "forget" | "merge" | "expire" | "hard_delete" | "governance" | "recall_tracking" | "demote" | "archive" | "relevance" | "client_ids" | "get" | "list" | "restore" | "update" | "remember_batch" | "query_vector" | "seals" | "reviews" | "decide" | "staging_policy" | "export_records" | "import_records" | "scopes" | "history" | "consolidate" | "run_start" | "run_fire" | "run_get" | "promote" | "dedupe";
 /**
  * How much the writer trusts the memory, from 0 (not at all) to 1 (certain).
  *
@@ -575,6 +576,8 @@ export interface DecideResponse {
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
 }
+/** What a remember that duplicates an existing record does (docs/spec/v0.4.md#remember.dedupe). */
+export type DedupeMode = "existing" | "review";
 /** The change a write would make to an agent's memory, computed against the current state. */
 export interface Diff {
     /** Records the write would create. */
@@ -2430,7 +2433,9 @@ export interface RelatedRecord {
  */
 export interface RememberBatchRequest {
     /**
-     * The remembers, each a valid remember request. They are stored together or not at all.
+     * The remembers, each a valid remember request without dedupe (a batch is stored whole, so one
+     * write cannot be answered by another: docs/spec/v0.4.md#remember.dedupe). They are stored
+     * together or not at all.
      *
      * Constraints: at least 1 item, at most 1000 items.
      */
@@ -2443,7 +2448,10 @@ export interface RememberBatchRequest {
  * not know).
  */
 export interface RememberBatchResponse {
-    /** The answer to each request, in order. */
+    /**
+     * The answer to each request, in order (never a duplicate_of: a batch's requests carry no
+     * dedupe).
+     */
     results: RememberResponse[];
     /**
      * Time the batch took, in milliseconds.
@@ -2522,6 +2530,14 @@ export interface RememberRequest {
      * @defaultValue `false`
      */
     approval_required?: boolean;
+    /**
+     * When an active record of the agent already says what this one says (the same user, type and
+     * fields of that type, judged as consolidation judges: docs/spec/v0.4.md#remember.dedupe):
+     * existing, answer with that record and write nothing; review, stage this write for a reviewer,
+     * who may approve it as a merge into that record. Absent: the store's own default, which its
+     * operator sets (none: write as asked).
+     */
+    dedupe?: DedupeMode;
     /** Episodic only: when the event happened. */
     event_time?: EpochMillis;
     /**
@@ -2583,6 +2599,12 @@ export interface RememberResponse {
      * repeats the first write's result and nothing new was stored.
      */
     replayed?: boolean;
+    /**
+     * The active record this remember says the same as (dedupe, docs/spec/v0.4.md#remember.dedupe):
+     * with dedupe existing, id is that record's and nothing was written; with review, the write waits
+     * for a reviewer (pending_approval).
+     */
+    duplicate_of?: MemoryId;
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
 }
@@ -2677,7 +2699,7 @@ export type ReviewOutcome = "approved" | "merged" | "rejected";
  * know).
  *
  * Rule: A remember under review carries a valid remember request, its seal (if any) lifted out to
- * seal.
+ * seal, and without dedupe (decided when it was staged).
  *
  * Rule: A forget under review carries a valid forget request, without approval_required and
  * review_id (lifted out: the review says both), without dry_run (a preview is never staged) and

@@ -14,6 +14,7 @@ from mnemowire.models import (
     MERGE_REQUEST_DEFAULTS,
     RECALL_REQUEST_DEFAULTS,
     REMEMBER_REQUEST_DEFAULTS,
+    DedupeMode,
     ExpireAction,
     FusionMethod,
     MemoryType,
@@ -36,6 +37,12 @@ from mnemowire.models import (
 @click.option("--source", help="Where the memory came from.")
 @click.option("--expires-at", type=int, help="Epoch milliseconds after which it is not recalled.")
 @click.option("--approval-required", is_flag=True, help="Stage the write for human review.")
+@click.option(
+    "--dedupe",
+    type=_choice(DedupeMode),
+    help="When a record already says this: answer with it (existing) or stage this for a "
+    "reviewer (review). Default: the store's.",
+)
 @click.option("--id", "id_", help="Client-chosen record id (makes retries idempotent).")
 @click.argument("content", required=False)
 @_operation(
@@ -52,6 +59,7 @@ from mnemowire.models import (
         "source": "--source",
         "expires_at": "--expires-at",
         "approval_required": "--approval-required",
+        "dedupe": "--dedupe",
         "": "the request",
         "event_time": "--json (event_time)",
         "location": "--json (location)",
@@ -67,6 +75,7 @@ def remember_command(
     source: str | None,
     expires_at: int | None,
     approval_required: bool,
+    dedupe: str | None,
     id_: str | None,
     content: str | None,
 ) -> dict[str, Any]:
@@ -81,6 +90,7 @@ def remember_command(
         "source": source,
         "expires_at": expires_at,
         "approval_required": approval_required or None,
+        "dedupe": dedupe,
     }
 
 

@@ -75,6 +75,12 @@ def render_pretty(payload: dict[str, Any], *, error: bool = False) -> str:
     lines = [
         f"{printable(key)}: {_short(value)}" for key, value in payload.items() if key != "stores"
     ]
+    if payload.get("duplicate_of"):
+        lines.append(
+            "  (a record already says this: staged for a reviewer beside it)"
+            if payload.get("pending_approval")
+            else "  (a record already says this: answered with it, nothing written)"
+        )
     lines += _stores(payload.get("stores", []))
     return "\n".join(lines)
 

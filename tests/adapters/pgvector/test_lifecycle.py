@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -223,3 +224,27 @@ async def test_demotion_reorders_after_fusion(make_store: StoreFactory, clock: C
         }
     )
     assert await recalled(store, "printer toner order") == [second, best]
+
+
+# -- dedupe on write ---------------------------------------------------------------------------
+
+
+async def test_concurrent_repeats_with_dedupe_store_one_record(
+    make_store: StoreFactory, db: Database
+) -> None:
+    """Remembers saying the same thing at once, from stores of their own (as processes would
+    be): the advisory lock makes each weigh what the others wrote, so one is stored and the
+    rest answered by it."""
+    stores = [make_store() for _ in range(6)]
+    for store in stores:
+        await remember(store, "warm-up")  # each connected before the race
+    body = {
+        "agent_id": "a",
+        "type": "semantic",
+        "content": "Ola bikes to work.",
+        "dedupe": "existing",
+    }
+    answers = await asyncio.gather(*(store.remember(dict(body)) for store in stores * 5))
+    assert len({a.id for a in answers}) == 1
+    assert sum(a.duplicate_of is None for a in answers) == 1
+    assert db.rows("SELECT count(*) FROM memories WHERE content = %s", body["content"]) == [(1,)]
