@@ -57,7 +57,8 @@ def duplicate_of(
     """The id of the first candidate (a stored record's fields and its cosine similarity to
     the remember, closest first) that says what ``request`` says: the same user (or none on
     both), the same type and the same fields of that type (another time, place or feeling is
-    another memory), and a judge's verdict of duplicate that leaves the remember nothing to
+    another memory), an expiry no sooner than the remember's (a working note does not answer
+    a lasting fact), and a judge's verdict of duplicate that leaves the remember nothing to
     add (a remember that extends a record with a detail is not answered by it). A procedure
     duplicates only the same machine, word for word. ``wire`` is the request as JSON."""
     kind = str(request.type)
@@ -68,6 +69,8 @@ def duplicate_of(
             continue
         if any(row.get(name) != value for name, value in own.items()):
             continue
+        if _sooner(row.get("expires_at"), request.expires_at):
+            continue
         if kind == MemoryType.PROCEDURAL:
             if row["content"] == request.content:
                 return str(row["id"])
@@ -76,6 +79,12 @@ def duplicate_of(
         if verdict.duplicate and not (verdict.reason == "extends" and verdict.only_in_second):
             return str(row["id"])
     return None
+
+
+def _sooner(stored: Any, asked: int | None) -> bool:
+    """Whether a stored record's expiry comes before the one a remember asks for (none:
+    never)."""
+    return stored is not None and (asked is None or int(stored) < asked)
 
 
 def answered_by(row: Mapping[str, Any], result: StoreResult) -> RememberResponse:

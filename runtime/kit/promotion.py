@@ -44,6 +44,7 @@ from mnemowire.models import (
     MemoryRecord,
     MemoryType,
     MergeRequest,
+    PlannedAction,
     PromoteRequest,
     PromoteResponse,
     PromotionAction,
@@ -58,6 +59,12 @@ __all__ = ["PromotingStore", "long_term_id", "promote"]
 PAGE = 1000
 #: the type a promotion writes: a fact
 LONG_TERM = MemoryType.SEMANTIC
+#: the most records one action names (a plan sent back must fit the spec's PlannedAction)
+MOST_IDS = next(
+    int(m.max_length)
+    for m in PlannedAction.model_fields["ids"].metadata
+    if hasattr(m, "max_length")
+)
 _DAY_MS = 86_400_000
 
 
@@ -168,8 +175,10 @@ async def _plan(
         ids = [record.id for record in group.records]
         merged: set[str] = set()
         for merge in duplicate_merges(group) if len(ids) > 1 else []:
-            sets.append([merge["canonical"], *merge["duplicates"]])
-            merged.update(sets[-1])
+            # a larger group is promoted a part at a time: the rest wait for the next run
+            members = [merge["canonical"], *merge["duplicates"]]
+            sets.append(members[:MOST_IDS])
+            merged.update(members)
         sets.extend([i] for i in ids if i not in merged)
     promoted: list[dict[str, Any]] = []
     archived: list[dict[str, Any]] = []
@@ -376,11 +385,16 @@ async def _promote(store: PromotingStore, request: PromoteRequest, action: dict[
         action["status"] = "changed"
         return
     into = action["into"]
-    held = await store.get(GetRequest.model_validate({"agent_id": request.agent_id, "ids": [into]}))
+    asked = {"agent_id": request.agent_id, "ids": [into], "states": ["active", "pending"]}
+    held = await store.get(GetRequest.model_validate(asked))
     state = held.records[0].state if held.records else None
     wrote = False
     if state is None:
-        answer = await store.remember(_long_term(request, [records[i] for i in ids], into))
+        try:
+            answer = await store.remember(_long_term(request, [records[i] for i in ids], into))
+        except ConflictError:  # its id was taken: a reviewer rejected it, or it was erased
+            action["status"] = "changed"
+            return
         if answer.pending_approval:  # reviewed under its own id ([review.staging])
             action["status"] = "pending_approval"
             action["review_id"] = into

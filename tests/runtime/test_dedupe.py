@@ -96,3 +96,17 @@ async def test_a_router_weighs_once_and_keeps_its_copies_one_record(model: Embed
                 (staged.id, "pending"),
                 (other.id, "active"),
             ]
+
+
+async def test_a_working_note_does_not_answer_a_lasting_fact() -> None:
+    """A record that expires sooner than a remember would (a working note) never answers it:
+    the fact would vanish with the note."""
+    async with Memory(SqliteVecStore(":memory:", embedder=HashEmbedder(32))) as memory:
+        soon = 4_102_444_800_000  # 2100-01-01
+        note = (await memory.remember(_said("Build 118 fails on ARM.", expires_at=soon))).id
+        lasting = await memory.remember(_said("build 118 fails on arm", dedupe="existing"))
+        assert lasting.duplicate_of is None
+        later = await memory.remember(
+            _said("BUILD 118 FAILS ON ARM", expires_at=soon - 1, dedupe="existing")
+        )
+        assert later.duplicate_of in {note, lasting.id}

@@ -145,6 +145,22 @@ async def test_a_staged_promotion_waits_for_its_reviewer_once(memory: Memory, cl
     assert (str(done.status), done.into) == ("promoted", staged.into)
 
 
+async def test_a_rejected_promotion_leaves_its_group_short_term(
+    memory: Memory, clock: Clock
+) -> None:
+    said = [await _store(memory, "Hana hates cilantro.", event_time=d) for d in (1, 2)]
+    clock.advance(days=2)
+    request = {"agent_id": "a", "dry_run": False, "approval_required": True}
+    [staged] = (await memory.promote(request)).actions
+    await memory.decide(
+        {"agent_id": "a", "review_id": staged.review_id, "approved": False, "reviewer": "ops"}
+    )
+    [again] = (await memory.promote({"agent_id": "a", "dry_run": False})).actions
+    assert (again.into, str(again.status)) == (staged.into, "changed")  # its id is not reused
+    records = (await memory.get({"agent_id": "a", "ids": said})).records
+    assert {str(r.state) for r in records} == {"active"}
+
+
 class _RacingStore(SqliteVecStore):
     """A store whose first merge finds one of its records changed by another writer."""
 
