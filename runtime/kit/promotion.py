@@ -404,9 +404,6 @@ async def _promote(store: PromotingStore, request: PromoteRequest, action: dict[
         action["status"] = "pending_approval"
         action["review_id"] = into
         return
-    elif state != "active":  # rejected, withdrawn or forgotten since: left as it is
-        action["status"] = "changed"
-        return
     wire = {"agent_id": request.agent_id, "canonical": into, "duplicates": ids}
     merge = MergeRequest.model_validate({**wire, "expected_versions": expected})
     try:

@@ -59,7 +59,14 @@ def _resolve(document: dict[str, Any], node: Any) -> Any:
         for part in node["$ref"].removeprefix("#/").split("/"):
             target = target[part.replace("~1", "/").replace("~0", "~")]
         resolved = dict(_resolve(document, target))
-        resolved.update({k: _resolve(document, v) for k, v in node.items() if k != "$ref"})
+        for key, value in node.items():
+            if key == "properties":  # the target without some fields: both hold, so merged
+                merged = {**resolved.get(key, {}), **value}
+                if resolved.get("additionalProperties") is False:  # absent is refused anyway
+                    merged = {name: sub for name, sub in merged.items() if sub is not False}
+                resolved[key] = merged
+            elif key != "$ref":
+                resolved[key] = _resolve(document, value)
         return resolved
     return {k: _resolve(document, v) for k, v in node.items() if k != "$defs"}
 
