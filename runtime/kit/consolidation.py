@@ -46,7 +46,14 @@ from mnemowire.models import (
 )
 from mnemowire.models.operations import ExportRecordsStore, GetStore
 
-__all__ = ["ConsolidatingStore", "RecordGroup", "ScannedRecord", "consolidate", "duplicate_merges"]
+__all__ = [
+    "ConsolidatingStore",
+    "RecordGroup",
+    "ScannedRecord",
+    "consolidate",
+    "duplicate_merges",
+    "plan_refused",
+]
 
 #: the records each record brings forward as candidates, closest first (records with the same
 #: normalised text are joined before, whatever their vectors)
@@ -152,12 +159,18 @@ def _check_plan(request: ConsolidateRequest) -> None:
         elif named & seen:
             problem = f"it names {sorted(named & seen)[0]!r}, which an earlier merge names too"
         if problem:
-            raise RequestError(
-                f"plan merge {n}: {problem}; send the groups a dry run answered (mnemowire "
-                "consolidate --plan FILE takes that answer as it was printed)",
-                details=[{"path": f"/plan/{n}", "rule": "consolidate.apply", "message": problem}],
-            )
+            raise plan_refused(n, problem, "consolidate", "merge", "groups")
         seen |= named
+
+
+def plan_refused(n: int, problem: str, operation: str, entry: str, listed: str) -> RequestError:
+    """The refusal of a sent plan whose ``n``-th ``entry`` could never be made (rule
+    ``<operation>.apply``), naming the command that takes a dry run's answer as it was printed."""
+    return RequestError(
+        f"plan {entry} {n}: {problem}; send the {listed} a dry run answered (mnemowire "
+        f"{operation} --plan FILE takes that answer as it was printed)",
+        details=[{"path": f"/plan/{n}", "rule": f"{operation}.apply", "message": problem}],
+    )
 
 
 async def _apply(

@@ -25,13 +25,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from mnemowire.errors import ConflictError, NotFoundError, RequestError
+from mnemowire.errors import ConflictError, NotFoundError
 from mnemowire.kit._rules import MOVED_ON
 from mnemowire.kit.consolidation import (
     ConsolidatingStore,
     RecordGroup,
     ScannedRecord,
     duplicate_merges,
+    plan_refused,
 )
 from mnemowire.models import (
     REMEMBER_REQUEST_DEFAULTS,
@@ -153,11 +154,7 @@ def _check_plan(request: PromoteRequest) -> None:
         elif named & seen:
             problem = f"it names {sorted(named & seen)[0]!r}, which an earlier action names too"
         if problem:
-            raise RequestError(
-                f"plan action {n}: {problem}; send the actions a dry run answered (mnemowire "
-                "promote --plan FILE takes that answer as it was printed)",
-                details=[{"path": f"/plan/{n}", "rule": "promote.apply", "message": problem}],
-            )
+            raise plan_refused(n, problem, "promote", "action", "actions")
         seen |= named
 
 

@@ -80,6 +80,8 @@ NO_PROMOTION = (
 )
 #: groups on the duplicates page (the plan's largest first), actions on the promotion page
 DUPLICATE_GROUPS = 100
+#: the page of each operation's dry run
+PLAN_PAGES = {"consolidate": "duplicates.html", "promote": "promotion.html"}
 NO_HISTORY = (
     "keeps no history of its records (sqlite-vec and pgvector do from spec v0.4 on, a router "
     "over them too)"
@@ -360,46 +362,34 @@ class ReviewerUI:
         """The agent's records that say the same thing, as consolidation plans them (spec
         v0.4's consolidate, a dry run: nothing changes). Merging is the operator's
         (``mnemowire consolidate --apply``), and a staged merge comes to the queue."""
-        agent = _required(request.query_params.get("agent"), "agent")
-        payload: dict[str, Any] = {"agent_id": agent, "limit": DUPLICATE_GROUPS}
-        user_id = request.query_params.get("user_id")
-        if user_id:
-            payload["user_id"] = user_id
-        answer = await self._call(
-            session, "consolidate", payload, absent=NO_RECORD, lacking=NO_CONSOLIDATION
-        )
-        return self.page(
-            request,
-            "duplicates.html",
-            session=session,
-            agent=agent,
-            user_id=user_id,
-            groups=answer["groups"],
-            scanned=answer["scanned"],
-            more=answer.get("more", False),
-        )
+        return await self._plan(request, session, "consolidate", "groups", NO_CONSOLIDATION)
 
     async def promotion(self, request: Request, session: Session) -> Response:
         """What promotion would do to the agent's short-term memories under the spec's default
         rules (spec v0.4's promote, a dry run: nothing changes), each action with the rules
         that decided it. Applying it is the operator's (``mnemowire promote --apply``)."""
+        return await self._plan(request, session, "promote", "actions", NO_PROMOTION)
+
+    async def _plan(
+        self, request: Request, session: Session, operation: str, listed: str, lacking: str
+    ) -> Response:
+        """A dry run of ``operation`` over the agent's records (and user's, when named) as its
+        page: what it would do (``listed``), nothing changed."""
         agent = _required(request.query_params.get("agent"), "agent")
         payload: dict[str, Any] = {"agent_id": agent, "limit": DUPLICATE_GROUPS}
         user_id = request.query_params.get("user_id")
         if user_id:
             payload["user_id"] = user_id
-        answer = await self._call(
-            session, "promote", payload, absent=NO_RECORD, lacking=NO_PROMOTION
-        )
+        answer = await self._call(session, operation, payload, absent=NO_RECORD, lacking=lacking)
         return self.page(
             request,
-            "promotion.html",
+            PLAN_PAGES[operation],
             session=session,
             agent=agent,
             user_id=user_id,
-            actions=answer["actions"],
             scanned=answer["scanned"],
             more=answer.get("more", False),
+            **{listed: answer[listed]},
         )
 
     # -- the audit log -------------------------------------------------------------------------
