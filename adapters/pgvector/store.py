@@ -96,8 +96,7 @@ CAPABILITIES = (
     *("get", "list", "restore", "update", "remember_batch", "query_vector", "seals"),
     *("reviews", "decide", "export_records", "import_records", "scopes"),
     "history",
-    *("consolidate", "promote", "dedupe"),
-    *("run_start", "run_fire", "run_get"),
+    *("consolidate", "promote", "dedupe", "run_start", "run_fire", "run_get"),
 )
 #: the pinned claim: a new spec version adds nothing here until the store opts in
 IMPLEMENTS = Implements(

@@ -87,8 +87,7 @@ CAPABILITIES = (
     *("reviews", "decide"),
     *("export_records", "import_records", "scopes"),
     "history",
-    *("consolidate", "promote", "dedupe"),
-    *("run_start", "run_fire", "run_get"),
+    *("consolidate", "promote", "dedupe", "run_start", "run_fire", "run_get"),
 )
 #: the pinned claim: a new spec version adds nothing here until the store opts in
 IMPLEMENTS = Implements(

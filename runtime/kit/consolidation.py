@@ -20,7 +20,7 @@ a record changed since untouched and says so.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -34,6 +34,7 @@ from mnemowire.kit.duplicates import CANDIDATE_SIMILARITY, Parsed, judge
 from mnemowire.models import (
     REMEMBER_REQUEST_DEFAULTS,
     TYPE_SPECIFIC_FIELDS,
+    ArchiveRecord,
     ConsolidateRequest,
     ConsolidateResponse,
     ExportRecordsRequest,
@@ -50,9 +51,12 @@ __all__ = [
     "ConsolidatingStore",
     "RecordGroup",
     "ScannedRecord",
+    "active_lines",
+    "confidence_of",
     "consolidate",
     "duplicate_merges",
     "plan_refused",
+    "still_current",
 ]
 
 #: the records each record brings forward as candidates, closest first (records with the same
@@ -87,11 +91,10 @@ class ScannedRecord:
     @classmethod
     def of(cls, record: MemoryRecord) -> ScannedRecord:
         """A record as an export line holds it, with the spec's defaults for what it omits."""
-        confidence = record.confidence
         return cls(
             record.id,
             record.content,
-            float(REMEMBER_REQUEST_DEFAULTS["confidence"] if confidence is None else confidence),
+            confidence_of(record),
             int(record.created_at),
             int(record.version if record.version is not None else 1),
         )
@@ -110,6 +113,42 @@ class RecordGroup:
     type: str
     records: list[ScannedRecord] = field(default_factory=list)
     rows: list[Vector] = field(default_factory=list)
+
+    def add(self, record: MemoryRecord, vector_base64: str) -> None:
+        """A record of an export line, with its vector as the line encodes it."""
+        self.records.append(ScannedRecord.of(record))
+        self.rows.append(np.frombuffer(base64.b64decode(vector_base64), dtype="<f4"))
+
+
+def confidence_of(record: MemoryRecord) -> float:
+    """A record's confidence, the spec's default when it holds none."""
+    confidence = record.confidence
+    return float(REMEMBER_REQUEST_DEFAULTS["confidence"] if confidence is None else confidence)
+
+
+async def active_lines(
+    store: ExportRecordsStore, agent_id: str, user_id: str | None, types: list[str] | None
+) -> AsyncIterator[ArchiveRecord]:
+    """The export lines of a scope's active records with their vectors (base64), page by page:
+    what a plan reads."""
+    wire: dict[str, Any] = {
+        "agent_id": agent_id,
+        "states": ["active"],
+        "include_vectors": True,
+        "vector_encoding": "base64",
+        "limit": PAGE,
+    }
+    if user_id is not None:
+        wire["user_id"] = user_id
+    if types is not None:
+        wire["types"] = types
+    while True:
+        page = await store.export_records(ExportRecordsRequest.model_validate(wire))
+        for line in page.records:
+            yield line
+        if page.next_cursor is None:
+            return
+        wire["cursor"] = page.next_cursor
 
 
 async def consolidate(
@@ -134,7 +173,7 @@ async def consolidate(
         more = len(groups) > request.limit
         groups = groups[: request.limit]
     if request.dry_run:
-        await _still_current(store, request.agent_id, groups, planned=request.plan is None)
+        await still_current(store, request.agent_id, groups, planned=request.plan is None)
     else:
         await _check_strategy(store, request, groups)
         for group in groups:
@@ -204,26 +243,25 @@ async def _apply(
         group["status"] = "merged"
 
 
-async def _still_current(
-    store: ConsolidatingStore, agent_id: str, groups: list[dict[str, Any]], *, planned: bool
+async def still_current(
+    store: GetStore, agent_id: str, entries: list[dict[str, Any]], *, planned: bool
 ) -> None:
-    """A dry run's statuses: a plan just made is current; a plan sent is checked against the
-    records as they stand (visible, at the versions it names)."""
+    """A dry run's statuses (a consolidation's groups, a promotion's actions): a plan just
+    made is current; a plan sent is checked against the records as they stand (visible, at
+    the versions it names)."""
     if planned:
-        for group in groups:
-            group["status"] = "planned"
+        for entry in entries:
+            entry["status"] = "planned"
         return
-    found = await _visible(store, agent_id, {i for g in groups for i in g["expected_versions"]})
+    found = await _visible(store, agent_id, {i for e in entries for i in e["expected_versions"]})
     current = {i: r.version for i, r in found.items() if r.version is not None}
-    for group in groups:
-        expected = group["expected_versions"]
+    for entry in entries:
+        expected = entry["expected_versions"]
         fresh = all(current.get(i) == v for i, v in expected.items())
-        group["status"] = "planned" if fresh else "changed"
+        entry["status"] = "planned" if fresh else "changed"
 
 
-async def _visible(
-    store: ConsolidatingStore, agent_id: str, ids: set[str]
-) -> dict[str, MemoryRecord]:
+async def _visible(store: GetStore, agent_id: str, ids: set[str]) -> dict[str, MemoryRecord]:
     """The active records of ``ids`` the agent may see, by id, a page of gets at a time."""
     wanted = sorted(ids)
     found: dict[str, MemoryRecord] = {}
@@ -278,34 +316,18 @@ async def _read(
 ) -> tuple[dict[tuple[str | None, str, str], RecordGroup], int]:
     """The scope's active records with their vectors, by user, type and the fields of their
     type (``_particulars``)."""
-    wire: dict[str, Any] = {
-        "agent_id": request.agent_id,
-        "states": ["active"],
-        "include_vectors": True,
-        "vector_encoding": "base64",
-        "limit": PAGE,
-    }
-    if request.user_id is not None:
-        wire["user_id"] = request.user_id
-    if request.types is not None:
-        wire["types"] = [str(t) for t in request.types]
+    types = None if request.types is None else [str(t) for t in request.types]
     groups: dict[tuple[str | None, str, str], RecordGroup] = {}
     scanned = 0
-    while True:
-        page = await store.export_records(ExportRecordsRequest.model_validate(wire))
-        for line in page.records:
-            record = line.record
-            raw = line.vector_base64
-            if raw is None:  # a record the store holds no vector for is never a candidate
-                continue
-            scanned += 1
-            key = (record.user_id, str(record.type), _particulars(record))
-            group = groups.setdefault(key, RecordGroup(record.user_id, str(record.type)))
-            group.records.append(ScannedRecord.of(record))
-            group.rows.append(np.frombuffer(base64.b64decode(raw), dtype="<f4"))
-        if page.next_cursor is None:
-            return groups, scanned
-        wire["cursor"] = page.next_cursor
+    async for line in active_lines(store, request.agent_id, request.user_id, types):
+        record = line.record
+        if line.vector_base64 is None:  # a record the store holds no vector for: never a pair
+            continue
+        scanned += 1
+        key = (record.user_id, str(record.type), _particulars(record))
+        group = groups.setdefault(key, RecordGroup(record.user_id, str(record.type)))
+        group.add(record, line.vector_base64)
+    return groups, scanned
 
 
 def _particulars(record: MemoryRecord) -> str:

@@ -96,8 +96,7 @@ Hit = tuple[Record, float]
 #: (the backend's own business); staging policies it serves (declared while one is set)
 DECLINED = {
     "recall_tracking": "the kit keeps no per-record recall times beside the backend's rows",
-    "demote": "the kit ranks by the backend's relevance alone",
-    "archive": "the kit ranks by the backend's relevance alone",
+    **dict.fromkeys(("demote", "archive"), "the kit ranks by the backend's relevance alone"),
     "restore": "brings back what archive hid, and archive is declined",
     "remember_batch": "all or nothing needs a transaction that a memory library lacks",
     "query_vector": "a memory library embeds every query itself",

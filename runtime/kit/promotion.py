@@ -17,28 +17,25 @@ decided by a clock the caller cannot set: ``clock`` is the store's, injectable.
 
 from __future__ import annotations
 
-import base64
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
-
-import numpy as np
 
 from mnemowire.errors import ConflictError, NotFoundError
 from mnemowire.kit._rules import MOVED_ON
 from mnemowire.kit.consolidation import (
     ConsolidatingStore,
     RecordGroup,
-    ScannedRecord,
+    active_lines,
+    confidence_of,
     duplicate_merges,
     plan_refused,
+    still_current,
 )
 from mnemowire.models import (
-    REMEMBER_REQUEST_DEFAULTS,
     ExpireRequest,
     ExpireResponse,
-    ExportRecordsRequest,
     ForgetRequest,
     ForgetResponse,
     GetRequest,
@@ -56,8 +53,6 @@ from mnemowire.models import (
 
 __all__ = ["PromotingStore", "long_term_id", "promote"]
 
-#: records read per export page
-PAGE = 1000
 #: the type a promotion writes: a fact
 LONG_TERM = MemoryType.SEMANTIC
 #: the most records one action names (a plan sent back must fit the spec's PlannedAction)
@@ -127,7 +122,7 @@ async def promote(
         more = len(actions) > request.limit
         actions = actions[: request.limit]
     if request.dry_run:
-        await _still_current(store, request, actions)
+        await still_current(store, request.agent_id, actions, planned=request.plan is None)
     else:
         for action in actions:
             if action["action"] == PromotionAction.PROMOTE:
@@ -203,45 +198,30 @@ async def _read(
     counted within one user and one type, whatever the occasion), those without apart (never
     a repetition of another), and what the rules weigh of each, by id."""
     short_term = {str(t) for t in rules.short_term_types}
-    wire: dict[str, Any] = {
-        "agent_id": request.agent_id,
-        "states": ["active"],
-        "include_vectors": True,
-        "vector_encoding": "base64",
-        "limit": PAGE,
-    }
-    if request.user_id is not None:
-        wire["user_id"] = request.user_id
-    if not rules.expiring:
-        wire["types"] = sorted(short_term)
+    types = None if rules.expiring else sorted(short_term)
     groups: dict[tuple[str | None, str], RecordGroup] = {}
     loose: list[MemoryRecord] = []
     facts: dict[str, _Facts] = {}
-    while True:
-        page = await store.export_records(ExportRecordsRequest.model_validate(wire))
-        for line in page.records:
-            record = line.record
-            kind, expires = str(record.type), record.expires_at
-            if expires is not None and expires <= now:
-                continue  # expired: no longer a memory anyone recalls
-            expiring = rules.expiring and expires is not None and kind != MemoryType.PROCEDURAL
-            if kind not in short_term and not expiring:
-                continue
-            facts[record.id] = _Facts(
-                record,
-                int(line.recall_count or 0),
-                int(line.last_recalled_at or record.created_at),
-                float(1.0 if line.demote is None else line.demote),
-            )
-            if line.vector_base64 is None:
-                loose.append(record)
-                continue
-            group = groups.setdefault((record.user_id, kind), RecordGroup(record.user_id, kind))
-            group.records.append(ScannedRecord.of(record))
-            group.rows.append(np.frombuffer(base64.b64decode(line.vector_base64), dtype="<f4"))
-        if page.next_cursor is None:
-            return groups, loose, facts
-        wire["cursor"] = page.next_cursor
+    async for line in active_lines(store, request.agent_id, request.user_id, types):
+        record = line.record
+        kind, expires = str(record.type), record.expires_at
+        if expires is not None and expires <= now:
+            continue  # expired: no longer a memory anyone recalls
+        expiring = rules.expiring and expires is not None and kind != MemoryType.PROCEDURAL
+        if kind not in short_term and not expiring:
+            continue
+        facts[record.id] = _Facts(
+            record,
+            int(line.recall_count or 0),
+            int(line.last_recalled_at or record.created_at),
+            float(1.0 if line.demote is None else line.demote),
+        )
+        if line.vector_base64 is None:
+            loose.append(record)
+            continue
+        group = groups.setdefault((record.user_id, kind), RecordGroup(record.user_id, kind))
+        group.add(record, line.vector_base64)
+    return groups, loose, facts
 
 
 def _promotion(
@@ -250,7 +230,7 @@ def _promotion(
     """The promotion of one set of records that say the same thing (the first is the one whose
     words it keeps), when it is old enough, confident enough, and recalled or repeated enough."""
     age = now - min(m.record.created_at for m in members)
-    confidence = max(_confidence(m.record) for m in members)
+    confidence = max(confidence_of(m.record) for m in members)
     recalls = sum(m.recalls for m in members)
     repetitions = len(members)
     if age < rules.min_age_ms or confidence < rules.min_confidence:
@@ -278,7 +258,7 @@ def _retirement(rules: PromotionRules, member: _Facts, now: int) -> dict[str, An
     a record already at the factor is left as it is)."""
     record = member.record
     age, unused = now - record.created_at, now - member.last_used
-    confidence = _confidence(record)
+    confidence = confidence_of(record)
     if age >= rules.archive_after_ms and unused >= rules.archive_after_ms:
         limit = _span(rules.archive_after_ms)
         because = [f"{_span(age)} old, not recalled for {_span(unused)}, at least {limit}"]
@@ -334,41 +314,7 @@ def _span(ms: int) -> str:
     return f"{ms / 1000:.3g} seconds"
 
 
-def _confidence(record: MemoryRecord) -> float:
-    confidence = record.confidence
-    return float(REMEMBER_REQUEST_DEFAULTS["confidence"] if confidence is None else confidence)
-
-
 # -- applying it -------------------------------------------------------------------------------
-
-
-async def _still_current(
-    store: PromotingStore, request: PromoteRequest, actions: list[dict[str, Any]]
-) -> None:
-    """A dry run's statuses: a plan just made is current; a plan sent is checked against the
-    records as they stand (visible, at the versions it names)."""
-    if request.plan is None:
-        for action in actions:
-            action["status"] = "planned"
-        return
-    current = await _versions(store, request.agent_id, (a["ids"] for a in actions))
-    for action in actions:
-        fresh = all(current.get(i) == v for i, v in action["expected_versions"].items())
-        action["status"] = "planned" if fresh else "changed"
-
-
-async def _versions(
-    store: PromotingStore, agent_id: str, id_lists: Iterable[list[str]]
-) -> dict[str, int]:
-    """The current version of each visible record named, a page of gets at a time."""
-    wanted = sorted({i for ids in id_lists for i in ids})
-    found: dict[str, int] = {}
-    for start in range(0, len(wanted), 100):
-        page = await store.get(
-            GetRequest.model_validate({"agent_id": agent_id, "ids": wanted[start : start + 100]})
-        )
-        found.update({r.id: int(r.version or 1) for r in page.records if r.state == "active"})
-    return found
 
 
 async def _promote(store: PromotingStore, request: PromoteRequest, action: dict[str, Any]) -> None:
@@ -434,7 +380,7 @@ def _long_term(request: PromoteRequest, group: list[MemoryRecord], into: str) ->
         "id": into,
         "type": str(LONG_TERM),
         "content": first.content,
-        "confidence": max(_confidence(r) for r in group),
+        "confidence": max(confidence_of(r) for r in group),
         "metadata": dict(first.metadata or {}),
     }
     if first.user_id is not None:
