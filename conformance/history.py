@@ -1,14 +1,18 @@
 """The checks of spec v0.4's history (docs/spec/v0.4.md#history): every change to a record is a
 version with its time, operation and state; forgotten and merged records keep theirs, an
 erased record's goes with it; a request sees only its agent's (and user's) records; pages
-concatenate to the whole; a read or a refused write adds no version. Each needs ``history``
-and the operations it uses, so a store without them skips it."""
+concatenate to the whole; a read or a refused write adds no version; an archive carries the
+versions and an import keeps them. Each needs ``history`` and the operations it uses, so a
+store without them skips it."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from mnemowire.conformance._harness import Harness, check, expect
+from mnemowire.conformance.archive import MOVES, _export, _fresh, _request
+from mnemowire.errors import MnemowireError
+from mnemowire.kit import to_wire
 
 __all__: list[str] = []
 
@@ -152,3 +156,74 @@ async def unchanged(h: Harness) -> None:
     expect(error.code == "conflict", f"a stale update failed with {error.code}, not conflict")
     after = await _versions(h, agent, record_id)
     expect(len(after) == len(before) == 1, f"{len(after) - len(before)} versions appeared")
+
+
+async def _lived(h: Harness, agent: str) -> tuple[str, list[Any]]:
+    """A record with a past (a remember and two updates, the second with a reason), and its
+    versions."""
+    record_id = await h.remember(agent, "Ivan's locker is 12")
+    for version, content in enumerate(["Ivan's locker is 14", "Ivan's locker is 41"], start=1):
+        request = {"agent_id": agent, "id": record_id, "expected_version": version,
+                   "content": content, "reason": f"moved, {version}"}  # fmt: skip
+        await h.call("update", request)
+    return record_id, await _versions(h, agent, record_id)
+
+
+@check(
+    "history.archived",
+    section="import.history",
+    needs=["history", "update", *MOVES],
+    spec="v0.4",
+)
+async def archived(h: Harness) -> None:
+    """An export with include_history carries each record's versions as history returns them;
+    an import into a fresh store keeps them, marked imported and without this store's audit
+    entries, with a version of the import's own after them."""
+    agent = h.agent()
+    record_id, before = await _lived(h, agent)
+    exported = await _export(h, h.store, agent, include_history=True)
+    [line] = [r for r in exported["records"] if r["record"]["id"] == record_id]
+    expect(line.get("history") == [to_wire(e) for e in before],
+           "the line's history is not the record's history")  # fmt: skip
+    async with _fresh(h) as fresh:  # new ids: the certification's stores may share storage
+        answer = await fresh.import_records(_request(agent, exported, id_policy="new"))
+        copy = next(r.new_id for r in answer.results if r.id == record_id)
+        page = to_wire(await fresh.history({"agent_id": agent, "id": copy, "limit": 100}))
+    *carried, own = page["entries"]
+    expect({e["record"]["id"] for e in page["entries"]} == {copy},
+           "a carried version is not under the record's new id")  # fmt: skip
+    said = [(e["revision"], e["operation"], e["record"]["content"], e.get("reason"))
+            for e in carried]  # fmt: skip
+    want = [(e.revision, e.operation, e.record.content, e.reason) for e in before]
+    expect(said == want, f"the target's versions are {said}, not {want}")
+    expect(all(e.get("imported") is True and "audit_seq" not in e for e in carried),
+           "a carried version is not marked imported, or claims an audit entry here")  # fmt: skip
+    expect(
+        (own["revision"], own["operation"], own.get("imported"))
+        == (len(before) + 1, "import_records", None),
+        f"the import's own version is {own['revision']} {own['operation']}",
+    )
+
+
+@check("history.archived-gap", section="archive.history", needs=["history", *MOVES], spec="v0.4")
+async def archived_gap(h: Harness) -> None:
+    """A line whose versions do not run on from history_dropped + 1 without a gap is refused
+    with invalid_request naming the revision (rule revisions), and writes nothing."""
+    agent = h.agent()
+    await h.remember(agent, "Judy's desk is by the window")
+    exported = await _export(h, h.store, agent, include_history=True)
+    for line in exported["records"]:
+        line["history_dropped"] = 3  # its first version says revision 1
+    async with _fresh(h) as fresh:
+        before = await _export(h, fresh, agent)
+        try:
+            await fresh.import_records(_request(agent, exported, id_policy="new"))
+        except MnemowireError as exc:
+            details = exc.envelope.get("details") or [{}]
+            expect(
+                exc.code == "invalid_request" and details[0].get("rule") == "revisions",
+                f"refused as {exc.code} {details[0]}, not invalid_request (rule revisions)",
+            )
+        else:
+            raise AssertionError("a history with a gap was imported")
+        expect(await _export(h, fresh, agent) == before, "a refused page wrote its record")

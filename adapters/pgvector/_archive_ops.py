@@ -30,6 +30,7 @@ from mnemowire.kit.archive import (
     page_items,
     scopes_answer,
 )
+from mnemowire.kit.history import archived_histories, carried_rows
 from mnemowire.kit.sql_steps import arun
 from mnemowire.models import (
     ExportRecordsRequest,
@@ -111,6 +112,11 @@ class ArchiveOperations:
             kept, kept_tombstones, last = page_items(rows, tombstones, req.limit)
             pending = [k["id"] for k in kept if k["state"] == "pending"]
             reviews = await _reviews_of(conn, pending)
+            histories = (
+                await arun(conn, archived_histories(QUEUE, "position", {k["id"]: k for k in kept}))
+                if req.include_history
+                else {}
+            )
             cursor = await conn.execute(
                 "SELECT digest FROM audit_log WHERE position IS NOT NULL "
                 "ORDER BY position DESC LIMIT 1"
@@ -122,6 +128,7 @@ class ArchiveOperations:
                 review=reviews.get(k["id"]),
                 vector=k["embedding"].to_numpy() if req.include_vectors else None,
                 encoding=req.vector_encoding,
+                history=histories.get(k["id"]),
             )
             for k in kept
         ]
@@ -254,6 +261,20 @@ async def _write(conn: Any, placed: list[Placed], vectors: list[Any]) -> None:
     for p in placed:
         if p.record["state"] == "pending":
             await arun(conn, QUEUE.stage_imported(p.record))
+    await _carry(conn, placed)
+
+
+async def _carry(conn: Any, placed: list[Placed]) -> None:
+    """The versions the page's records carry ([import.history]), kept before the version the
+    COPY made (which the import's audit entry stamps), by the schema's ``history_carry``."""
+    versions: dict[str, list[dict[str, Any]]] = {}
+    for record_id, revision, at, fields, said in carried_rows(placed):
+        versions.setdefault(record_id, []).append(
+            {"revision": revision, "at": at, "fields": fields, "said": said}
+        )
+    if versions:
+        carried = [{"id": i, "versions": v} for i, v in versions.items()]
+        await conn.execute("SELECT history_carry(%s)", (Jsonb(carried),))
 
 
 async def _tombstones(conn: Any, req: ImportRecordsRequest) -> tuple[list[str], int, int]:

@@ -103,6 +103,10 @@ async def merge(
     plan.check_unchanged(current)
     require_versions(req, current)  # read again under the write's lock
     canonical = current[req.canonical]
+    # the canonical changes even when the strategy moves nothing into it: its updated_at
+    # moves past what it was, so the merge is its version ([history.versions]) and a plan
+    # made before it sees it changed, within one millisecond too
+    later = max(now, canonical["updated_at"] + 1)
     if plan.update:
         changed = plan.vector is not None
         await conn.execute(
@@ -113,7 +117,7 @@ async def merge(
                 plan.update["content"],
                 plan.update["confidence"],
                 Jsonb(plan.update["metadata"]),
-                now,
+                later,
                 plan.vector if changed else None,
                 lexemes_of(req.agent_id, plan.new_text or "") if changed else None,
                 canonical["seq"],
@@ -121,7 +125,7 @@ async def merge(
         )
     else:
         await conn.execute(
-            "UPDATE memories SET updated_at = %s WHERE seq = %s", (now, canonical["seq"])
+            "UPDATE memories SET updated_at = %s WHERE seq = %s", (later, canonical["seq"])
         )
     await conn.execute(
         "UPDATE memories SET state = 'merged', merged_into = %s, updated_at = %s "

@@ -408,6 +408,58 @@ def _v9(dimension: int) -> list[Statement]:
     return [sql.SQL("ALTER TABLE recalls ADD COLUMN times bigint NOT NULL DEFAULT 1")]
 
 
+def _v10(dimension: int) -> list[Statement]:
+    """Spec v0.4's history carried by an archive (docs/spec/v0.4.md#import.history): a version
+    an import brought keeps what its source's entry said (``carried``), since no audit entry
+    of this schema made it, and the import's own entry must not claim it. An application role
+    cannot write history, so the import hands its versions to ``history_carry``, which runs as
+    the owner and only reaches a record written in the caller's transaction and not yet
+    audited (one version, no audit entry): it cannot rewrite a record's past."""
+    definer = "LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT"
+    return [
+        sql.SQL("ALTER TABLE history ADD COLUMN carried jsonb"),
+        sql.SQL(
+            f"""CREATE OR REPLACE FUNCTION history_audited() RETURNS trigger {definer} AS $$
+            BEGIN
+                UPDATE history SET audit_seq = NEW.position, at = NEW.at
+                    WHERE audit_seq IS NULL AND carried IS NULL
+                    AND record_id IN (SELECT jsonb_array_elements_text(NEW.ids));
+                RETURN NULL;
+            END $$"""
+        ),
+        sql.SQL(
+            f"""CREATE FUNCTION history_carry(records jsonb) RETURNS void {definer} AS $$
+            DECLARE
+                one jsonb;
+                own bigint;
+                bound bigint := (SELECT value::bigint FROM mnemowire_meta
+                                 WHERE key = 'history_limit');
+            BEGIN
+                FOR one IN SELECT value FROM jsonb_array_elements(records) LOOP
+                    IF (SELECT count(*) FILTER (WHERE h.revision = 1 AND h.audit_seq IS NULL
+                                                AND h.carried IS NULL) <> 1 OR count(*) <> 1
+                        FROM history h WHERE h.record_id = one->>'id') THEN
+                        RAISE EXCEPTION 'record % was not written by this import', one->>'id'
+                            USING ERRCODE = 'insufficient_privilege';
+                    END IF;
+                    own := (SELECT max((v->>'revision')::bigint) + 1
+                            FROM jsonb_array_elements(one->'versions') v);
+                    UPDATE history SET revision = own
+                        WHERE record_id = one->>'id' AND revision = 1;
+                    INSERT INTO history (record_id, revision, at, fields, carried)
+                        SELECT one->>'id', (v->>'revision')::bigint, (v->>'at')::bigint,
+                               v->'fields', v->'said'
+                        FROM jsonb_array_elements(one->'versions') v;
+                    IF bound IS NOT NULL THEN
+                        DELETE FROM history
+                            WHERE record_id = one->>'id' AND revision <= own - bound;
+                    END IF;
+                END LOOP;
+            END $$"""
+        ),
+    ]
+
+
 #: a remember's scalar fields a record keeps as they were sent
 _STAGED_SCALARS = (
     "agent_id", "user_id", "type", "content", "confidence", "source", "expires_at",
@@ -426,6 +478,7 @@ MIGRATIONS: list[tuple[str, Callable[[int], list[Statement]]]] = [
     ("erased ids name their agent (spec v0.3's tombstones)", _v7),
     ("every version of each record (spec v0.4's history)", _v8),
     ("how many times each record was recalled (spec v0.4's recall count)", _v9),
+    ("versions an import brought from an archive (spec v0.4's carried history)", _v10),
 ]
 
 
@@ -515,6 +568,8 @@ def grant_statements(schema: str, role: str) -> list[Statement]:
     return [
         sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(s, r),
         sql.SQL("GRANT SELECT ON {}.mnemowire_migrations, {}.mnemowire_meta TO {}").format(s, s, r),
+        # the key cursors are signed with: a list, an export or a history page needs it
+        sql.SQL("GRANT SELECT ON {}.store_keys TO {}").format(s, r),
         sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {}.memories, {}.recalls TO {}").format(
             s, s, r
         ),

@@ -29,6 +29,7 @@ from mnemowire.kit.archive import (
     scopes_answer,
 )
 from mnemowire.kit.audit import append_entry_sqlite
+from mnemowire.kit.history import archived_histories, carried_rows
 from mnemowire.kit.sql_steps import run
 from mnemowire.models import (
     ExportRecordsRequest,
@@ -126,6 +127,11 @@ class ArchiveOperations:
             )
             pending = [k["id"] for k in kept if k["state"] == "pending"]
             reviews = _reviews_of(tx, pending)
+            histories = (
+                run(tx, archived_histories(QUEUE, "seq", {k["id"]: k for k in kept}))
+                if req.include_history
+                else {}
+            )
             head = tx.execute("SELECT digest FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
         lines = [
             archive_record(
@@ -133,6 +139,7 @@ class ArchiveOperations:
                 review=reviews.get(k["id"]),
                 vector=np.frombuffer(k["embedding"], np.float32) if req.include_vectors else None,
                 encoding=req.vector_encoding,
+                history=histories.get(k["id"]),
             )
             for k in kept
         ]
@@ -241,10 +248,36 @@ def _write(tx: Any, placed: list[Placed], vectors: list[Any], index: IndexWriter
         if columns["state"] == "active":
             active.append((rowid, columns, vector))
     tx.executemany(_INSERT, rows)
+    _carry(tx, placed)
     index.add_many(tx, active)
     for p in placed:
         if p.record["state"] == "pending":
             run(tx, QUEUE.stage_imported(p.record))
+
+
+def _carry(tx: Any, placed: list[Placed]) -> None:
+    """The versions the page's records carry ([import.history]), kept before the version
+    the insert made (which the import's audit entry stamps), past the bound dropped."""
+    carrying = [p for p in placed if p.history]
+    if not carrying:
+        return
+    for p in carrying:
+        tx.execute(
+            "UPDATE history SET revision = ? WHERE record_id = ? AND revision = 1",
+            (p.history[-1].revision + 1, p.target_id),
+        )
+    tx.executemany(
+        "INSERT INTO history(record_id, revision, at, fields, carried) VALUES (?, ?, ?, ?, ?)",
+        [
+            (i, rev, at, json_text(f), json_text(said))
+            for i, rev, at, f, said in carried_rows(placed)
+        ],
+    )
+    tx.executemany(
+        "DELETE FROM history WHERE record_id = ? AND revision <= ? - (SELECT CAST(value AS "
+        "INTEGER) FROM mnemowire_meta WHERE key = 'history_limit')",
+        [(p.target_id, p.history[-1].revision + 1) for p in carrying],
+    )
 
 
 def _remove(tx: Any, record_id: str, index: IndexWriter) -> None:

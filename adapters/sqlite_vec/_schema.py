@@ -305,7 +305,24 @@ def _v9(connection: Any, dimension: int) -> None:
     connection.execute("UPDATE memories SET recall_count = 1 WHERE last_recalled_at IS NOT NULL")
 
 
-MIGRATIONS: list[Callable[[Any, int], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9]
+def _v10(connection: Any, dimension: int) -> None:
+    # spec v0.4's history carried by an archive (docs/spec/v0.4.md#import.history): a version
+    # an import brought keeps what its source's entry said (``carried``), since no audit
+    # entry of this file made it, and the import's own audit entry must not claim it
+    connection.execute("ALTER TABLE history ADD COLUMN carried TEXT")
+    connection.execute("DROP TRIGGER history_audited")
+    connection.execute(
+        """CREATE TRIGGER history_audited AFTER INSERT ON audit_log BEGIN
+            UPDATE history SET audit_seq = new.seq, at = new.at
+                WHERE audit_seq IS NULL AND carried IS NULL
+                AND record_id IN (SELECT value FROM json_each(new.ids));
+        END"""
+    )
+
+
+MIGRATIONS: list[Callable[[Any, int], None]] = [
+    _v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10,
+]  # fmt: skip
 
 
 def cursor_key(connection: Any) -> bytes:

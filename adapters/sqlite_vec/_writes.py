@@ -305,6 +305,10 @@ def merge(  # noqa: PLR0917 (a merge's parts, as the store has them)
     require_versions(req, current)  # read again under the write's lock
     canonical = current[req.canonical]
     vector = plan.vector
+    # the canonical changes even when the strategy moves nothing into it: its updated_at
+    # moves past what it was, so the merge is its version ([history.versions]) and a plan
+    # made before it sees it changed, within one millisecond too
+    later = max(now, canonical["updated_at"] + 1)
     if plan.update:
         tx.execute(
             "UPDATE memories SET content = ?, confidence = ?, metadata = ?, "
@@ -313,7 +317,7 @@ def merge(  # noqa: PLR0917 (a merge's parts, as the store has them)
                 plan.update["content"],
                 plan.update["confidence"],
                 json_text(plan.update["metadata"]),
-                now,
+                later,
                 None if vector is None else blob(vector),
                 canonical["rowid"],
             ),
@@ -322,7 +326,9 @@ def merge(  # noqa: PLR0917 (a merge's parts, as the store has them)
             index.remove(tx, canonical["rowid"], req.agent_id)
             index.add(tx, canonical["rowid"], {**canonical, **plan.update}, vector)
     else:
-        tx.execute("UPDATE memories SET updated_at = ? WHERE rowid = ?", (now, canonical["rowid"]))
+        tx.execute(
+            "UPDATE memories SET updated_at = ? WHERE rowid = ?", (later, canonical["rowid"])
+        )
     for duplicate in req.duplicates:
         rowid = current[duplicate]["rowid"]
         index.remove(tx, rowid, req.agent_id)

@@ -12,7 +12,16 @@ import orjson
 from pydantic import BaseModel
 from ulid import ULID
 
-__all__ = ["digest", "elapsed_ms", "json_bytes", "json_text", "new_id", "now_ms", "to_wire"]
+__all__ = [
+    "digest",
+    "elapsed_ms",
+    "json_bytes",
+    "json_text",
+    "max_items",
+    "new_id",
+    "now_ms",
+    "to_wire",
+]
 
 
 def new_id() -> str:
@@ -30,6 +39,16 @@ def elapsed_ms(started: float) -> float:
     """Milliseconds since ``started`` (a ``time.perf_counter()``), as ``latency_ms`` reports
     them."""
     return round((time.perf_counter() - started) * 1000, 3)
+
+
+def max_items(model: type[BaseModel], name: str) -> int:
+    """A list field's ``maxItems`` in the spec, as the generated model carries it: a bound
+    read, never typed again."""
+    return next(
+        int(bound.max_length)
+        for bound in model.model_fields[name].metadata
+        if getattr(bound, "max_length", None) is not None
+    )
 
 
 def to_wire(model: BaseModel) -> dict[str, Any]:

@@ -65,7 +65,10 @@ _OPTIONS: dict[str, tuple[tuple[str, Capability], ...]] = {
     "remember_batch": (),
     "reviews": (("user_id", Capability.USER_SCOPE),),
     "decide": (),
-    "export_records": (("user_id", Capability.USER_SCOPE),),
+    "export_records": (
+        ("user_id", Capability.USER_SCOPE),
+        ("include_history", Capability.HISTORY),
+    ),
     "import_records": (),
     "scopes": (),
     "history": (("user_id", Capability.USER_SCOPE),),

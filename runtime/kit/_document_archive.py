@@ -56,6 +56,8 @@ _DROPPED = {
     "last_recalled_at": "the store keeps no recall times (it declines recall_tracking)",
     "recall_count": "the store counts no recalls (it declines recall_tracking)",
     "demote": "the store ranks by its backend's relevance alone (it declines demote)",
+    "history": "the store keeps a record as its backend's document, not its past versions "
+    "(it declines history)",
 }
 #: the fields of an imported record the backend's row holds (the rest are the line's)
 _LINE_ONLY = ("review", "last_recalled_at", "recall_count", "demote")
@@ -196,6 +198,8 @@ class DocumentArchive:
             kept["recall_count"] = {"as": "dropped", "how": _DROPPED["recall_count"]}
         if any(line.demote not in (None, 1.0) for line in lines):
             kept["demote"] = {"as": "dropped", "how": _DROPPED["demote"]}
+        if any(line.history for line in lines):
+            kept["history"] = {"as": "dropped", "how": _DROPPED["history"]}
         return kept
 
     def _scopes(self, req: ScopesRequest, started: float) -> ScopesResponse:

@@ -35,13 +35,16 @@ from mnemowire.models import (
 )
 
 __all__ = [
+    "CARRIED_SAID",
     "DEFAULT_CONFIDENCE",
     "KEPT_FROM_STORED",
     "STORED_FROM_KEPT",
+    "Carried",
     "ImportPlan",
     "Placed",
     "agent_scope",
     "archive_record",
+    "carried_versions",
     "check_agents",
     "decoded_vector",
     "export_answer",
@@ -72,10 +75,13 @@ def archive_record(
     review: Mapping[str, Any] | None = None,
     vector: np.ndarray[Any, Any] | None = None,
     encoding: str = "float",
+    history: tuple[list[dict[str, Any]], int] | None = None,
 ) -> dict[str, Any]:
     """An export's line for a stored row (columns by field name, JSON decoded, ``state`` as the
     store spells it): the record's wire fields, its kept state, and what the row adds; its
-    float32 ``vector`` as export's ``vector_encoding`` asks ([archive.vector])."""
+    float32 ``vector`` as export's ``vector_encoding`` asks ([archive.vector]); its
+    ``history`` (its entries, oldest first, and how many older ones are no longer kept:
+    [archive.history])."""
     record = {name: value for name in _LINE_RECORD_FIELDS if (value := row.get(name)) is not None}
     line: dict[str, Any] = {"kind": "record", "record": record}
     line["state"] = KEPT_FROM_STORED[row["state"]]
@@ -89,6 +95,10 @@ def archive_record(
         line["recall_count"] = row["recall_count"]
     if row.get("demote") not in (None, 1.0):
         line["demote"] = row["demote"]
+    if history is not None and history[0]:
+        line["history"], dropped = history
+        if dropped:
+            line["history_dropped"] = dropped
     if vector is not None:
         if encoding == "base64":
             raw = np.asarray(vector, dtype="<f4").tobytes()
@@ -96,6 +106,53 @@ def archive_record(
         else:
             line["vector"] = vector.tolist()
     return line
+
+
+#: what a carried version keeps of its entry besides the record, its time and revision
+CARRIED_SAID = ("operation", "caller", "reason", "merged_from")
+
+
+@dataclass(frozen=True)
+class Carried:
+    """One version an archive line carries, as a target keeps it ([import.history]): its
+    revision and time, the record's fields as they stood (wire names, the state as the SQL
+    stores spell it, the target's id), and what its entry said (``said``)."""
+
+    revision: int
+    at: int
+    fields: dict[str, Any]
+    said: dict[str, Any]
+
+
+def carried_versions(line: ArchiveRecord, index: int, target_id: str) -> list[Carried]:
+    """The versions ``line`` carries, to be kept before the import's own version (whose
+    revision is the last one's plus 1), under the record's id on the target; a RequestError
+    naming ``records[index]`` when the revisions do not run on from ``history_dropped + 1``
+    without a gap ([archive.history]), or a version is of another record or agent."""
+    out: list[Carried] = []
+    dropped = line.history_dropped or 0
+    for n, version in enumerate(line.history or []):
+        where = f"/records/{index}/history/{n}"
+        if version.revision != dropped + 1 + n:
+            raise _refused(
+                where + "/revision", "revisions",
+                f"is {version.revision}: the versions run on from history_dropped + 1 "
+                f"({dropped + 1}) without a gap, so this one is {dropped + 1 + n}",
+            )  # fmt: skip
+        record = version.record
+        if record.id != line.record.id or record.agent_id != line.record.agent_id:
+            raise _refused(
+                where + "/record", "history", "is a version of another record: a line's "
+                "history is its own record's, same id and agent",
+            )  # fmt: skip
+        fields = to_wire(record)
+        fields["id"] = target_id
+        fields["state"] = STORED_FROM_KEPT.get(str(record.state or "active"), "active")
+        fields["merged_into"] = version.merged_into if fields["state"] == "merged" else None
+        wire = to_wire(version)
+        said = {name: wire[name] for name in CARRIED_SAID if wire.get(name) is not None}
+        out.append(Carried(version.revision, version.at, fields, said))
+    return out
 
 
 def decoded_vector(
@@ -188,6 +245,9 @@ class Placed:
     record: dict[str, Any] = field(default_factory=dict)
     #: the line's vector as float32 values, from either form (``decoded_vector``)
     vector: np.ndarray[Any, Any] | None = None
+    #: the versions the line carries, oldest first ([import.history]); the import's own
+    #: version follows them
+    history: list[Carried] = field(default_factory=list)
 
     @property
     def written(self) -> bool:
@@ -269,6 +329,7 @@ class ImportPlan:
         for placed in self.written:  # what a skipped record would be is never asked
             placed.record = _target_record(placed, fresh)
             placed.vector = vectors[placed.index]
+            placed.history = carried_versions(placed.line, placed.index, placed.target_id)
 
     def made_on(self, held: Mapping[str, str], erased: Iterable[str]) -> bool:
         """Whether the plan was made on a target holding ``held`` and having erased

@@ -17,17 +17,28 @@ from dataclasses import dataclass
 from typing import Any
 
 from mnemowire.errors import NotFoundError
+from mnemowire.kit._basics import max_items
 from mnemowire.kit._browse import Cursors
-from mnemowire.kit.archive import KEPT_FROM_STORED
+from mnemowire.kit.archive import CARRIED_SAID, KEPT_FROM_STORED, Placed
+from mnemowire.kit.sql import Clause
 from mnemowire.kit.sql_reviews import ReviewTables
 from mnemowire.kit.sql_steps import Query, Steps
-from mnemowire.models import MEMORY_RECORD_FIELDS, HistoryRequest, HistoryResponse, StoreResult
+from mnemowire.models import (
+    MEMORY_RECORD_FIELDS,
+    ArchiveRecord,
+    HistoryRequest,
+    HistoryResponse,
+    StoreResult,
+)
 
 __all__ = [
+    "CARRIED_MAX",
     "DEFAULT_HISTORY_LIMIT",
     "UNRECORDED",
     "VERSION_FIELDS",
     "Version",
+    "archived_histories",
+    "carried_rows",
     "history_after",
     "history_answer",
     "history_not_found",
@@ -49,6 +60,9 @@ DEFAULT_HISTORY_LIMIT = 1000
 #: the operation of a version no audit entry made (a record stored before its store kept
 #: history: [history.versions])
 UNRECORDED = "unrecorded"
+#: the versions an archive line carries at most (its schema's ``maxItems``): a record kept
+#: with more carries its newest, and ``history_dropped`` counts the rest
+CARRIED_MAX = max_items(ArchiveRecord, "history")
 
 
 @dataclass(frozen=True)
@@ -65,6 +79,10 @@ class Version:
     operation: str | None = None
     ids: Sequence[str] = ()
     detail: Mapping[str, Any] | None = None
+    #: a version an import brought from the archive's source ([import.history]): what its
+    #: entry said there (operation, caller, reason, merged_from), kept beside it because no
+    #: audit entry of this store made it
+    carried: Mapping[str, Any] | None = None
 
     @classmethod
     def from_row(
@@ -73,10 +91,15 @@ class Version:
         at: int,
         fields: Mapping[str, Any],
         audit: tuple[int | None, str | None, Any, Any],
+        carried: Any = None,
     ) -> Version:
         """A version from a history row joined to its audit entry (``seq``, ``operation``,
-        ``ids`` and ``detail`` as the audit log stores them: JSON text or decoded)."""
+        ``ids`` and ``detail`` as the audit log stores them: JSON text or decoded), and the
+        row's ``carried`` column (JSON text or decoded; None for a version made here)."""
         seq, operation, ids, detail = audit
+        if carried is not None:
+            said = json.loads(carried) if isinstance(carried, str) else dict(carried)
+            return cls(revision, at, fields, carried=said)
         return cls(
             revision,
             at,
@@ -97,6 +120,8 @@ class Version:
         }
         stored_state = str(self.fields.get("state", "active"))
         record["state"] = KEPT_FROM_STORED.get(stored_state, stored_state)
+        if self.carried is not None:
+            return self._carried_entry(record)
         out: dict[str, Any] = {
             "revision": self.revision,
             "at": self.at,
@@ -117,6 +142,47 @@ class Version:
         if self.audit_seq is not None:
             out["audit_seq"] = self.audit_seq
         return out
+
+    def _carried_entry(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A version an import brought: its entry as the source said it, marked imported."""
+        said = self.carried or {}
+        out = {"revision": self.revision, "at": self.at, "record": record, "imported": True}
+        out.update((k, said[k]) for k in CARRIED_SAID if said.get(k) is not None)
+        out.setdefault("operation", UNRECORDED)
+        if self.fields.get("merged_into") and self.fields.get("state") == "merged":
+            out["merged_into"] = self.fields["merged_into"]
+        return out
+
+
+def archived_histories(
+    tables: ReviewTables, audit_position: str, current: Mapping[str, Mapping[str, Any]]
+) -> Steps[dict[str, tuple[list[dict[str, Any]], int]]]:
+    """The kept versions of the records an export page holds (``current``: each one's stored
+    fields by id, what its newest version is), as an archive line carries them
+    ([archive.history]): per id, its ``HistoryEntry`` objects oldest first (the newest
+    ``CARRIED_MAX``) and how many older ones it no longer keeps. One read, in the export's
+    snapshot."""
+    if not current:
+        return {}
+    where = tables.dialect.one_of(Clause(), "h.record_id", list(current))
+    rows = yield Query(
+        f"SELECT h.record_id, h.revision, h.at, h.fields, h.carried, a.{audit_position}, "
+        "a.operation, a.ids, a.detail FROM history h "
+        f"LEFT JOIN audit_log a ON a.{audit_position} = h.audit_seq WHERE {where.sql} "
+        "ORDER BY h.record_id, h.revision",
+        where.args,
+    )
+    versions: dict[str, list[Version]] = {}
+    for record_id, revision, at, fields, carried, seq, operation, ids, detail in rows:
+        stored = current[record_id] if fields is None else tables.read_json(fields)
+        versions.setdefault(record_id, []).append(
+            Version.from_row(revision, at, stored, (seq, operation, ids, detail), carried)
+        )
+    out: dict[str, tuple[list[dict[str, Any]], int]] = {}
+    for record_id, kept in versions.items():
+        shown = kept[-CARRIED_MAX:]
+        out[record_id] = ([v.entry() for v in shown], shown[0].revision - 1)
+    return out
 
 
 def history_not_found(req: HistoryRequest) -> NotFoundError:
@@ -154,16 +220,21 @@ def history_page(
         raise history_not_found(req)
     current = tables.stored(row)
     rows = yield Query(
-        f"SELECT h.revision, h.at, h.fields, a.{audit_position}, a.operation, a.ids, a.detail "
-        f"FROM history h LEFT JOIN audit_log a ON a.{audit_position} = h.audit_seq "
-        f"WHERE h.record_id = {p} AND h.revision > {p} ORDER BY h.revision LIMIT {p}",
+        f"SELECT h.revision, h.at, h.fields, h.carried, a.{audit_position}, a.operation, "
+        f"a.ids, a.detail FROM history h LEFT JOIN audit_log a ON a.{audit_position} = "
+        f"h.audit_seq WHERE h.record_id = {p} AND h.revision > {p} ORDER BY h.revision "
+        f"LIMIT {p}",
         [req.id, after, req.limit + 1],
     )
     versions = [
         Version.from_row(
-            revision, at, current if fields is None else tables.read_json(fields), tuple(audit)
+            revision,
+            at,
+            current if fields is None else tables.read_json(fields),
+            (seq, operation, ids, detail),
+            carried,
         )
-        for revision, at, fields, *audit in rows
+        for revision, at, fields, carried, seq, operation, ids, detail in rows
     ]
     oldest = yield Query(
         f"SELECT min(revision) FROM history WHERE record_id = {p}", [req.id], "one"
@@ -197,3 +268,16 @@ def history_after(req: HistoryRequest, cursors: Cursors) -> int:
     """The revision ``req``'s page starts after: 0 for the first page."""
     position = cursors.position(req)
     return 0 if position is None else int(position[0])
+
+
+def carried_rows(
+    placed: Sequence[Placed],
+) -> list[tuple[str, int, int, dict[str, Any], dict[str, Any]]]:
+    """The history rows a target keeps for the versions an import page's written records
+    carry ([import.history]): ``(record_id, revision, at, fields, said)``, the fields the
+    ``VERSION_FIELDS`` a store's own versions keep."""
+    return [
+        (p.target_id, v.revision, v.at, {n: v.fields.get(n) for n in VERSION_FIELDS}, v.said)
+        for p in placed
+        for v in p.history
+    ]

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from mnemowire.errors import ConflictError, NotFoundError
+from mnemowire.kit._basics import max_items
 from mnemowire.kit._rules import MOVED_ON
 from mnemowire.kit.consolidation import (
     ConsolidatingStore,
@@ -56,11 +57,7 @@ __all__ = ["PromotingStore", "long_term_id", "promote"]
 #: the type a promotion writes: a fact
 LONG_TERM = MemoryType.SEMANTIC
 #: the most records one action names (a plan sent back must fit the spec's PlannedAction)
-MOST_IDS = next(
-    int(m.max_length)
-    for m in PlannedAction.model_fields["ids"].metadata
-    if hasattr(m, "max_length")
-)
+MOST_IDS = max_items(PlannedAction, "ids")
 _DAY_MS = 86_400_000
 
 

@@ -181,13 +181,17 @@ def _minted(request: ImportRecordsRequest) -> dict[str, str]:
 
 def _with_ids(request: ImportRecordsRequest, minted: dict[str, str]) -> ImportRecordsRequest:
     """The page as every child gets it: the router's new ids (a merged record following its
-    canonical record of the same page), sent with ``keep``."""
+    canonical record of the same page, the versions a line carries following their record),
+    sent with ``keep``."""
     if not minted:
         return request
     lines = []
     for line in request.records or []:
         wire = to_wire(line)
         wire["record"]["id"] = minted[line.record.id]
+        for version in wire.get("history", []):  # one of another record is still refused
+            if version["record"]["id"] == line.record.id:
+                version["record"]["id"] = minted[line.record.id]
         if line.merged_into is not None:
             wire["merged_into"] = minted.get(line.merged_into, line.merged_into)
         lines.append(wire)

@@ -202,8 +202,18 @@ def answering(message: str, model: type[M], honest: Callable[[M], None]) -> Call
     return answer
 
 
-def check_remember(response: RememberResponse, record_id: str) -> None:
-    """The record kept under the id asked for, or ([remember.dedupe]) the record it repeats."""
+def check_remember(response: RememberResponse, record_id: str, *, weighing: bool = False) -> None:
+    """The record kept under the id asked for, or, from the child a router weighs a dedupe
+    on (``weighing``: [remember.dedupe]), the record it repeats. Any other child answering
+    with a record it repeats deduped on its own (its operator's default): its copy would not
+    be the router's record."""
+    if response.duplicate_of is not None and not weighing:
+        raise InvalidResponse(
+            f"answered with the record it repeats ({response.duplicate_of!r}) instead of "
+            f"keeping {record_id!r}: the store dedupes on its own (a ?dedupe= default), so "
+            "the router's copies would differ; open the router's stores without ?dedupe and "
+            "ask the router for it (dedupe on the remember)"
+        )
     if response.id not in (record_id, response.duplicate_of):
         raise InvalidResponse(f"stored the record as {response.id!r}, asked to keep {record_id!r}")
 

@@ -302,7 +302,12 @@ class MemoryRouter:
         answer = answering(
             "remember.response", RememberResponse, lambda r: check_remember(r, record_id)
         )
-        sent, first = await records.weighed(self._fan, plan, sent, answer)  # [remember.dedupe]
+        weighing = answering(
+            "remember.response",
+            RememberResponse,
+            lambda r: check_remember(r, record_id, weighing=True),
+        )
+        sent, first = await records.weighed(self._fan, plan, sent, weighing)  # [remember.dedupe]
         if first is not None and first.duplicate_of is not None and not first.pending_approval:
             return first  # the record it repeats: nothing written anywhere
         outcomes = await self._fan.run(

@@ -162,15 +162,24 @@ async def _records_of(memory: Memory, agents: Sequence[str]) -> int:
 
 
 async def _export_pages(
-    memory: Memory, agent: str, scope: Mapping[str, Any], page_size: int, vectors: str | None
+    memory: Memory,
+    agent: str,
+    scope: Mapping[str, Any],
+    page_size: int,
+    vectors: str | None,
+    *,
+    history: bool = False,
 ) -> AsyncIterator[dict[str, Any]]:
     """An agent's export pages as the wire JSON they were validated in (serialised once: an
     export page with vectors is mostly numbers, and a second model dump of each would cost
-    as much as the store's read); ``vectors``: their encoding (base64, float), or None."""
+    as much as the store's read); ``vectors``: their encoding (base64, float), or None;
+    ``history``: each record carries its versions."""
     request: dict[str, Any] = {"agent_id": agent, **scope, "limit": page_size}
     if vectors is not None:
         request["include_vectors"] = True
         request["vector_encoding"] = vectors
+    if history:
+        request["include_history"] = True
     while True:
         parsed = memory.parse("export_records", request)
         page = await memory.answer_wire("export_records", parsed)
@@ -178,6 +187,14 @@ async def _export_pages(
         if page.get("next_cursor") is None:
             return
         request = {**request, "cursor": page["next_cursor"]}
+
+
+def _carries_history(memory: Memory, history: bool | None) -> bool:
+    """Whether an export carries history: as asked, or by default whenever the source keeps
+    it (an archive is a copy of what the store knows, its past included)."""
+    if history is None:
+        return "history" in memory.capabilities().capabilities
+    return history
 
 
 def _wire(page: Mapping[str, Any]) -> Page:
@@ -194,19 +211,24 @@ async def export_archive(
     page_size: int = 1000,
     progress: Progress | None = None,
     kind: str | None = None,
+    history: bool | None = None,
 ) -> dict[str, Any]:
     """Write every record and erased id of ``agents`` (every agent ``scopes`` lists when None)
     to ``out`` as an archive; ``scope`` narrows each export (user_id, types, states);
     ``vectors``: how vectors are written (base64: their float32 bytes, exact and a third of
     the text; float: JSON numbers; None: left out); ``kind``: the source store's kind for
     the manifest (its URL's scheme; by default read from its name, which a store opened with
-    ``?name=`` chose itself)."""
+    ``?name=`` chose itself); ``history``: whether records carry their versions (by default
+    when the store keeps history)."""
     started = time.perf_counter()
     narrowed = dict(scope or {})
+    carried = _carries_history(memory, history)
     listed = [a async for a in _agents_of(memory, agents)]
     writer: ArchiveWriter | None = None
     for agent in listed:
-        async for page in _export_pages(memory, agent, narrowed, page_size, vectors):
+        async for page in _export_pages(
+            memory, agent, narrowed, page_size, vectors, history=carried
+        ):
             if writer is None:
                 writer = ArchiveWriter(out, _manifest(memory, listed, narrowed, page, kind))
             writer.page(_wire(page))
@@ -220,6 +242,7 @@ async def export_archive(
         "agents": len(listed),
         "records": writer.records,
         "tombstones": writer.tombstones,
+        "history": carried,
         "sha256": sha,
         "seconds": round(seconds, 3),
         "records_per_second": round(writer.records / seconds, 1) if seconds else None,
@@ -387,17 +410,21 @@ async def migrate(
     page_size: int = 500,
     verify: bool = True,
     progress: Progress | None = None,
+    history: bool | None = None,
 ) -> Report:
     """Stream ``source``'s pages into ``target``: vectors travel, and the target reuses them
-    when it embeds with the same embedder (and embeds the content otherwise)."""
+    when it embeds with the same embedder (and embeds the content otherwise); so do the
+    records' versions (``history``: by default when the source keeps history)."""
     started = time.perf_counter()
     report = Report()
+    carried = _carries_history(source, history)
     listed = [a async for a in _agents_of(source, agents)]
     done = 0
     incoming = await _records_of(source, listed)
     async with _bulk(target, incoming, report, _announcer(progress, lambda: (done, 0))):
         for agent in listed:
-            pages = _export_pages(source, agent, dict(scope or {}), page_size, "base64")
+            narrowed = dict(scope or {})
+            pages = _export_pages(source, agent, narrowed, page_size, "base64", history=carried)
             async for page in pages:
                 named = listed if len(listed) <= 1000 else [agent]
                 base = _page_base(named, (id_policy, on_conflict), source.name, page)

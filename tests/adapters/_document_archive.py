@@ -15,7 +15,7 @@ import pytest
 
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.embedders import HashEmbedder
-from mnemowire.errors import ConflictError, StoreError
+from mnemowire.errors import ConflictError, StoreError, UnsupportedError
 from mnemowire.kit.documents import IdMap
 from mnemowire.layers.memory import Memory
 from mnemowire.protocol import MemoryStore
@@ -28,7 +28,7 @@ DocumentStore = Callable[[], MemoryStore]
 LibraryRows = Callable[[Any, str], Awaitable[int]]
 
 #: what an export line carries that mem0 does not keep (the import's ``kept`` names each)
-NOT_KEPT = ("vector", "last_recalled_at", "recall_count", "demote")
+NOT_KEPT = ("vector", "last_recalled_at", "recall_count", "demote", "history", "history_dropped")
 
 
 def _without(exported: dict[str, Any], names: tuple[str, ...] = NOT_KEPT) -> list[Any]:
@@ -45,14 +45,16 @@ async def test_an_embedded_stores_export_comes_back_but_for_what_kept_names(
         await source.expire({"agent_id": "a", "policy": {"confidence_below": 0.5},
                              "action": "demote", "demote_factor": 0.5})  # fmt: skip
         await source.recall({"agent_id": "a", "query": "tea fact"})
-        exported = await export_all(source)
+        exported = await export_all(source, include_history=True)
         answer = await target.import_records(import_request(exported))
         assert {r.outcome for r in answer.results} == {"imported"}
         assert answer.kept is not None
         assert {name: how.as_ for name, how in answer.kept.items()} == {
             "vector": "transformed", "last_recalled_at": "dropped", "recall_count": "dropped",
-            "demote": "dropped",
+            "demote": "dropped", "history": "dropped",
         }  # fmt: skip
+        with pytest.raises(UnsupportedError, match="history"):  # none to carry on
+            await export_all(target, include_history=True)
         back = await export_all(target)
         assert _without(back) == _without(exported)
         assert back["tombstones"] == exported["tombstones"]

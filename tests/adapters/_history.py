@@ -83,6 +83,19 @@ async def test_a_batch_a_decision_and_a_merge_each_make_versions(make_store: Sto
     assert folded[-1].merged_into == first
 
 
+async def test_a_merge_that_moves_nothing_is_still_a_version_of_the_canonical(
+    make_store: StoreFactory,
+) -> None:
+    store = make_store()  # the test clock stands still: every write is in one millisecond
+    tea = await remember(store, "Fay likes tea")
+    again = await remember(store, "Fay likes tea a lot")
+    await store.merge({"agent_id": "a", "canonical": tea, "duplicates": [again]})
+    kept = await versions(store, tea)
+    assert steps(kept) == [("remember", "active"), ("merge", "active")]
+    assert kept[-1].merged_from == [again]
+    assert kept[-1].record.updated_at > kept[0].record.created_at  # a change is seen as one
+
+
 async def test_a_version_names_the_credential_that_wrote_it(make_store: StoreFactory) -> None:
     store = make_store()
     stored = await as_caller("agent-token", store.remember(

@@ -64,9 +64,20 @@ def test_export_then_import_is_faithful_and_a_rerun_skips(source: str, tmp_path:
     assert (code, again["outcomes"]) == (Exit.OK, {"skipped": 9})
     code, [scopes] = run("scopes", "--store", target)
     assert [(s["agent_id"], s["records"]) for s in scopes["agents"]] == [("a", 5), ("b", 4)]
+    bare = tmp_path / "bare.jsonl"
+    code, [_out] = run("export", "--store", target, "--no-history", "--out", str(bare))
     code, [_out] = run("export", "--store", target, "--out", str(tmp_path / "b.jsonl"))
-    # the same records, byte for byte, after the manifest (whose time and store differ)
-    assert (tmp_path / "b.jsonl").read_text().splitlines()[1:-1] == lines[1:-1]
+    # the same records after the manifest (whose time and store differ), each with its
+    # versions and the target's own import after them
+    sent = [json.loads(line) for line in lines[1:-1]]
+    back = [json.loads(line) for line in (tmp_path / "b.jsonl").read_text().splitlines()[1:-1]]
+    assert [line.get("history") is not None for line in sent] == [True] * 9
+    for was, now in zip(sent, back, strict=True):
+        carried = [{**{k: v for k, v in e.items() if k != "audit_seq"}, "imported": True}
+                   for e in was.pop("history")]  # fmt: skip
+        assert now.pop("history")[:-1] == carried
+        assert now == was
+    assert [json.loads(line) for line in bare.read_text().splitlines()[1:-1]] == back
 
 
 @pytest.mark.parametrize(

@@ -110,3 +110,15 @@ async def test_a_working_note_does_not_answer_a_lasting_fact() -> None:
             _said("BUILD 118 FAILS ON ARM", expires_at=soon - 1, dedupe="existing")
         )
         assert later.duplicate_of in {note, lasting.id}
+
+
+async def test_a_router_refuses_a_copy_a_store_deduped_on_its_own() -> None:
+    plain = SqliteVecStore(":memory:", embedder=HashEmbedder(64), name="plain")
+    deduping = SqliteVecStore(":memory:", embedder=HashEmbedder(64), name="own", dedupe="existing")
+    async with Memory(MemoryRouter([plain, deduping])) as memory:
+        await memory.remember(_said("Rosa keeps bees."))
+        again = await memory.remember(_said("Rosa keeps bees."))  # no dedupe asked
+        statuses = {s.store: (s.status, s.error or "") for s in again.stores}
+        assert statuses["plain"][0] == "ok"
+        assert statuses["own"][0] != "ok"
+        assert "dedupes on its own" in statuses["own"][1]

@@ -95,3 +95,23 @@ async def test_a_page_one_child_fails_is_failed_and_healed_by_running_it_again(
     assert {r.outcome for r in again.results} == {"imported"}  # b's copies are new
     assert [(s.store, s.count) for s in again.stores] == [("a", 0), ("b", 6)]
     assert (await exported(b))["records"] == archive["records"]
+
+
+async def test_new_ids_take_the_versions_a_line_carries_along_in_every_child(
+    make_store: StoreFactory, make_router: RouterFactory
+) -> None:
+    source, a, b = make_store("source"), make_store("a"), make_store("b")
+    kept = await source.remember({"agent_id": "a", "type": "semantic", "content": "Kim likes figs"})
+    await source.update({"agent_id": "a", "id": kept.id, "expected_version": 1,
+                         "content": "Kim likes dried figs"})  # fmt: skip
+    page = to_wire(await source.export_records({"agent_id": "a", "include_history": True}))
+    router = make_router([a, b])
+    answer = await router.import_records(
+        {"agents": ["a"], "records": page["records"], "id_policy": "new"}
+    )
+    [copy] = [r.new_id for r in answer.results]
+    for child in (a, b):
+        got = await child.history({"agent_id": "a", "id": copy})
+        assert [(e.operation, e.imported, e.record.id) for e in got.entries] == [
+            ("remember", True, copy), ("update", True, copy), ("import_records", None, copy),
+        ]  # fmt: skip

@@ -51,9 +51,9 @@ class Served:
         self.clients.append(client)
         return client
 
-    def call(self, operation: str, body: dict[str, Any]) -> dict[str, Any]:
+    def call(self, operation: str, body: dict[str, Any], spec: str = "v0.2") -> dict[str, Any]:
         answer = httpx.post(
-            f"{self.url}/v0.2/{operation}", json=body, headers={"authorization": f"Bearer {DANA}"}
+            f"{self.url}/{spec}/{operation}", json=body, headers={"authorization": f"Bearer {DANA}"}
         )
         assert answer.status_code == 200, answer.text
         result: dict[str, Any] = answer.json()
@@ -633,6 +633,22 @@ def test_a_records_history_shows_each_version_against_the_one_before(served: Ser
     assert "unsafe-inline" not in page.headers["content-security-policy"]
     audit = dana.get("/ui/audit", params={"agent": "a"})
     assert link in audit.text  # every record an entry names opens its history
+
+
+def test_a_version_an_import_brought_says_it_was_made_at_the_source(served: Served) -> None:
+    record = served.call(
+        "remember", {"agent_id": "a", "type": "semantic", "content": "Gil grows figs"}
+    )
+    served.call("update", {"agent_id": "a", "id": record["id"], "expected_version": 1,
+                           "content": "Gil grows figs and plums"})  # fmt: skip
+    exported = served.call("export_records", {"agent_id": "a", "include_history": True}, "v0.4")
+    copied = served.call("import_records", {"agents": ["a"], "records": exported["records"],
+                                            "id_policy": "new"}, "v0.4")  # fmt: skip
+    [result] = copied["results"]
+    page = served.client(DANA).get(f"/ui/records/{result['new_id']}", params={"agent": "a"})
+    operations = re.findall(r'<span class="op op-[a-z_]+">([a-z_]+)</span>', page.text)
+    assert operations == ["remember", "update", "import_records"]
+    assert page.text.count('<span class="imported"') == 2  # not the import's own version
 
 
 def test_another_agents_record_history_answers_404_like_an_erased_one(served: Served) -> None:

@@ -15,4 +15,4 @@ export * from "./validators.js";
 /** The spec version these bindings were generated from. */
 export declare const SPEC_VERSION = "v0.4";
 /** sha256 over the spec's schema files: changes whenever the contract does. */
-export declare const SPEC_DIGEST = "sha256:4a95cb4cd6ef615e970b6ad0dea48331ffaf63e3dcc999c0b8af278740ccfab5";
+export declare const SPEC_DIGEST = "sha256:c2d1e87aa85e1b226e843a06b863dbc46ff284d267731932a493338522009edd";

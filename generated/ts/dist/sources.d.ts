@@ -5,4 +5,4 @@
  *
  * @module
  */
-export declare const SOURCES = "sha256:e52c0cd8fd5d060fa43cd38894fad9b1e3264e71b55c9134117e9acee2ef55d5";
+export declare const SOURCES = "sha256:90f197a34369ba4ea09e1c44ac15de38b85130bbd2512dfe1b0b59075674639f";

@@ -195,8 +195,8 @@ export interface ArchiveOrigin {
 }
 /**
  * One record as an archive line and an export page carry it (docs/spec/v0.3.md#archive.record): the
- * record as get reports it, its kept state, what recall tracking learned, and optionally its
- * vector. Extensible: a field a target cannot keep is reported, never silently changed
+ * record as get reports it, its kept state, what recall tracking learned, and optionally its vector
+ * and its history. Extensible: a field a target cannot keep is reported, never silently changed
  * (docs/spec/v0.3.md#import.fidelity).
  *
  * Message `archive-record` (emitted by a store; extensible: keep and ignore fields you do not
@@ -253,6 +253,27 @@ export interface ArchiveRecord {
      * `^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$`.
      */
     vector_base64?: string;
+    /**
+     * The record's versions as history returns them, oldest first, the newest being the record as the
+     * line holds it (export's include_history: docs/spec/v0.4.md#archive.history). Revisions run on
+     * from history_dropped + 1 without a gap.
+     *
+     * Constraints: at least 1 item, at most 10000 items.
+     */
+    history?: HistoryEntry[];
+    /**
+     * How many of the record's oldest versions the source no longer kept (its bound,
+     * docs/spec/v0.4.md#history.bound, or the 10,000 versions a line carries at most); 0 when it kept
+     * them all.
+     *
+     * Constraints: an integer, ≥ 0, ≤ 9007199254740991.
+     *
+     * Always exact as a JavaScript `number`: the spec bounds it by 2^53-1
+     * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
+     *
+     * @defaultValue `0`
+     */
+    history_dropped?: number;
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
 }
@@ -914,6 +935,13 @@ export interface ExportRecordsRequest {
      */
     vector_encoding?: "float" | "base64";
     /**
+     * Carry each record's versions (history), so an import keeps what it said before and who changed
+     * it (docs/spec/v0.4.md#archive.history); needs capability history.
+     *
+     * @defaultValue `false`
+     */
+    include_history?: boolean;
+    /**
      * Page size: records and tombstones together.
      *
      * Constraints: an integer, ≥ 1, ≤ 1000.
@@ -1359,6 +1387,12 @@ export interface HistoryEntry {
      * (`Number.MAX_SAFE_INTEGER`), so no `bigint` is needed.
      */
     audit_seq?: number;
+    /**
+     * A version an import brought with the record from the archive's source store
+     * (docs/spec/v0.4.md#import.history): made there, so no audit entry of this store made it
+     * (audit_seq is absent; the source's audit log holds its entry).
+     */
+    imported?: true;
     /** Fields this version does not declare (a newer version may add some): kept, not typed. */
     [key: string]: unknown;
 }

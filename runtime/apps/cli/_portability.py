@@ -134,6 +134,9 @@ def _narrowing(command: Callable[..., Any]) -> Callable[..., Any]:
               help="How vectors are written: base64 (their float32 bytes: exact, a third of the "
               "text), float (JSON numbers), none (left out: the target embeds every "
               "record).")  # fmt: skip
+@click.option("--history/--no-history", default=None,
+              help="Carry each record's versions (what it said before, who changed it). "
+              "Default: when the store keeps history.")  # fmt: skip
 @click.option("--format", "fmt", type=click.Choice(["memorywire", "mcp-memory"]),
               default="memorywire", show_default=True,
               help="mcp-memory: the MCP memory server's graph file (active records only; "
@@ -147,6 +150,7 @@ def export_command(
     embedder: str | None,
     out: Path,
     vectors: str,
+    history: bool | None,
     fmt: str,
 ) -> None:
     """Write a store's memory as a memorywire archive (JSON Lines), or as another tool's file
@@ -175,7 +179,7 @@ def export_command(
         return await export_archive(
             memory, sink, agents=list(agents) or None, scope=_scope(user_id, types, states),
             vectors=None if vectors == "none" else vectors, progress=counter,
-            kind=store.partition("://")[0],
+            kind=store.partition("://")[0], history=history,
         )  # fmt: skip
 
     summary = _run(work, counter)
@@ -289,6 +293,11 @@ def _import_foreign(
               help="A record whose id the target holds: skip it (a rerun continues), "
               "overwrite it, or fail.")  # fmt: skip
 @click.option("--no-verify", is_flag=True, help="Do not read the records back.")
+@click.option(
+    "--history/--no-history",
+    default=None,
+    help="Carry each record's versions. Default: when SOURCE keeps history.",
+)
 def migrate_command(
     source: str,
     target: str,
@@ -300,6 +309,7 @@ def migrate_command(
     id_policy: str,
     on_conflict: str,
     no_verify: bool,
+    history: bool | None,
 ) -> None:
     """Move memory from the SOURCE store into the TARGET store (URLs), without a file."""
     from mnemowire.portability import migrate
@@ -315,7 +325,7 @@ def migrate_command(
             return await migrate(
                 src, dst, agents=list(agents) or None, scope=_scope(user_id, types, states),
                 id_policy=id_policy, on_conflict=on_conflict, verify=not no_verify,
-                progress=counter,
+                progress=counter, history=history,
             )  # fmt: skip
 
     _reported(_run(work, counter))

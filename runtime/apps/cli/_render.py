@@ -182,6 +182,8 @@ def _history(payload: dict[str, Any]) -> str:
             head += f"  merged from {', '.join(entry['merged_from'])}"
         if entry.get("merged_into"):
             head += f"  merged into {entry['merged_into']}"
+        if entry.get("imported"):
+            head += "  (made at the archive's source)"
         lines += _wrap(head, width, "", 4)
         if entry.get("reason"):
             lines += _wrap(f"reason: {entry['reason']}", width, "    ", 8)

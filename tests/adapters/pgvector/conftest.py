@@ -183,10 +183,14 @@ def archive_store(pg_dsn: str) -> Iterator[Callable[..., Memory]]:
     (tests/adapters/_archive.py)."""
     schemas: list[str] = []
 
-    def factory(dimension: int = 32) -> Memory:
+    def factory(dimension: int = 32, **options: Any) -> Memory:
         schemas.append(f"t_{uuid.uuid4().hex[:12]}")
         store = PgVectorStore(
-            pg_dsn, embedder=HashEmbedder(dimension), schema=schemas[-1], pool_timeout=5.0
+            pg_dsn,
+            embedder=HashEmbedder(dimension),
+            schema=schemas[-1],
+            pool_timeout=5.0,
+            **options,
         )
         return Memory(store)
 

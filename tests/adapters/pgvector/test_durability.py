@@ -25,6 +25,7 @@ from mnemowire.adapters.pgvector._migrations import MIGRATIONS
 from mnemowire.apps.tools.postgres import stop
 from mnemowire.embedders import HashEmbedder
 from mnemowire.errors import StoreError, UnavailableError
+from mnemowire.kit import to_wire
 from mnemowire.layers.memory import Memory
 
 from .conftest import Database, StoreFactory, local_server
@@ -346,6 +347,15 @@ async def test_the_application_role_can_run_the_store_but_never_rewrite_the_audi
     two = await app.remember({"agent_id": "a", "type": "semantic", "content": "more tea"})
     assert len((await app.recall({"agent_id": "a", "query": "tea"})).results) == 2
     await app.merge({"agent_id": "a", "canonical": one.id, "duplicates": [two.id]})
+    # an import carries history through the owner's function (the role cannot write history)
+    copied = await app.export_records({"agent_id": "a", "include_history": True})
+    lines = [to_wire(line) for line in copied.records]
+    answer = await app.import_records({"agents": ["a"], "records": lines, "id_policy": "new"})
+    copy = next(r.new_id for r in answer.results if r.id == one.id)
+    kept = await app.history({"agent_id": "a", "id": copy})
+    assert [(e.operation, e.imported) for e in kept.entries] == [
+        ("remember", True), ("merge", True), ("import_records", None),
+    ]  # fmt: skip
     await app.expire({"agent_id": "a", "policy": {"confidence_below": 0.5}, "action": "demote"})
     staged = await app.remember(
         {"agent_id": "a", "type": "semantic", "content": "tea?", "approval_required": True}
@@ -363,11 +373,15 @@ async def test_the_application_role_can_run_the_store_but_never_rewrite_the_audi
             "DROP TRIGGER audit_log_append_only ON audit_log",
             "DROP TABLE audit_log",
             "DELETE FROM reviews",  # a decided review stays: the queue is history too
+            "UPDATE history SET fields = NULL",
+            # the import's function reaches only a record its own transaction wrote
+            "SELECT history_carry(jsonb_build_array(jsonb_build_object('id', "
+            f"'{staged.id}', 'versions', '[]'::jsonb)))",
         ):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 conn.execute(statement)
         assert conn.execute("SELECT count(*) FROM audit_log").fetchall() == entries
-    assert entries == [(8,)]
+    assert entries == [(9,)]
 
 
 async def test_an_unprivileged_role_gets_a_clear_error(

@@ -115,7 +115,7 @@ async def make_store(tmp_path: Path, clock: Clock) -> AsyncIterator[StoreFactory
 def archive_store() -> Callable[..., Memory]:
     """Stores of their own, in memory (tests/adapters/_archive.py)."""
 
-    def factory(dimension: int = 32) -> Memory:
-        return Memory(SqliteVecStore(":memory:", embedder=HashEmbedder(dimension)))
+    def factory(dimension: int = 32, **options: Any) -> Memory:
+        return Memory(SqliteVecStore(":memory:", embedder=HashEmbedder(dimension), **options))
 
     return factory

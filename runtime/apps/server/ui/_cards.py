@@ -193,6 +193,8 @@ class VersionView:
     reason: str
     merged_from: list[str]
     merged_into: str
+    #: an import brought it from the archive's source ([import.history])
+    imported: bool
     record: RecordView
 
 
@@ -218,6 +220,7 @@ def versions_of(entries: list[dict[str, Any]]) -> list[VersionView]:
                 reason=str(entry.get("reason", "")),
                 merged_from=[str(i) for i in entry.get("merged_from", [])],
                 merged_into=str(entry.get("merged_into", "")),
+                imported=bool(entry.get("imported")),
                 record=view,
             )
         )
