@@ -267,14 +267,12 @@ async def _write(conn: Any, placed: list[Placed], vectors: list[Any]) -> None:
 async def _carry(conn: Any, placed: list[Placed]) -> None:
     """The versions the page's records carry ([import.history]), kept before the version the
     COPY made (which the import's audit entry stamps), by the schema's ``history_carry``."""
-    versions: dict[str, list[dict[str, Any]]] = {}
-    for record_id, revision, at, fields, said in carried_rows(placed):
-        versions.setdefault(record_id, []).append(
-            {"revision": revision, "at": at, "fields": fields, "said": said}
-        )
+    versions = [
+        {"id": record_id, "revision": revision, "at": at, "fields": fields, "said": said}
+        for record_id, revision, at, fields, said in carried_rows(placed)
+    ]
     if versions:
-        carried = [{"id": i, "versions": v} for i, v in versions.items()]
-        await conn.execute("SELECT history_carry(%s)", (Jsonb(carried),))
+        await conn.execute("SELECT history_carry(%s)", (Jsonb(versions),))
 
 
 async def _tombstones(conn: Any, req: ImportRecordsRequest) -> tuple[list[str], int, int]:

@@ -428,33 +428,33 @@ def _v10(dimension: int) -> list[Statement]:
             END $$"""
         ),
         sql.SQL(
-            f"""CREATE FUNCTION history_carry(records jsonb) RETURNS void {definer} AS $$
+            f"""CREATE FUNCTION history_carry(versions jsonb) RETURNS void {definer} AS $$
             DECLARE
-                one jsonb;
-                own bigint;
                 bound bigint := (SELECT value::bigint FROM mnemowire_meta
                                  WHERE key = 'history_limit');
             BEGIN
-                FOR one IN SELECT value FROM jsonb_array_elements(records) LOOP
-                    IF (SELECT count(*) FILTER (WHERE h.revision = 1 AND h.audit_seq IS NULL
-                                                AND h.carried IS NULL) <> 1 OR count(*) <> 1
-                        FROM history h WHERE h.record_id = one->>'id') THEN
-                        RAISE EXCEPTION 'record % was not written by this import', one->>'id'
-                            USING ERRCODE = 'insufficient_privilege';
-                    END IF;
-                    own := (SELECT max((v->>'revision')::bigint) + 1
-                            FROM jsonb_array_elements(one->'versions') v);
-                    UPDATE history SET revision = own
-                        WHERE record_id = one->>'id' AND revision = 1;
-                    INSERT INTO history (record_id, revision, at, fields, carried)
-                        SELECT one->>'id', (v->>'revision')::bigint, (v->>'at')::bigint,
-                               v->'fields', v->'said'
-                        FROM jsonb_array_elements(one->'versions') v;
-                    IF bound IS NOT NULL THEN
-                        DELETE FROM history
-                            WHERE record_id = one->>'id' AND revision <= own - bound;
-                    END IF;
-                END LOOP;
+                CREATE TEMP TABLE carried_now ON COMMIT DROP AS
+                    SELECT v.id, v.revision, v.at, v.fields, v.said
+                    FROM jsonb_to_recordset(versions)
+                        AS v(id text, revision bigint, at bigint, fields jsonb, said jsonb);
+                CREATE TEMP TABLE carried_own ON COMMIT DROP AS
+                    SELECT id, max(revision) + 1 AS own FROM carried_now GROUP BY id;
+                IF EXISTS (SELECT 1 FROM carried_own c WHERE (
+                        SELECT count(*) <> 1 OR bool_or(h.revision <> 1 OR h.audit_seq IS NOT NULL
+                                                        OR h.carried IS NOT NULL)
+                        FROM history h WHERE h.record_id = c.id)) THEN
+                    RAISE EXCEPTION 'a record was not written by this import'
+                        USING ERRCODE = 'insufficient_privilege';
+                END IF;
+                UPDATE history h SET revision = c.own FROM carried_own c
+                    WHERE h.record_id = c.id AND h.revision = 1;
+                INSERT INTO history (record_id, revision, at, fields, carried)
+                    SELECT id, revision, at, fields, said FROM carried_now;
+                IF bound IS NOT NULL THEN
+                    DELETE FROM history h USING carried_own c
+                        WHERE h.record_id = c.id AND h.revision <= c.own - bound;
+                END IF;
+                DROP TABLE carried_now, carried_own;
             END $$"""
         ),
     ]

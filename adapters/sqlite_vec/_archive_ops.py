@@ -261,11 +261,10 @@ def _carry(tx: Any, placed: list[Placed]) -> None:
     carrying = [p for p in placed if p.history]
     if not carrying:
         return
-    for p in carrying:
-        tx.execute(
-            "UPDATE history SET revision = ? WHERE record_id = ? AND revision = 1",
-            (p.history[-1].revision + 1, p.target_id),
-        )
+    tx.executemany(
+        "UPDATE history SET revision = ? WHERE record_id = ? AND revision = 1",
+        [(p.history[-1].revision + 1, p.target_id) for p in carrying],
+    )
     tx.executemany(
         "INSERT INTO history(record_id, revision, at, fields, carried) VALUES (?, ?, ?, ?, ?)",
         [

@@ -27,4 +27,8 @@ def test_the_portability_benchmark_writes_a_report(tmp_path: Path, pg_dsn: str) 
         assert moved["rerun_with_verify"]["faithful"]
         assert moved["verified"]["differences"] == 0
     assert results["migrate_sqlite_vec_to_pgvector"]["outcomes"] == {"imported": 297}
+    assert results["export"]["history"] is True  # as the CLI exports, with the side without
+    without = results["without_history"]
+    assert without["import_sqlite_vec"]["outcomes"] == {"imported": 297}
+    assert without["export"]["archive_mb"] <= results["export"]["archive_mb"]
     assert (tmp_path / "portability.md").read_text() in result.output + "\n"

@@ -3,7 +3,8 @@ exported from the embedded store to an archive with their vectors (records per s
 resident memory from the first page to the last, which a keyset export keeps flat), the
 archive verified whole (manifest, every line's schema, counts, SHA-256), imported into a fresh
 sqlite-vec store and into PostgreSQL with the vectors reused, and migrated sqlite-vec ->
-pgvector with no file between.
+pgvector with no file between. Records carry their versions (history), as the CLI's export
+does by default; the export and the sqlite-vec import are also run without, side by side.
 
 Every step is the CLI's (``mnemowire.portability``, through the validating boundary), verify
 pass included: each written record is read back with ``get`` and compared field by field; the
@@ -117,6 +118,7 @@ async def _run(count: int, dsn: str | None, progress: Progress | None) -> dict[s
                 "rss_mb_last_page": rss[-1],
                 "rss_mb_max": max(rss),
             }
+            results["without_history"] = await _without_history(source, base, embedder)
             started = time.perf_counter()
             archive = Archive(archive_path).verify()
             verify_s = time.perf_counter() - started
@@ -144,6 +146,25 @@ async def _run(count: int, dsn: str | None, progress: Progress | None) -> dict[s
                     moved = await migrate(source, pg, verify=False, progress=step)
                     results["migrate_sqlite_vec_to_pgvector"] = _moved(moved)
     return results
+
+
+async def _without_history(source: Memory, base: Path, embedder: HashEmbedder) -> dict[str, Any]:
+    """What carrying history costs, side by side: the same export with ``--no-history``, and
+    that archive imported into a fresh sqlite-vec store (the write alone)."""
+    path = base / "archive-no-history.jsonl"
+    with path.open("wb") as out:
+        exported = await export_archive(source, out, history=False)
+    target = Memory(SqliteVecStore(str(base / "target-no-history.db"), embedder=embedder))
+    async with target:
+        written = await import_archive(target, Archive(path).verify(), verify=False)
+    return {
+        "export": {
+            "records_per_s": exported["records_per_second"],
+            "seconds": exported["seconds"],
+            "archive_mb": round(path.stat().st_size / 2**20, 1),
+        },
+        "import_sqlite_vec": _moved(written),
+    }
 
 
 @contextlib.asynccontextmanager

@@ -376,7 +376,8 @@ async def test_the_application_role_can_run_the_store_but_never_rewrite_the_audi
             "UPDATE history SET fields = NULL",
             # the import's function reaches only a record its own transaction wrote
             "SELECT history_carry(jsonb_build_array(jsonb_build_object('id', "
-            f"'{staged.id}', 'versions', '[]'::jsonb)))",
+            f"'{staged.id}', 'revision', 1, 'at', 0, 'fields', '{{}}'::jsonb, 'said', "
+            "'{}'::jsonb)))",
         ):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 conn.execute(statement)
