@@ -414,7 +414,8 @@ def _v10(dimension: int) -> list[Statement]:
     of this schema made it, and the import's own entry must not claim it. An application role
     cannot write history, so the import hands its versions to ``history_carry``, which runs as
     the owner and only reaches a record written in the caller's transaction and not yet
-    audited (one version, no audit entry): it cannot rewrite a record's past."""
+    audited (one version, no audit entry): it cannot rewrite a record's past. The functions
+    that run as the owner search the session's temporary tables last."""
     definer = "LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT"
     return [
         sql.SQL("ALTER TABLE history ADD COLUMN carried jsonb"),
@@ -455,6 +456,21 @@ def _v10(dimension: int) -> list[Statement]:
                         WHERE h.record_id = c.id AND h.revision <= c.own - bound;
                 END IF;
                 DROP TABLE carried_now, carried_own;
+            END $$"""
+        ),
+        # every function that runs as the owner looks the session's temporary tables up last:
+        # unlisted, pg_temp comes first, and an application role could shadow history (or
+        # the bound in mnemowire_meta) with a temporary table of its own and write unrecorded
+        sql.SQL(
+            """DO $$
+            DECLARE
+                fixed text := current_setting('search_path') || ', pg_temp';
+                name text;
+            BEGIN
+                FOREACH name IN ARRAY ARRAY['history_stored()', 'history_changed()',
+                        'history_erased()', 'history_audited()', 'history_carry(jsonb)'] LOOP
+                    EXECUTE format('ALTER FUNCTION %s SET search_path = %s', name, fixed);
+                END LOOP;
             END $$"""
         ),
     ]

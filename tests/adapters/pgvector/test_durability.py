@@ -385,6 +385,22 @@ async def test_the_application_role_can_run_the_store_but_never_rewrite_the_audi
     assert entries == [(9,)]
 
 
+async def test_the_owners_functions_search_temporary_tables_last(
+    make_store: StoreFactory, db: Database
+) -> None:
+    """A function that runs as the owner with the session's temporary tables first could be
+    handed an application role's temporary ``history`` instead of the schema's."""
+    await make_store().inner.open()
+    rows = db.rows(
+        "SELECT p.proname, p.proconfig FROM pg_proc p JOIN pg_namespace n "
+        "ON n.oid = p.pronamespace WHERE n.nspname = current_schema() AND p.prosecdef"
+    )
+    assert {name for name, _ in rows} >= {"history_stored", "history_carry", "history_audited"}
+    for name, config in rows:
+        [path] = [c for c in config or [] if c.startswith("search_path=")]
+        assert path.endswith("pg_temp"), (name, path)
+
+
 async def test_an_unprivileged_role_gets_a_clear_error(
     make_store: StoreFactory, pg_dsn: str, app_role: str
 ) -> None:
