@@ -305,10 +305,7 @@ def merge(  # noqa: PLR0917 (a merge's parts, as the store has them)
     require_versions(req, current)  # read again under the write's lock
     canonical = current[req.canonical]
     vector = plan.vector
-    # the canonical changes even when the strategy moves nothing into it: its updated_at
-    # moves past what it was, so the merge is its version ([history.versions]) and a plan
-    # made before it sees it changed, within one millisecond too
-    later = max(now, canonical["updated_at"] + 1)
+    later = plan.written_at(canonical, now)
     if plan.update:
         tx.execute(
             "UPDATE memories SET content = ?, confidence = ?, metadata = ?, "

@@ -252,6 +252,14 @@ class MergePlan:
         return cls(intent["strategy"], intent["update"], intent["text"], {})
 
     @staticmethod
+    def written_at(canonical: Mapping[str, Any], now: int) -> int:
+        """The canonical record's ``updated_at`` after the merge: ``now``, or just past its
+        last write when that was this same millisecond. A merge always changes it, even when
+        the strategy moves nothing into it, so the merge is a version of it
+        ([history.versions]) and a plan made before it sees it changed."""
+        return max(now, int(canonical["updated_at"]) + 1)
+
+    @staticmethod
     def refuse_self_merge(req: MergeRequest) -> None:
         """Checked before any record is read: a record merged into itself would be hidden."""
         if req.canonical in req.duplicates:

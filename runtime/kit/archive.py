@@ -35,7 +35,6 @@ from mnemowire.models import (
 )
 
 __all__ = [
-    "CARRIED_SAID",
     "DEFAULT_CONFIDENCE",
     "KEPT_FROM_STORED",
     "STORED_FROM_KEPT",
@@ -109,7 +108,7 @@ def archive_record(
 
 
 #: what a carried version keeps of its entry besides the record, its time and revision
-CARRIED_SAID = ("operation", "caller", "reason", "merged_from")
+_CARRIED_SAID = ("operation", "caller", "reason", "merged_from")
 
 
 @dataclass(frozen=True)
@@ -150,7 +149,7 @@ def carried_versions(line: ArchiveRecord, index: int, target_id: str) -> list[Ca
         fields["state"] = STORED_FROM_KEPT.get(str(record.state or "active"), "active")
         fields["merged_into"] = version.merged_into if fields["state"] == "merged" else None
         wire = to_wire(version)
-        said = {name: wire[name] for name in CARRIED_SAID if wire.get(name) is not None}
+        said = {name: wire[name] for name in _CARRIED_SAID if wire.get(name) is not None}
         out.append(Carried(version.revision, version.at, fields, said))
     return out
 

@@ -19,7 +19,7 @@ from typing import Any
 from mnemowire.errors import NotFoundError
 from mnemowire.kit._basics import max_items
 from mnemowire.kit._browse import Cursors
-from mnemowire.kit.archive import CARRIED_SAID, KEPT_FROM_STORED, Placed
+from mnemowire.kit.archive import KEPT_FROM_STORED, Placed
 from mnemowire.kit.sql import Clause
 from mnemowire.kit.sql_reviews import ReviewTables
 from mnemowire.kit.sql_steps import Query, Steps
@@ -79,10 +79,10 @@ class Version:
     operation: str | None = None
     ids: Sequence[str] = ()
     detail: Mapping[str, Any] | None = None
-    #: a version an import brought from the archive's source ([import.history]): what its
-    #: entry said there (operation, caller, reason, merged_from), kept beside it because no
-    #: audit entry of this store made it
-    carried: Mapping[str, Any] | None = None
+    #: a version an import brought from the archive's source ([import.history]): its
+    #: operation, ``ids`` and ``detail`` are what its entry said there, since no audit entry
+    #: of this store made it
+    imported: bool = False
 
     @classmethod
     def from_row(
@@ -97,9 +97,18 @@ class Version:
         ``ids`` and ``detail`` as the audit log stores them: JSON text or decoded), and the
         row's ``carried`` column (JSON text or decoded; None for a version made here)."""
         seq, operation, ids, detail = audit
-        if carried is not None:
+        if carried is not None:  # what the source's entry said: its operation and merge, in
+            # the shape of an audit entry of this store (the merge's ids, caller and reason)
             said = json.loads(carried) if isinstance(carried, str) else dict(carried)
-            return cls(revision, at, fields, carried=said)
+            return cls(
+                revision,
+                at,
+                fields,
+                operation=said.get("operation"),
+                ids=said.get("merged_from") or (),
+                detail=said,
+                imported=True,
+            )
         return cls(
             revision,
             at,
@@ -120,8 +129,6 @@ class Version:
         }
         stored_state = str(self.fields.get("state", "active"))
         record["state"] = KEPT_FROM_STORED.get(stored_state, stored_state)
-        if self.carried is not None:
-            return self._carried_entry(record)
         out: dict[str, Any] = {
             "revision": self.revision,
             "at": self.at,
@@ -141,16 +148,8 @@ class Version:
                 out["merged_from"] = folded
         if self.audit_seq is not None:
             out["audit_seq"] = self.audit_seq
-        return out
-
-    def _carried_entry(self, record: dict[str, Any]) -> dict[str, Any]:
-        """A version an import brought: its entry as the source said it, marked imported."""
-        said = self.carried or {}
-        out = {"revision": self.revision, "at": self.at, "record": record, "imported": True}
-        out.update((k, said[k]) for k in CARRIED_SAID if said.get(k) is not None)
-        out.setdefault("operation", UNRECORDED)
-        if self.fields.get("merged_into") and self.fields.get("state") == "merged":
-            out["merged_into"] = self.fields["merged_into"]
+        if self.imported:
+            out["imported"] = True
         return out
 
 
@@ -166,18 +165,12 @@ def archived_histories(
         return {}
     where = tables.dialect.one_of(Clause(), "h.record_id", list(current))
     rows = yield Query(
-        f"SELECT h.record_id, h.revision, h.at, h.fields, h.carried, a.{audit_position}, "
-        "a.operation, a.ids, a.detail FROM history h "
-        f"LEFT JOIN audit_log a ON a.{audit_position} = h.audit_seq WHERE {where.sql} "
-        "ORDER BY h.record_id, h.revision",
+        f"SELECT {_versions_of(audit_position)} WHERE {where.sql} ORDER BY h.record_id, h.revision",
         where.args,
     )
     versions: dict[str, list[Version]] = {}
-    for record_id, revision, at, fields, carried, seq, operation, ids, detail in rows:
-        stored = current[record_id] if fields is None else tables.read_json(fields)
-        versions.setdefault(record_id, []).append(
-            Version.from_row(revision, at, stored, (seq, operation, ids, detail), carried)
-        )
+    for row in rows:
+        versions.setdefault(row[0], []).append(_version(tables, row, current[row[0]]))
     out: dict[str, tuple[list[dict[str, Any]], int]] = {}
     for record_id, kept in versions.items():
         shown = kept[-CARRIED_MAX:]
@@ -220,26 +213,34 @@ def history_page(
         raise history_not_found(req)
     current = tables.stored(row)
     rows = yield Query(
-        f"SELECT h.revision, h.at, h.fields, h.carried, a.{audit_position}, a.operation, "
-        f"a.ids, a.detail FROM history h LEFT JOIN audit_log a ON a.{audit_position} = "
-        f"h.audit_seq WHERE h.record_id = {p} AND h.revision > {p} ORDER BY h.revision "
-        f"LIMIT {p}",
+        f"SELECT {_versions_of(audit_position)} WHERE h.record_id = {p} AND h.revision > {p} "
+        f"ORDER BY h.revision LIMIT {p}",
         [req.id, after, req.limit + 1],
     )
-    versions = [
-        Version.from_row(
-            revision,
-            at,
-            current if fields is None else tables.read_json(fields),
-            (seq, operation, ids, detail),
-            carried,
-        )
-        for revision, at, fields, carried, seq, operation, ids, detail in rows
-    ]
+    versions = [_version(tables, row, current) for row in rows]
     oldest = yield Query(
         f"SELECT min(revision) FROM history WHERE record_id = {p}", [req.id], "one"
     )
     return versions, 0 if oldest[0] is None else int(oldest[0]) - 1
+
+
+def _versions_of(audit_position: str) -> str:
+    """The columns and tables a read of versions selects: each history row with its record
+    id first, joined to the audit entry that made it (``audit_position``: the ``audit_log``
+    column ``history.audit_seq`` names)."""
+    return (
+        f"h.record_id, h.revision, h.at, h.fields, h.carried, a.{audit_position}, "
+        f"a.operation, a.ids, a.detail FROM history h LEFT JOIN audit_log a "
+        f"ON a.{audit_position} = h.audit_seq"
+    )
+
+
+def _version(tables: ReviewTables, row: Sequence[Any], current: Mapping[str, Any]) -> Version:
+    """One row of ``_versions_of`` as a version: its fields, or ``current`` (the record as
+    stored now) for the newest, which keeps none of its own."""
+    _, revision, at, fields, carried, seq, operation, ids, detail = row
+    stored = current if fields is None else tables.read_json(fields)
+    return Version.from_row(revision, at, stored, (seq, operation, ids, detail), carried)
 
 
 def history_answer(

@@ -8,7 +8,7 @@ import builtins
 import json
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
 from typing import Any
 
 from mnemowire.errors import MnemowireError, UnsupportedError, error_for
@@ -19,8 +19,10 @@ from mnemowire.layers._router_archive import first_answer
 from mnemowire.layers._routing import (
     InvalidResponse,
     Outcome,
+    answering,
     call_child,
     check_list,
+    check_remember,
     failure,
     responses,
     results,
@@ -361,16 +363,22 @@ def _most_held(copies: list[MemoryRecord]) -> MemoryRecord:
 
 
 async def weighed(
-    fan: FanOut, plan: _Plan, sent: dict[str, Any], answer: Callable[[Any, Any], RememberResponse]
+    fan: FanOut, plan: _Plan, sent: dict[str, Any], record_id: str
 ) -> tuple[dict[str, Any], RememberResponse | None]:
     """A remember with ``dedupe`` ([remember.dedupe]) weighed on its first planned child
-    alone, so every copy is the same record: that child's answer, and the remember the
-    children then get (that one replays it), without dedupe and staged when that child staged
-    it for review. Without dedupe: ``sent`` as it is, and no answer."""
+    alone, so every copy is the same record: that child's answer (the one child that may
+    answer with the record it repeats), and the remember the children then get (that one
+    replays it), without dedupe and staged when that child staged it for review. Without
+    dedupe: ``sent`` as it is, and no answer."""
     if "dedupe" not in sent:
         return sent, None
     first = [next(((child, None) for child, reason in plan if reason is None), plan[0])]
     request = RememberRequest.model_validate(sent)
+    answer = answering(
+        "remember.response",
+        RememberResponse,
+        lambda r: check_remember(r, record_id, weighing=True),
+    )
     [response] = responses(await fan.run("remember", first, lambda c: c.remember(request), answer))
     rest = {k: v for k, v in sent.items() if k != "dedupe"}
     if response.duplicate_of is not None and response.pending_approval:

@@ -8,7 +8,6 @@ the class docstring is the reference.
 from __future__ import annotations
 
 import asyncio
-import functools
 import math
 import time
 from collections import Counter
@@ -300,12 +299,10 @@ class MemoryRouter:
         record_id = str(sent["id"])
         plan = self._fan.plan(needs("remember", sent), primary_only=self._fan.primary_only)
 
-        def checked(weighing: bool) -> Callable[[Any, Any], RememberResponse]:
-            check = functools.partial(check_remember, record_id=record_id, weighing=weighing)
-            return answering("remember.response", RememberResponse, check)
-
-        answer = checked(False)  # only the child a dedupe is weighed on answers with a repeat
-        sent, first = await records.weighed(self._fan, plan, sent, checked(True))
+        answer = answering(
+            "remember.response", RememberResponse, lambda r: check_remember(r, record_id)
+        )
+        sent, first = await records.weighed(self._fan, plan, sent, record_id)  # [remember.dedupe]
         if first is not None and first.duplicate_of is not None and not first.pending_approval:
             return first  # the record it repeats: nothing written anywhere
         outcomes = await self._fan.run(
