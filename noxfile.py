@@ -418,6 +418,15 @@ def codegen(session: nox.Session) -> None:
     session.run("mnemowire", "codegen", *session.posargs)
 
 
+def locomo_data() -> Path | None:
+    """LoCoMo's JSON (CC BY-NC, never shipped): ``$MNEMOWIRE_LOCOMO_DATA``, else the
+    development half beside the project, if this machine has it."""
+    given = os.environ.get("MNEMOWIRE_LOCOMO_DATA")
+    candidates = [Path(given)] if given else []
+    candidates.append(Path(__file__).resolve().parent.parent / "shared/data/locomo/locomo-dev.json")
+    return next((path for path in candidates if path.is_file()), None)
+
+
 #: what `nox -s bench` measures: every store in the repository ({tmp}: a fresh folder per run)
 BENCH_STORES = ["sqlite-vec://{tmp}/bench.db"]
 
@@ -440,3 +449,8 @@ def bench(session: nox.Session) -> None:
     session.run("mnemowire", "bench", "http", "--out", "bench-out")
     session.run("mnemowire", "bench", "facades", "--out", "bench-out")
     session.run("mnemowire", "bench", "lifecycle", "--out", "bench-out")
+    locomo = locomo_data()
+    if locomo is None:
+        session.log("bench locomo skipped: set MNEMOWIRE_LOCOMO_DATA to LoCoMo's JSON to run it")
+    else:
+        session.run("mnemowire", "bench", "locomo", "--data", str(locomo), "--out", "bench-out")

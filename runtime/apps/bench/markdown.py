@@ -218,6 +218,12 @@ def _adversarial(results: Mapping[str, Any]) -> str:
     return "\n".join(out)
 
 
+def _locomo(results: Mapping[str, Any]) -> str:
+    from mnemowire.apps.bench.locomo import markdown
+
+    return markdown(results)
+
+
 def _validation(rows: Sequence[Mapping[str, Any]]) -> str:
     out = [
         "| case | mnemowire p50 µs | p95 µs | python-jsonschema p50 µs |",
@@ -561,4 +567,5 @@ _RENDERERS: dict[str, Callable[[Any], str]] = {
     "facades": _facades,
     "portability": _portability,
     "lifecycle": _lifecycle,
+    "locomo": _locomo,
 }

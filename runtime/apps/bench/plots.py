@@ -45,6 +45,10 @@ def plot(report: Mapping[str, Any], out: Path) -> list[Path]:
 
         adversarial_plot(results, out / "adversarial.png")
         return [out / "adversarial.png"]
+    if kind == "locomo":
+        from mnemowire.apps.bench.locomo import plot as locomo_plot
+
+        return [locomo_plot(results, out / "locomo.png")]
     return []
 
 

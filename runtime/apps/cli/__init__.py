@@ -4,6 +4,7 @@ from mnemowire.apps.cli import (  # noqa: F401  (each module registers its comma
     _audit,
     _bench,
     _bench_adversarial,
+    _bench_locomo,
     _bench_pgvector,
     _bench_suite,
     _browse,

@@ -1,0 +1,37 @@
+"""LoCoMo (Maharana et al., 2024): retrieval on very long multi-session conversations.
+
+The data is CC BY-NC 4.0 and never shipped: ``mnemowire bench locomo --data PATH`` reads the
+release's JSON from where the user keeps it. ``_data`` parses it, ``_run`` writes and asks it
+through the public API, ``_report`` renders the tables and the plot.
+"""
+
+from mnemowire.apps.bench.locomo._data import (
+    CATEGORIES,
+    HEADLINE_CATEGORIES,
+    Conversation,
+    LocomoError,
+    Question,
+    Turn,
+    load_locomo,
+    parse_locomo,
+    session_time,
+)
+from mnemowire.apps.bench.locomo._report import markdown, plot
+from mnemowire.apps.bench.locomo._run import HELD_BACK, run_locomo, select
+
+__all__ = [
+    "CATEGORIES",
+    "HEADLINE_CATEGORIES",
+    "HELD_BACK",
+    "Conversation",
+    "LocomoError",
+    "Question",
+    "Turn",
+    "load_locomo",
+    "markdown",
+    "parse_locomo",
+    "plot",
+    "run_locomo",
+    "select",
+    "session_time",
+]
