@@ -181,6 +181,9 @@ async def test_a_run_scores_every_question_and_makes_a_valid_report(tmp_path: Pa
         "questions": 2, "recall_at_5": 1.0, "recall_at_10": 1.0, "all_at_5": 1.0,
         "all_at_10": 1.0, "mrr": results["headline"]["mrr"],
     }  # fmt: skip
+    # a conversation outside the development half is held out, and its numbers say so
+    assert results["held_out"] == results["headline"]
+    assert results["by_conversation"][0]["held_out"] is True
     text = json.dumps(results)
     assert "Miso" not in text
     assert "cat called" not in text
@@ -206,3 +209,5 @@ async def test_a_slice_of_the_development_half_holds_the_published_recall(
     results = await run_locomo(DEFAULT_STORE, embedder, data, conversations)
     assert results["headline"]["questions"] == 150
     assert results["headline"]["recall_at_10"] >= CONV_26_RECALL_AT_10
+    assert results["held_out"] is None  # the development half: nothing here is held out
+    assert results["by_conversation"][0]["held_out"] is False

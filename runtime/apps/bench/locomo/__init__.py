@@ -7,6 +7,7 @@ through the public API, ``_report`` renders the tables and the plot.
 
 from mnemowire.apps.bench.locomo._data import (
     CATEGORIES,
+    DEVELOPMENT_HALF,
     HEADLINE_CATEGORIES,
     Conversation,
     LocomoError,
@@ -21,6 +22,7 @@ from mnemowire.apps.bench.locomo._run import HELD_BACK, run_locomo, select
 
 __all__ = [
     "CATEGORIES",
+    "DEVELOPMENT_HALF",
     "HEADLINE_CATEGORIES",
     "HELD_BACK",
     "Conversation",

@@ -23,6 +23,7 @@ from typing import Any
 
 __all__ = [
     "CATEGORIES",
+    "DEVELOPMENT_HALF",
     "HEADLINE_CATEGORIES",
     "Conversation",
     "LocomoError",
@@ -45,6 +46,8 @@ CATEGORIES: Mapping[int, str] = {
 }
 #: the categories the headline numbers average over (the adversarial one is reported apart)
 HEADLINE_CATEGORIES = (1, 2, 3, 4)
+#: the conversations retrieval was developed on; every other one of the release is held out
+DEVELOPMENT_HALF = frozenset({"conv-26", "conv-30", "conv-41", "conv-42", "conv-43"})
 
 _SESSION = re.compile(r"session_(\d+)")
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")

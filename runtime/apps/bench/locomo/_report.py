@@ -42,11 +42,15 @@ def markdown(results: Mapping[str, Any]) -> str:
         header,
         rule,
         _row("**headline (1-4)**", results["headline"]),
+        *([_row("**held out (1-4)**", results["held_out"])] if results["held_out"] else []),
         *(_row(f"{c['category']} {c['name']}", c) for c in results["by_category"]),
         "",
         "| conversation (1-4) | questions | " + " | ".join(label for _, label in _COLUMNS) + " |",
         rule,
-        *(_row(c["conversation"], c) for c in results["by_conversation"]),
+        *(
+            _row(f"{c['conversation']}{' (held out)' if c['held_out'] else ''}", c)
+            for c in results["by_conversation"]
+        ),
         "",
         f"Ingest {results['ingest']['seconds']:.1f} s ({results['ingest']['turns_per_s']} "
         f"turns/s, batches of 100); recall (k = 10, through the facade, query embedded) "
