@@ -144,6 +144,8 @@ def test_select_names_the_conversations_a_file_holds() -> None:
     assert len(select(conversations, limit=2)) == 2
     with pytest.raises(ValueError, match="no conversation 'z' in the data; it holds a, b, c"):
         select(conversations, only=["z"])
+    with pytest.raises(LocomoError, match="hold no question"):
+        select(parse_locomo([_sample("q", qa=[])]))
 
 
 @pytest.mark.parametrize(
@@ -165,6 +167,24 @@ def test_usage_errors_exit_2_naming_the_flag(
     result = CliRunner().invoke(cli, ["bench", "locomo", *[paths.get(a, a) for a in arguments]])
     assert result.exit_code == 2, result.output
     assert message in result.output
+
+
+def test_a_store_that_refuses_the_data_or_cannot_open_is_an_error_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MNEMOWIRE_LOCOMO_DATA", raising=False)
+    path = tmp_path / "long-id.json"
+    path.write_text(json.dumps([_sample("c" * 300)]), encoding="utf-8")  # agent id > 256
+    runner = CliRunner()
+    base = ["bench", "locomo", "--data", str(path), "--embedder", "hash:64"]
+    refused = runner.invoke(cli, base)
+    assert refused.exit_code == 1, refused.output
+    assert "invalid_request" in refused.output
+    assert "/agent_id" in refused.output
+    assert refused.exception is None or isinstance(refused.exception, SystemExit)
+    unopened = runner.invoke(cli, [*base, "--store", "nosuch://x"])
+    assert unopened.exit_code == 2, unopened.output
+    assert "--store" in unopened.output
 
 
 async def test_a_run_scores_every_question_and_makes_a_valid_report(tmp_path: Path) -> None:

@@ -67,6 +67,7 @@ def locomo_command(
     from mnemowire.apps.bench.report import make_report, write
     from mnemowire.apps.cli._progress import Bars
     from mnemowire.embedders import default_embedder, load_embedder
+    from mnemowire.errors import ConfigError, MnemowireError
 
     try:
         conversations = select(load_locomo(data), only=only, limit=limit)
@@ -86,6 +87,10 @@ def locomo_command(
     bars = Bars()
     try:
         results = asyncio.run(run_locomo(store, chosen, data, conversations, progress=bars))
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), param_hint="--store") from None
+    except MnemowireError as exc:  # the store refused a turn or a question: say which rule
+        raise click.ClickException(f"{exc.code}: {exc}") from None
     finally:
         bars.close()
     report = make_report("locomo", env, results)

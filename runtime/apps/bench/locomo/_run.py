@@ -28,6 +28,7 @@ from mnemowire.apps.bench.locomo._data import (
     DEVELOPMENT_HALF,
     HEADLINE_CATEGORIES,
     Conversation,
+    LocomoError,
     Question,
 )
 from mnemowire.apps.bench.metrics import mean, reciprocal_rank
@@ -49,7 +50,8 @@ HELD_BACK = (
 def select(
     conversations: Sequence[Conversation], *, only: Sequence[str] = (), limit: int | None = None
 ) -> list[Conversation]:
-    """The conversations named in ``only`` (all when empty), at most ``limit`` of them."""
+    """The conversations named in ``only`` (all when empty), at most ``limit`` of them; a
+    :class:`LocomoError` when they hold no question (a run would have nothing to score)."""
     known = {c.sample_id for c in conversations}
     missing = [name for name in only if name not in known]
     if missing:
@@ -58,7 +60,10 @@ def select(
             f"{', '.join(sorted(known))}"
         )
     chosen = [c for c in conversations if not only or c.sample_id in only]
-    return chosen if limit is None else chosen[:limit]
+    chosen = chosen if limit is None else chosen[:limit]
+    if not any(c.questions for c in chosen):
+        raise LocomoError("the conversations chosen hold no question to ask")
+    return chosen
 
 
 async def run_locomo(
