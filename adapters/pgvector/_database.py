@@ -2,10 +2,12 @@
 transaction per operation, and every backend error translated in one place.
 
 Pooled connections are configured once: pgvector's and the tsvector's adapters, the store's
-schema on the search path, exact filtered HNSW scans (``hnsw.iterative_scan = strict_order``:
-filters never cost results and order stays exact), plans made for each query's own values (a
-tiny tenant and a huge one need different plans), and no parallel workers (starting them costs
-more than a recall's whole budget).
+schema on the search path, filtered HNSW scans that keep scanning past rows the filters reject
+(``hnsw.iterative_scan = relaxed_order``; every statement orders the index's candidates by
+exact distance itself: in ``strict_order`` pgvector 0.8 drops a candidate found in a later
+round when it is closer than the last row returned, so filtered recalls lost neighbours),
+plans made for each query's own values (a tiny tenant and a huge one need different plans),
+and no parallel workers (starting them costs more than a recall's whole budget).
 
 After a connection failure the next operation first checks the server with one direct
 connection (failing fast while it is down) and, once it answers, starts a fresh pool:
@@ -344,7 +346,7 @@ class Database:
         conn.adapters.register_dumper(Lexemes, LexemesDumper)
         await conn.execute(
             "SELECT set_config('search_path', %s, false), "
-            "set_config('hnsw.iterative_scan', 'strict_order', false), "
+            "set_config('hnsw.iterative_scan', 'relaxed_order', false), "
             "set_config('hnsw.ef_search', %s, false), "
             "set_config('plan_cache_mode', 'force_custom_plan', false), "
             "set_config('max_parallel_workers_per_gather', '0', false)",

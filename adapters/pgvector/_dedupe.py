@@ -30,12 +30,15 @@ async def duplicate(
         agent_id=req.agent_id, user_id=req.user_id, types=[req.type], query="-", k=CANDIDATES
     )
     scope = Scope.of(near, {}, now)
+    # the index scan's order is approximate (relaxed_order): the nearest are picked there and
+    # ordered exactly here, ties by id
     cursor = await conn.execute(
-        f"SELECT {COLUMNS}, 1 - (m.embedding <=> %s) FROM memories m WHERE {scope.sql} "
-        "ORDER BY m.embedding <=> %s, m.id LIMIT %s",
+        f"WITH near AS MATERIALIZED (SELECT {COLUMNS}, m.embedding <=> %s AS distance "
+        f"FROM memories m WHERE {scope.sql} ORDER BY m.embedding <=> %s LIMIT %s) "
+        "SELECT * FROM near ORDER BY distance, id",
         [vector, *scope.args, vector, CANDIDATES],
     )
-    found = [(stored(row[:-1]), float(row[-1])) for row in await cursor.fetchall()]
+    found = [(stored(row[:-1]), 1 - float(row[-1])) for row in await cursor.fetchall()]
     same = duplicate_of(req, payload, found)
     return next((row for row, _ in found if row["id"] == same), None)
 

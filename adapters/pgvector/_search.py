@@ -4,8 +4,9 @@ ones, and the agent sizes that set how rare a searched word must be.
 Both searches run in one statement and return whole records (with their last recall time); the
 store then ranks and fuses in Python (``mnemowire.fusion.rrf``).
 
-Vector side: the k' nearest in scope by the HNSW index (``hnsw.iterative_scan = strict_order``
-keeps scanning past rows the filters reject). The index scan can still stop early (at
+Vector side: the k' nearest in scope by the HNSW index (``hnsw.iterative_scan = relaxed_order``
+keeps scanning past rows the filters reject; the caller orders the candidates by exact
+distance). The index scan can still stop early (at
 ``hnsw.max_scan_tuples``); then, and only then, the same query runs exactly, with an ORDER BY
 the index cannot serve. That branch is gated by a one-time filter on the first branch's row
 count, so PostgreSQL skips it entirely when the index scan was complete.

@@ -5,9 +5,10 @@ Semantics are the sqlite-vec store's, operation for operation (docs/spec/v0.md).
 hybrid: the k' nearest vectors and the k' best keyword matches (an OR of the query's rare
 words) are fused by Reciprocal Rank Fusion, then multiplied by each record's demote factor;
 ties go to the smaller id. Every recall filter is part of both searches' WHERE clause, and the
-HNSW scan runs with ``hnsw.iterative_scan = strict_order``, so filters apply before the top k'
-is cut; if the index scan still comes back short (it gives up after ``hnsw.max_scan_tuples``),
-the same query runs exactly, so a small tenant beside a huge one always gets its full k.
+HNSW scan runs with ``hnsw.iterative_scan = relaxed_order``, so filters apply before the top
+k' is cut (the candidates are then ordered by exact distance); if the index scan still comes
+back short (it gives up after ``hnsw.max_scan_tuples``), the same query runs exactly, so a
+small tenant beside a huge one always gets its full k.
 
 Every operation is one transaction on a pooled connection (psycopg 3, psycopg_pool; see
 ``_database``); the embedder runs outside transactions. A lost connection is an

@@ -68,6 +68,12 @@ def test_all_writes_a_valid_report_per_benchmark(tmp_path: Path) -> None:
         (120, 1),
         (120, 10),
     ]
+    for row in scale["layouts"]:  # 3 probes: 1 question, 2 template sentences
+        questions, templates = (
+            row["vector_recall_at_10_questions"],
+            row["vector_recall_at_10_templates"],
+        )
+        assert row["vector_recall_at_10"] == pytest.approx((questions + 2 * templates) / 3, 1e-3)
     adversarial = load_report(tmp_path / "adversarial.json")["results"]
     assert {row["K"] for row in adversarial["results"]} == {0, 5}
 

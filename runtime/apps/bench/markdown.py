@@ -179,8 +179,8 @@ def _latency(results: Mapping[str, Any]) -> str:
 def _scale(results: Mapping[str, Any]) -> str:
     out = [
         "| store | memories | agents | load s | recall p50 / p95 / p99 ms "
-        "| search only p50 / p95 / p99 ms | vector recall@10 |",
-        "|---|---:|---:|---:|---|---|---:|",
+        "| search only p50 / p95 / p99 ms | vector recall@10 | questions | templates |",
+        "|---|---:|---:|---:|---|---|---:|---:|---:|",
     ]
     notes = []
     for run in results["stores"]:
@@ -191,7 +191,9 @@ def _scale(results: Mapping[str, Any]) -> str:
             out.append(
                 f"| {run['store']} | {row['memories']} | {row['agents']} | {row['load_seconds']} | "
                 f"{_p(row['recall'])} | {_p(row['recall_search_only'])} | "
-                f"{row['vector_recall_at_10']:.4f} |"
+                f"{row['vector_recall_at_10']:.4f} | "
+                f"{_f(row.get('vector_recall_at_10_questions'), 4)} | "
+                f"{_f(row.get('vector_recall_at_10_templates'), 4)} |"
             )
         bulk = run["bulk_ingest"]
         notes.append(

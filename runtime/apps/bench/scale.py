@@ -4,7 +4,9 @@
 Per size N (one agent holding all N, and the largest N spread over ten agents): recall
 p50/p95/p99 with the query's embedding and without it (``QueryEmbedding``), and the vector
 search's recall@10 against exact brute-force search over the same vectors, for the agent
-asked. Probes: half the quality benchmark's questions, half template sentences. Plus bulk
+asked, over all probes and per kind. Probes: half the quality benchmark's questions, half
+template sentences (a template's neighbours are near-duplicates any search finds; a
+question's are loose, which is where an approximate search loses recall). Plus bulk
 ingest throughput with real embedding. Corpus texts are synthetic
 (``_corpus``: templates, seeded) and their embeddings are computed once and cached on disk
 (``_cache``), so a rerun skips the slow part. Loading N memories is the facade's bulk import
@@ -89,6 +91,7 @@ async def run_scale(
     # neighbours in this corpus are loose, which is where an approximate search loses recall
     asked = [str(q.recall["query"]) for q in load_queries() if q.query_class != "no_match"]
     probes = asked[: queries // 2]
+    question_count = len(probes)
     probes += synthetic_texts(queries - len(probes), seed=99)
     probe_vectors = embedder.embed(probes)
     layouts = [(n, 1) for n in sorted(sizes)]
@@ -119,7 +122,7 @@ async def run_scale(
             layout = await _measure(
                 handle,
                 embedder,
-                queries=(probes, probe_vectors),
+                queries=(probes, probe_vectors, question_count),
                 corpus=(vectors[:size], position),
                 agents=agents,
                 load_s=load_s,
@@ -148,19 +151,20 @@ async def _measure(
     handle: OpenedStore,
     embedder: Embedder,
     *,
-    queries: tuple[list[str], Vectors],
+    queries: tuple[list[str], Vectors, int],
     corpus: tuple[Vectors, dict[str, int]],
     agents: int,
     load_s: float,
     progress: Progress | None,
 ) -> dict[str, Any]:
-    probes, probe_vectors = queries
+    probes, probe_vectors, questions = queries
     vectors, position = corpus
     store = Memory(handle.store)  # recall as applications call it: validated both ways
     agent = handle.agent("agent-0")
     with_embedding: list[float] = []
     search_only: list[float] = []
-    hits = 0
+    # hits per probe kind: the first ``questions`` probes are real questions, then templates
+    hits = {"questions": 0, "templates": 0}
     rows = np.flatnonzero(np.arange(len(vectors)) % agents == 0)  # agent-0's rows
     stage = f"scale: {len(vectors)} memories" + (f" / {agents} agents" if agents > 1 else "")
     for i, (text, vector) in enumerate(zip(probes, probe_vectors, strict=True)):
@@ -179,7 +183,7 @@ async def _measure(
             query_vector=QueryEmbedding(embedder.name, vector),
         )
         found = {position[hit.id] for hit in vector_only.results if hit.id in position}
-        hits += len(exact & found)
+        hits["questions" if i < questions else "templates"] += len(exact & found)
         if progress is not None:
             progress(stage, i + 1, len(probes))
     return {
@@ -188,5 +192,12 @@ async def _measure(
         "load_seconds": round(load_s, 2),
         "recall": percentiles(with_embedding),
         "recall_search_only": percentiles(search_only),
-        "vector_recall_at_10": round(hits / (10 * len(probes)), 4),
+        "vector_recall_at_10": round(sum(hits.values()) / (10 * len(probes)), 4),
+        "vector_recall_at_10_questions": _share(hits["questions"], 10 * questions),
+        "vector_recall_at_10_templates": _share(hits["templates"], 10 * (len(probes) - questions)),
     }
+
+
+def _share(hits: int, asked: int) -> float | None:
+    """hits of asked, or None when no probe of that kind was asked."""
+    return round(hits / asked, 4) if asked else None
