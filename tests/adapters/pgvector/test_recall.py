@@ -200,7 +200,7 @@ async def test_a_filtered_hnsw_scan_finds_what_exact_search_finds(
     btrees dropped, so nothing else can serve the query), against exact search. Loose queries
     (random directions, as a question is to its answers) make the iterative scan run several
     rounds; in strict_order pgvector 0.8 drops a candidate of a later round that is closer
-    than one already returned (there it found 0.947 of these neighbours, here all)."""
+    than one already returned (there it found 0.947 of these neighbours, relaxed 0.997)."""
     embedder = HashEmbedder(32)
     loaded = make_store(embedder=embedder)
     texts = [
