@@ -4,11 +4,10 @@ keywords, every record field a native column.
 Semantics are the sqlite-vec store's, operation for operation (docs/spec/v0.md). Recall is
 hybrid: the k' nearest vectors and the k' best keyword matches (an OR of the query's rare
 words) are fused by Reciprocal Rank Fusion, then multiplied by each record's demote factor;
-ties go to the smaller id. Every recall filter is part of both searches' WHERE clause, and the
-HNSW scan runs with ``hnsw.iterative_scan = relaxed_order``, so filters apply before the top
-k' is cut (the candidates are then ordered by exact distance); if the index scan still comes
-back short (it gives up after ``hnsw.max_scan_tuples``), the same query runs exactly, so a
-small tenant beside a huge one always gets its full k.
+ties go to the smaller id. Every recall filter is part of both searches' WHERE clause; the
+HNSW scan runs in ``relaxed_order`` (``_search``), so filters apply before the top k' is cut,
+and if it comes back short (past ``hnsw.max_scan_tuples``) the same query runs exactly: a small
+tenant beside a huge one always gets its full k.
 
 Every operation is one transaction on a pooled connection (psycopg 3, psycopg_pool; see
 ``_database``); the embedder runs outside transactions. A lost connection is an

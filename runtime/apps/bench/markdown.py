@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["environment_line", "render"]
+__all__ = ["environment_line", "latency_cells", "render"]
 
 
 def render(report: Mapping[str, Any]) -> str:
@@ -45,7 +45,8 @@ def _f(value: Any, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _p(p: Mapping[str, Any]) -> str:
+def latency_cells(p: Mapping[str, Any]) -> str:
+    """p50 / p95 / p99 of a Percentiles object, one decimal each."""
     return f"{p['p50_ms']:.1f} / {p['p95_ms']:.1f} / {p['p99_ms']:.1f}"
 
 
@@ -165,12 +166,13 @@ def _latency(results: Mapping[str, Any]) -> str:
             w = run[setup]
             label = setup if setup == "single" else f"fused ({w['stores']} stores, {w['fusion']})"
             out.append(
-                f"| {run['store']} | {label} | {_p(w['ingest'])} | {_p(w['recall'])} | "
-                f"{_p(w['recall_search_only'])} | {_p(w['overhead'])} |"
+                f"| {run['store']} | {label} | {latency_cells(w['ingest'])} | "
+                f"{latency_cells(w['recall'])} | "
+                f"{latency_cells(w['recall_search_only'])} | {latency_cells(w['overhead'])} |"
             )
         notes.append(
             f"{run['store']}: fused recall p50 is {run['fused_vs_single']:.2f}x single; the "
-            f"embedder alone takes {_p(run['embed'])} ms per query; "
+            f"embedder alone takes {latency_cells(run['embed'])} ms per query; "
             f"load average {_loads(run['load_average'])}."
         )
     return "\n".join([*out, "", *notes])
@@ -190,7 +192,7 @@ def _scale(results: Mapping[str, Any]) -> str:
         for row in run["layouts"]:
             out.append(
                 f"| {run['store']} | {row['memories']} | {row['agents']} | {row['load_seconds']} | "
-                f"{_p(row['recall'])} | {_p(row['recall_search_only'])} | "
+                f"{latency_cells(row['recall'])} | {latency_cells(row['recall_search_only'])} | "
                 f"{row['vector_recall_at_10']:.4f} | "
                 f"{_f(row.get('vector_recall_at_10_questions'), 4)} | "
                 f"{_f(row.get('vector_recall_at_10_templates'), 4)} |"

@@ -46,9 +46,7 @@ def plot(report: Mapping[str, Any], out: Path) -> list[Path]:
         adversarial_plot(results, out / "adversarial.png")
         return [out / "adversarial.png"]
     if kind == "locomo":
-        from mnemowire.apps.bench.locomo import plot as locomo_plot
-
-        return [locomo_plot(results, out / "locomo.png")]
+        return [_locomo(results, out / "locomo.png")]
     return []
 
 
@@ -305,4 +303,27 @@ def _http(results: Mapping[str, Any], path: Path) -> Path:
     right.set_ylabel("server resident memory, MB")
     right.set_ylim(0, max(p["mb"] for p in rss) * 1.2)
     right.set_title("server memory")
+    return _save(figure, path)
+
+
+def _locomo(results: Mapping[str, Any], path: Path) -> Path:
+    """recall@5 and recall@10 (any evidence turn, and all of them) per LoCoMo category, the
+    headline first."""
+    groups = [("1-4", results["headline"])] + [
+        (f"{c['category']} {c['name']}", c) for c in results["by_category"]
+    ]
+    figure = _figure(9, 3.8)
+    ax = figure.subplots()
+    width = 0.2
+    columns = (("recall_at_5", "R@5 any"), ("recall_at_10", "R@10 any"),
+               ("all_at_5", "R@5 all"), ("all_at_10", "R@10 all"))  # fmt: skip
+    for offset, (key, label) in enumerate(columns):
+        xs = [i + (offset - 1.5) * width for i in range(len(groups))]
+        ax.bar(xs, [g.get(key, 0.0) for _, g in groups], width, label=label)
+    ax.set_xticks(range(len(groups)), [name for name, _ in groups])
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("share of questions")
+    ax.set_title(f"LoCoMo retrieval ({', '.join(results['data']['conversations'])})")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(loc="upper right", ncols=4, fontsize="small")
     return _save(figure, path)

@@ -29,7 +29,7 @@ def validation_command(seconds: float, out: Path | None) -> None:
     from mnemowire.apps.bench import environment, run_validation
 
     env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
-    _publish("validation", env, run_validation(seconds), out)
+    publish("validation", env, run_validation(seconds), out)
 
 
 @bench_group.command("records")
@@ -47,7 +47,7 @@ def records_command(count: int, get_rounds: int, out: Path | None) -> None:
     from mnemowire.apps.bench.records import run_records
 
     env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
-    _publish("records", env, run_records(count, get_rounds), out)
+    publish("records", env, run_records(count, get_rounds), out)
 
 
 @bench_group.command("portability")
@@ -75,7 +75,7 @@ def portability_command(count: int, dsn: str | None, out: Path | None) -> None:
         results = run_portability(count, dsn, progress=bars)
     finally:
         bars.close()
-    _publish("portability", env, results, out)
+    publish("portability", env, results, out)
 
 
 @bench_group.command("reviews")
@@ -100,7 +100,7 @@ def reviews_command(
     if decisions > pending or decisions * 2 > existing:
         raise click.UsageError("--decisions takes one staged and two active records each")
     env = environment(" ".join(["mnemowire", *sys.argv[1:]]))
-    _publish("reviews", env, run_reviews(pending, existing, page_rounds, decisions), out)
+    publish("reviews", env, run_reviews(pending, existing, page_rounds, decisions), out)
 
 
 @bench_group.command("http")
@@ -145,7 +145,7 @@ def http_command(
         )
     finally:
         bars.close()
-    _publish("http", env, results, out)
+    publish("http", env, results, out)
     if out is not None:
         from mnemowire.apps.bench.plots import plot
         from mnemowire.apps.bench.report import load_report
@@ -187,7 +187,7 @@ def adapter_command(url: str, rounds: int, out: Path | None) -> None:
         raise click.BadParameter(str(exc), param_hint="--store") from None
     finally:
         bars.close()
-    _publish("adapter", env, results, out)
+    publish("adapter", env, results, out)
 
 
 @bench_group.command("facades")
@@ -220,7 +220,7 @@ def facades_command(url: str, rounds: int, out: Path | None) -> None:
         raise click.BadParameter(str(exc), param_hint="--store") from None
     finally:
         bars.close()
-    _publish("facades", env, results, out)
+    publish("facades", env, results, out)
 
 
 @bench_group.command("lifecycle")
@@ -262,11 +262,12 @@ def lifecycle_command(
         planned,
         progress=lambda step: click.echo(f"mnemowire: {step}", err=True),
     )
-    _publish("lifecycle", env, results, out)
+    publish("lifecycle", env, results, out)
 
 
-def _publish(benchmark: str, env: dict[str, Any], results: Any, out: Path | None) -> None:
-    """Print the report's Markdown; with ``out``, also write its JSON and Markdown files."""
+def publish(benchmark: str, env: dict[str, Any], results: Any, out: Path | None) -> dict[str, Any]:
+    """Print the report's Markdown; with ``out``, also write its JSON and Markdown files.
+    Returns the report."""
     from mnemowire.apps.bench.markdown import render
     from mnemowire.apps.bench.report import make_report, write
 
@@ -274,6 +275,17 @@ def _publish(benchmark: str, env: dict[str, Any], results: Any, out: Path | None
     click.echo(render(report))
     if out is not None:
         write(report, out)
+    return report
+
+
+def require_matplotlib() -> None:
+    """Fail before a run whose plots need matplotlib, not after it."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise click.ClickException(
+            "the plots need matplotlib: pip install 'mnemowire[bench]'"
+        ) from None
 
 
 def _setups(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> list[Any]:
@@ -337,4 +349,4 @@ def embedders_command(
         rows += run_embedders(
             setups, single=single, batch_sizes=batch_sizes, rounds=rounds, busy=busy
         )
-    _publish("embedders", env, rows, out)
+    publish("embedders", env, rows, out)

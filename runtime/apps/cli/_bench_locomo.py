@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from mnemowire.apps.cli._bench import bench_group
+from mnemowire.apps.cli._bench import bench_group, publish, require_matplotlib
 
 
 @bench_group.command("locomo")
@@ -62,9 +62,7 @@ def locomo_command(
     episodic memory per dialogue turn, each question asked through the public recall."""
     from mnemowire.apps.bench import environment
     from mnemowire.apps.bench.locomo import LocomoError, load_locomo, run_locomo, select
-    from mnemowire.apps.bench.markdown import render
     from mnemowire.apps.bench.plots import plot
-    from mnemowire.apps.bench.report import make_report, write
     from mnemowire.apps.cli._progress import Bars
     from mnemowire.embedders import default_embedder, load_embedder
     from mnemowire.errors import ConfigError, MnemowireError
@@ -76,12 +74,7 @@ def locomo_command(
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--conversation") from None
     if out is not None:
-        try:
-            import matplotlib  # noqa: F401 - checked before the run, not after it
-        except ImportError:
-            raise click.ClickException(
-                "the plot needs matplotlib: pip install 'mnemowire[bench]'"
-            ) from None
+        require_matplotlib()
     chosen = load_embedder(embedder) if embedder else default_embedder()
     env = environment(" ".join(["mnemowire", *sys.argv[1:]]), embedder=chosen)
     bars = Bars()
@@ -93,8 +86,6 @@ def locomo_command(
         raise click.ClickException(f"{exc.code}: {exc}") from None
     finally:
         bars.close()
-    report = make_report("locomo", env, results)
-    click.echo(render(report))
+    report = publish("locomo", env, results, out)
     if out is not None:
-        write(report, out)
         plot(report, out)

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
-from mnemowire.apps.cli._bench import bench_group
+from mnemowire.apps.cli._bench import bench_group, require_matplotlib
 from mnemowire.apps.cli._progress import Bars
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -126,12 +126,7 @@ def run_suite(
     **options: Any,
 ) -> None:
     """Run benchmarks, print their Markdown and say where the files went."""
-    try:
-        import matplotlib  # noqa: F401 - checked before the run, not after it
-    except ImportError:
-        raise click.ClickException(
-            "the plots need matplotlib: pip install 'mnemowire[bench]'"
-        ) from None
+    require_matplotlib()
     from mnemowire.apps.bench._stores import DEFAULT_STORE
     from mnemowire.apps.bench.markdown import render
     from mnemowire.apps.bench.suite import Settings, run_benchmarks

@@ -2,7 +2,8 @@
 
 The data is CC BY-NC 4.0 and never shipped: ``mnemowire bench locomo --data PATH`` reads the
 release's JSON from where the user keeps it. ``_data`` parses it, ``_run`` writes and asks it
-through the public API, ``_report`` renders the tables and the plot.
+through the public API, ``_report`` renders the tables (``mnemowire.apps.bench.plots`` draws
+the plot).
 """
 
 from mnemowire.apps.bench.locomo._data import (
@@ -17,7 +18,7 @@ from mnemowire.apps.bench.locomo._data import (
     parse_locomo,
     session_time,
 )
-from mnemowire.apps.bench.locomo._report import markdown, plot
+from mnemowire.apps.bench.locomo._report import markdown
 from mnemowire.apps.bench.locomo._run import HELD_BACK, run_locomo, select
 
 __all__ = [
@@ -32,7 +33,6 @@ __all__ = [
     "load_locomo",
     "markdown",
     "parse_locomo",
-    "plot",
     "run_locomo",
     "select",
     "session_time",

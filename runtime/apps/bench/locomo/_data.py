@@ -93,7 +93,6 @@ class Question:
 @dataclass(frozen=True)
 class Conversation:
     sample_id: str
-    speakers: tuple[str, str]
     turns: tuple[Turn, ...]
     questions: tuple[Question, ...]
 
@@ -142,14 +141,12 @@ def _conversation(sample: Any, position: int) -> Conversation:
     questions = sample.get("qa")
     if not isinstance(body, Mapping) or not isinstance(questions, list):
         raise LocomoError(f"{where}: needs 'conversation' (an object) and 'qa' (a list)")
-    speakers = (str(body.get("speaker_a", "")), str(body.get("speaker_b", "")))
     turns = _turns(body, where)
     if not turns:
         raise LocomoError(f"{where}: no session_N holds a turn")
     known = {turn.dia_id for turn in turns}
     return Conversation(
         sample_id=sample_id,
-        speakers=speakers,
         turns=tuple(turns),
         questions=tuple(_question(q, i, known, where) for i, q in enumerate(questions)),
     )

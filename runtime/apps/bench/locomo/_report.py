@@ -1,12 +1,13 @@
-"""LoCoMo's Markdown tables and plot, as docs/benchmarks.md shows them."""
+"""LoCoMo's Markdown tables, as docs/benchmarks.md shows them (the plot is in ``plots``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-__all__ = ["markdown", "plot"]
+from mnemowire.apps.bench.markdown import latency_cells
+
+__all__ = ["markdown"]
 
 _COLUMNS = (
     ("recall_at_5", "R@5 any"),
@@ -54,36 +55,9 @@ def markdown(results: Mapping[str, Any]) -> str:
         "",
         f"Ingest {results['ingest']['seconds']:.1f} s ({results['ingest']['turns_per_s']} "
         f"turns/s, batches of 100); recall (k = 10, through the facade, query embedded) "
-        f"p50 / p95 / p99 {_p(results['recall_latency'])} ms over "
+        f"p50 / p95 / p99 {latency_cells(results['recall_latency'])} ms over "
         f"{results['recall_latency']['n']} questions.",
         "",
         f"Held back: {results['held_back']}",
     ]
     return "\n".join(lines)
-
-
-def _p(p: Mapping[str, Any]) -> str:
-    return f"{p['p50_ms']:.1f} / {p['p95_ms']:.1f} / {p['p99_ms']:.1f}"
-
-
-def plot(results: Mapping[str, Any], path: Path) -> Path:
-    """recall@5 and recall@10 (any evidence, and all of it) per category, headline first."""
-    from matplotlib.figure import Figure
-
-    groups = [("1-4", results["headline"])] + [
-        (f"{c['category']} {c['name']}", c) for c in results["by_category"]
-    ]
-    figure = Figure(figsize=(9, 3.8), layout="constrained")
-    ax = figure.subplots()
-    width = 0.2
-    for offset, (key, label) in enumerate(_COLUMNS[:4]):
-        xs = [i + (offset - 1.5) * width for i in range(len(groups))]
-        ax.bar(xs, [g.get(key, 0.0) for _, g in groups], width, label=label)
-    ax.set_xticks(range(len(groups)), [name for name, _ in groups])
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("share of questions")
-    ax.set_title(f"LoCoMo retrieval ({', '.join(results['data']['conversations'])})")
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(loc="upper right", ncols=4, fontsize="small")
-    figure.savefig(path, dpi=110, metadata={"Software": None})
-    return path
