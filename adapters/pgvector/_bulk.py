@@ -1,8 +1,9 @@
 """The pgvector store's first import into an unused store (``PgVectorStore.load_fresh``, an
-operator's method outside the protocol, like ``vacuum``): every row loaded with binary COPY
-while both indexes are dropped, then the indexes built once at the end, all in one
-transaction. A bulk build is several times faster than growing the HNSW graph row by row;
-any other import goes through ``remember_batch`` (the facade's ``remember_many``)."""
+operator's method outside the protocol, like ``vacuum``): every row loaded with binary COPY while
+both indexes are dropped, then the indexes built once at the end, all in one transaction. A bulk
+build is faster than maintaining the indexes row by row (and the vector index's cells are then
+trained on every row); any other import goes through ``remember_batch`` (the facade's
+``remember_many``)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mnemowire.adapters.pgvector._database import Database, one
-from mnemowire.adapters.pgvector._migrations import build_memory_mb, keyword_index, vector_index
+from mnemowire.adapters.pgvector._database import Database
+from mnemowire.adapters.pgvector._migrations import keyword_index
+from mnemowire.adapters.pgvector._vector_index import build_missing
 from mnemowire.adapters.pgvector._writes import Result, write
 from mnemowire.embedders import Vectors
 from mnemowire.kit.staging import StagingRules
@@ -35,12 +37,9 @@ async def load_fresh(  # noqa: PLR0917
     started = time.perf_counter()
     responses: list[RememberResponse] = []
     async with db.transaction("load_fresh") as conn:
-        cursor = await conn.execute("SELECT count(*) FROM memories WHERE state = 'active'")
-        rows = int((await one(cursor))[0]) + len(typed)
-        memory_mb = build_memory_mb(rows, vectors.shape[1])
         # both indexes are built once at the end: row by row, the GIN index (written
         # through) made a 100k COPY ~20 % slower
-        await conn.execute("DROP INDEX memories_embedding")
+        await conn.execute("DROP INDEX IF EXISTS memories_embedding")
         await conn.execute("DROP INDEX memories_search")
         for start in range(0, len(typed), batch_size):
             responses.extend(
@@ -55,9 +54,6 @@ async def load_fresh(  # noqa: PLR0917
                     policy=policy,
                 )
             )
-        await conn.execute(
-            "SELECT set_config('maintenance_work_mem', %s, true)", (f"{memory_mb}MB",)
-        )
-        await conn.execute(vector_index())
+        await build_missing(conn, vectors.shape[1])
         await conn.execute(keyword_index())
     return responses

@@ -1,13 +1,13 @@
 """The store's side of PostgreSQL: a pool opened on first use (after migrating), one
 transaction per operation, and every backend error translated in one place.
 
-Pooled connections are configured once: pgvector's and the tsvector's adapters, the store's
-schema on the search path, filtered HNSW scans that keep scanning past rows the filters reject
-(``hnsw.iterative_scan = relaxed_order``; every statement orders the index's candidates by
-exact distance itself: in ``strict_order`` pgvector 0.8 drops a candidate found in a later
-round when it is closer than the last row returned, so filtered recalls lost neighbours),
-plans made for each query's own values (a tiny tenant and a huge one need different plans),
-and no parallel workers (starting them costs more than a recall's whole budget).
+Pooled connections are configured once: pgvector's and the tsvector's adapters, the store's schema
+on the search path, filtered IVFFlat scans that probe further cells while the filters reject too
+many rows (``ivfflat.iterative_scan = relaxed_order``, the only iterative mode IVFFlat has; every
+statement orders the index's candidates by exact distance itself; the probes are set per search,
+``_vector_index.IndexKeeper.use``), plans made for each query's own values (a tiny tenant and a huge
+one need different plans), and no parallel workers (starting them costs more than a recall's whole
+budget).
 
 After a connection failure the next operation first checks the server with one direct
 connection (failing fast while it is down) and, once it answers, starts a fresh pool:
@@ -35,13 +35,14 @@ from mnemowire.adapters.pgvector._migrations import (
     search_path,
 )
 from mnemowire.adapters.pgvector._sql import Lexemes, LexemesDumper
+from mnemowire.adapters.pgvector._vector_index import configure as configure_probes
 from mnemowire.embedders import Embedder
 from mnemowire.errors import ConfigError, MnemowireError, StoreError, UnavailableError
 
 __all__ = ["Database", "one"]
 
 Connection = psycopg.AsyncConnection[Any]
-#: iterative index scans (hnsw.iterative_scan) arrived in pgvector 0.8.0
+#: iterative index scans (ivfflat.iterative_scan) arrived in pgvector 0.8.0
 MIN_PGVECTOR = (0, 8)
 
 
@@ -70,7 +71,7 @@ class Database:
         embedder: Embedder,
         pool_sizes: tuple[int, int],
         pool_timeout: float,
-        ef_search: int,
+        probes: int | None = None,
         read_only: bool = False,
         history_limit: int | None = None,
     ) -> None:
@@ -81,7 +82,8 @@ class Database:
         self._extension_schema = extension_schema
         self._embedder = embedder
         self._pool_sizes = pool_sizes
-        self._ef_search = ef_search
+        #: the store's fixed probe count (the ``probes`` option), if any
+        self._probes = probes
         self._pool: AsyncConnectionPool[Any] | None = None
         self._opening = asyncio.Lock()
         #: set when the connection failed: the next operation checks the server first
@@ -170,14 +172,18 @@ class Database:
         }
 
     async def standby(self) -> dict[str, Any]:
-        """Whether this server is a standby in recovery, and how far its replay lags."""
-        async with self.connection("health") as conn:
-            cursor = await conn.execute(
-                "SELECT pg_is_in_recovery(), "
-                "extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8"
-            )
-            in_recovery, lag = await one(cursor)
-        return {"in_recovery": in_recovery, "replay_lag_s": lag}
+        """This server's name, whether it answers, is a standby in recovery, and how far its
+        replay lags (a replica's health)."""
+        try:
+            async with self.connection("health") as conn:
+                cursor = await conn.execute(
+                    "SELECT pg_is_in_recovery(), "
+                    "extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8"
+                )
+                in_recovery, lag = await one(cursor)
+        except MnemowireError as exc:
+            return {"name": self.name, "error": str(exc)}
+        return {"name": self.name, "in_recovery": in_recovery, "replay_lag_s": lag}
 
     @contextlib.asynccontextmanager
     async def transaction(self, what: str) -> AsyncIterator[Connection]:
@@ -346,9 +352,9 @@ class Database:
         conn.adapters.register_dumper(Lexemes, LexemesDumper)
         await conn.execute(
             "SELECT set_config('search_path', %s, false), "
-            "set_config('hnsw.iterative_scan', 'relaxed_order', false), "
-            "set_config('hnsw.ef_search', %s, false), "
+            "set_config('ivfflat.iterative_scan', 'relaxed_order', false), "
             "set_config('plan_cache_mode', 'force_custom_plan', false), "
             "set_config('max_parallel_workers_per_gather', '0', false)",
-            (self._search_path, str(self._ef_search)),
+            (self._search_path,),
         )
+        await configure_probes(conn, self._probes)

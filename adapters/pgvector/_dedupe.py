@@ -11,6 +11,7 @@ from typing import Any
 
 from mnemowire.adapters.pgvector._reviews import stored
 from mnemowire.adapters.pgvector._sql import COLUMNS, Scope
+from mnemowire.adapters.pgvector._vector_index import nearest
 from mnemowire.adapters.pgvector._writes import Result, write
 from mnemowire.kit.dedupe import CANDIDATES, answered_by, as_staged, duplicate_of, duplicating
 from mnemowire.kit.staging import StagingRules
@@ -34,7 +35,8 @@ async def duplicate(
     # ordered exactly here, ties by id
     cursor = await conn.execute(
         f"WITH near AS MATERIALIZED (SELECT {COLUMNS}, m.embedding <=> %s AS distance "
-        f"FROM memories m WHERE {scope.sql} ORDER BY m.embedding <=> %s LIMIT %s) "
+        f"FROM memories m WHERE {scope.sql} "
+        f"ORDER BY {nearest('m.embedding', '%s', len(vector))} LIMIT %s) "
         "SELECT * FROM near ORDER BY distance, id",
         [vector, *scope.args, vector, CANDIDATES],
     )

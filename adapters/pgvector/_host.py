@@ -1,7 +1,7 @@
 """What the store's operation objects (``_record_ops.RecordOperations``,
-``_review_ops.ReviewOperations``, ``_upkeep.Upkeep``) need of the ``PgVectorStore`` that holds
-them: its schema, database, clock, per-agent sizes, embedder setup and staging policy, and the
-steps every operation is made of. Typed, so a step's signature changing in the store is a type
+``_review_ops.ReviewOperations``, ``_upkeep.Upkeep``) need of the ``PgVectorStore`` that holds them:
+its schema, database, clock, per-agent sizes, vector index, embedder setup and staging policy, and
+the steps every operation is made of. Typed, so a step's signature changing in the store is a type
 error in them."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from mnemowire.adapters.pgvector._database import Database
     from mnemowire.adapters.pgvector._search import AgentSizes
+    from mnemowire.adapters.pgvector._vector_index import IndexKeeper
     from mnemowire.embedders import Embedder, Vectors
     from mnemowire.kit import EmbedderSetup
     from mnemowire.kit.staging import StagingRules
@@ -27,6 +28,7 @@ class StoreHost(Protocol):
     _db: Database
     _clock: Callable[[], int]
     _sizes: AgentSizes
+    _index: IndexKeeper
     _setup: EmbedderSetup
     _policy: StagingRules | None
 

@@ -23,6 +23,9 @@ Layout (version 1):
 Version 2: the keyword index's lexemes are the agent's (``_sql.lexemes_of``), so word counts
 are per agent; ``erased`` keeps the ids of hard-deleted records (ids are never reused, and
 nothing else of such a record is kept but, since version 7, its agent).
+
+Version 11: the vector index is IVFFlat, built by the store once the active records are enough
+to index and rebuilt as they grow (``_vector_index``); versions 1-10 had an HNSW graph.
 """
 
 from __future__ import annotations
@@ -34,22 +37,20 @@ from typing import Any
 
 from psycopg import sql
 
+from mnemowire.adapters.pgvector._vector_index import DEFERRED_KEY, build_missing
+from mnemowire.adapters.pgvector._vector_index import NAME as VECTOR_INDEX
 from mnemowire.kit.history import DEFAULT_HISTORY_LIMIT, VERSION_FIELDS
 
 __all__ = [
     "DEFERRED",
-    "HNSW_EF_CONSTRUCTION",
-    "HNSW_M",
     "LOCK_KEY",
     "MIGRATIONS",
-    "build_memory_mb",
     "current_version",
     "grant_statements",
     "keyword_index",
     "migrate",
     "restore_indexes",
     "search_path",
-    "vector_index",
 ]
 
 #: the advisory lock every migration run holds (one per database: CREATE EXTENSION is too)
@@ -58,32 +59,25 @@ LOCK_KEY = int.from_bytes(
     "big",
     signed=True,
 )
-#: HNSW build parameters (pgvector's defaults, written down so a rebuild matches exactly)
-HNSW_M = 16
-HNSW_EF_CONSTRUCTION = 64
 
 
-def vector_index(*, if_missing: bool = False) -> sql.Composed:
-    """The vector index as the latest migration defines it (``load_fresh`` and a bulk import
-    rebuild it)."""
+def _hnsw_index() -> sql.SQL:
+    """The vector index of versions 1-10 (pgvector's default build parameters), which version
+    11 replaced with IVFFlat (``_vector_index``)."""
     return sql.SQL(
-        "CREATE INDEX {}memories_embedding ON memories USING hnsw (embedding vector_cosine_ops) "
-        "WITH (m = {}, ef_construction = {}) WHERE state = 'active'"
-    ).format(
-        sql.SQL("IF NOT EXISTS " if if_missing else ""),
-        sql.Literal(HNSW_M),
-        sql.Literal(HNSW_EF_CONSTRUCTION),
+        "CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops) "
+        "WITH (m = 16, ef_construction = 64) WHERE state = 'active'"
     )
 
 
-def keyword_index(*, if_missing: bool = False) -> sql.Composed:
+def keyword_index() -> sql.SQL:
     """The keyword index as the latest migration defines it (``load_fresh`` and a bulk import
     rebuild it): the visible records' words, written through (``fastupdate = off``;
     ``_sql.VISIBLE_WORDS`` says why)."""
     return sql.SQL(
-        "CREATE INDEX {}memories_search ON memories USING gin "
+        "CREATE INDEX memories_search ON memories USING gin "
         "((CASE WHEN state = 'active' THEN search END)) WITH (fastupdate = off)"
-    ).format(sql.SQL("IF NOT EXISTS " if if_missing else ""))
+    )
 
 
 #: the indexes a bulk import defers (``restore_indexes`` brings back any that is missing)
@@ -92,30 +86,16 @@ DEFERRED = ("memories_embedding", "memories_search")
 
 async def restore_indexes(conn: Any, dimension: int) -> list[str]:
     """Build the deferred indexes that are missing (a bulk import killed before it rebuilt
-    them), in the caller's transaction with the store's search_path; the names built. Sized
-    like ``load_fresh``'s build (the graph must fit in maintenance_work_mem)."""
-    cursor = await conn.execute(
-        "SELECT i FROM unnest(%s::text[]) AS i WHERE to_regclass(i) IS NULL", (list(DEFERRED),)
-    )
-    missing = [row[0] for row in await cursor.fetchall()]
-    if not missing:
-        return []
-    cursor = await conn.execute("SELECT count(*) FROM memories WHERE state = 'active'")
-    rows = int((await cursor.fetchone())[0])
-    await conn.execute(
-        "SELECT set_config('maintenance_work_mem', %s, true)",
-        (f"{build_memory_mb(rows, dimension)}MB",),
-    )
-    await conn.execute(vector_index(if_missing=True))
-    await conn.execute(keyword_index(if_missing=True))
-    return missing
-
-
-def build_memory_mb(rows: int, dimension: int) -> int:
-    """maintenance_work_mem for building the HNSW graph of ``rows`` vectors in one pass: the
-    graph must fit, or the build slows down many times."""
-    per_row = dimension * 4 + 16 * HNSW_M * 2 + 256
-    return max(64, min(4096, rows * per_row * 3 // 2 // 2**20))
+    them, or an upgrade to version 11), in the caller's transaction with the store's
+    search_path; the names built. The vector index is built only once the active records are
+    enough to index (``_vector_index.build_missing``)."""
+    built = [VECTOR_INDEX] if await build_missing(conn, dimension) else []
+    cursor = await conn.execute("SELECT to_regclass('memories_search') IS NULL")
+    if (await cursor.fetchone())[0]:
+        await conn.execute(keyword_index())
+        built.append("memories_search")
+    await conn.execute("DELETE FROM mnemowire_meta WHERE key = %s", (DEFERRED_KEY,))
+    return built
 
 
 Statement = sql.SQL | sql.Composed
@@ -157,7 +137,7 @@ def _v1(dimension: int) -> list[Statement]:
         sql.SQL(
             "CREATE INDEX memories_scope ON memories (agent_id, state, user_id, type, created_at)"
         ),
-        vector_index(),
+        _hnsw_index(),
         sql.SQL(
             "CREATE INDEX memories_search ON memories USING gin (search) WHERE state = 'active'"
         ),
@@ -205,7 +185,7 @@ def _v2(dimension: int) -> list[Statement]:
             + key
             + " || '/' || w.lexeme FROM unnest(search) AS w))"
         ),
-        vector_index(),
+        _hnsw_index(),
     ]
 
 
@@ -476,6 +456,13 @@ def _v10(dimension: int) -> list[Statement]:
     ]
 
 
+def _v11(dimension: int) -> list[Statement]:
+    """The vector index becomes IVFFlat (``_vector_index`` says why): the HNSW graph goes
+    here; the store builds the new index when it opens (``restore_indexes``) if the active
+    records are enough to index, and keeps it sized as they grow."""
+    return [sql.SQL("DROP INDEX IF EXISTS memories_embedding")]
+
+
 #: a remember's scalar fields a record keeps as they were sent
 _STAGED_SCALARS = (
     "agent_id", "user_id", "type", "content", "confidence", "source", "expires_at",
@@ -495,6 +482,7 @@ MIGRATIONS: list[tuple[str, Callable[[int], list[Statement]]]] = [
     ("every version of each record (spec v0.4's history)", _v8),
     ("how many times each record was recalled (spec v0.4's recall count)", _v9),
     ("versions an import brought from an archive (spec v0.4's carried history)", _v10),
+    ("the vector index becomes IVFFlat, built by the store once worth it", _v11),
 ]
 
 

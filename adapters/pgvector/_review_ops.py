@@ -5,6 +5,7 @@ The SQL is ``_reviews``'s and ``_changes``', the wire rules ``kit.reviews``'."""
 from __future__ import annotations
 
 import builtins
+import functools
 import time
 from typing import Any
 
@@ -55,7 +56,8 @@ class ReviewOperations:
         ([review.list], [review.diff])."""
         started = time.perf_counter()
         async with self._host._db.transaction("reviews") as conn:  # one snapshot for the page
-            found = await arun(conn, QUEUE.page(request, self._host._clock()), related)
+            nearest = functools.partial(related, dimension=self._host.embedder.dimension)
+            found = await arun(conn, QUEUE.page(request, self._host._clock()), nearest)
         count = min(len(found), request.limit)
         return reviews_answer(found, request.limit, self._host._result(count, started))
 

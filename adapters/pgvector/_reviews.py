@@ -12,6 +12,7 @@ from psycopg.types.json import Jsonb
 
 from mnemowire.adapters.pgvector._filters import DIALECT
 from mnemowire.adapters.pgvector._sql import COLUMNS, Scope
+from mnemowire.adapters.pgvector._vector_index import nearest
 from mnemowire.kit import RecordRows
 from mnemowire.kit.sql_reviews import Nearest, ReviewTables
 from mnemowire.models import RecallRequest
@@ -38,16 +39,16 @@ QUEUE = ReviewTables(
 )
 
 
-async def related(conn: Any, asked: Nearest) -> list[tuple[str, float]]:
+async def related(conn: Any, asked: Nearest, *, dimension: int) -> list[tuple[str, float]]:
     """The agent's active records closest to a staged one (``Nearest``), in its user scope,
-    by cosine distance in SQL."""
+    by cosine distance in SQL (the nearest by the vector index, ordered exactly)."""
     request = RecallRequest(agent_id=asked.agent_id, user_id=asked.user_id, query="-", k=asked.k)
     scope = Scope.of(request, {}, asked.now)
     cursor = await conn.execute(
         f"SELECT m.id, 1 - (m.embedding <=> s.embedding) FROM memories s "
         f"CROSS JOIN LATERAL (SELECT m.id, m.embedding FROM memories m WHERE {scope.sql} "
-        "ORDER BY m.embedding <=> s.embedding LIMIT %s) m WHERE s.id = %s "
-        "ORDER BY m.embedding <=> s.embedding, m.id",
+        f"ORDER BY {nearest('m.embedding', 's.embedding', dimension)} LIMIT %s) m "
+        "WHERE s.id = %s ORDER BY m.embedding <=> s.embedding, m.id",
         [*scope.args, asked.k, asked.record_id],
     )
     return [(record_id, float(similarity)) for record_id, similarity in await cursor.fetchall()]

@@ -4,12 +4,12 @@ ones, and the agent sizes that set how rare a searched word must be.
 Both searches run in one statement and return whole records (with their last recall time); the
 store then ranks and fuses in Python (``mnemowire.fusion.rrf``).
 
-Vector side: the k' nearest in scope by the HNSW index (``hnsw.iterative_scan = relaxed_order``
-keeps scanning past rows the filters reject; the caller orders the candidates by exact
-distance). The index scan can still stop early (at
-``hnsw.max_scan_tuples``); then, and only then, the same query runs exactly, with an ORDER BY
-the index cannot serve. That branch is gated by a one-time filter on the first branch's row
-count, so PostgreSQL skips it entirely when the index scan was complete.
+Vector side: the k' nearest in scope by the IVFFlat index (``_vector_index``; with
+``ivfflat.iterative_scan = relaxed_order`` it probes further cells while the filters reject too many
+rows; the caller orders the candidates by exact distance). The index scan can still stop short (at
+``ivfflat.max_probes``: a scope holding a sliver of the table); then, and only then, the same query
+runs exactly, with an ORDER BY the index cannot serve. That branch is gated by a one-time filter on
+the first branch's row count, so PostgreSQL skips it entirely when the index scan was complete.
 
 Keyword side (``mnemowire.kit.keywords``): first ``held_counts`` counts how many of the
 agent's visible records hold each of the query's words, as the agent's lexemes
@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mnemowire.adapters.pgvector._sql import COLUMNS, VISIBLE_WORDS, Scope, agent_key, lexeme
+from mnemowire.adapters.pgvector._vector_index import NAME as VECTOR_INDEX
+from mnemowire.adapters.pgvector._vector_index import index_lists, nearest
 from mnemowire.kit import rrf, searchable_text
 from mnemowire.kit.keywords import indexed_terms, rank_matches, rarity_limit
 
@@ -94,7 +96,7 @@ def recall_query(
     id) and ranks the keyword side."""
     ctes = f"""ann AS MATERIALIZED (
             SELECT m.seq, m.embedding <=> %s AS distance FROM memories m WHERE {scope.sql}
-            ORDER BY m.embedding <=> %s LIMIT %s
+            ORDER BY {nearest("m.embedding", "%s", len(vector))} LIMIT %s
         ), exact AS MATERIALIZED (
             SELECT m.seq, m.embedding <=> %s AS distance FROM memories m
             WHERE {scope.sql} AND (SELECT count(*) FROM ann) < %s
@@ -106,11 +108,11 @@ def recall_query(
         )"""
     args: list[Any] = [vector, *scope.args, vector, fetch, vector, *scope.args, fetch, vector]
     args.append(fetch)
-    nearest = f"""SELECT 'vector' AS side, c.distance, EXISTS (SELECT FROM exact) AS exact,
+    closest = f"""SELECT 'vector' AS side, c.distance, EXISTS (SELECT FROM exact) AS exact,
             {_RECORD}
         FROM chosen c JOIN memories m ON m.seq = c.seq LEFT JOIN recalls r ON r.memory = m.seq"""
     if not kept:
-        return f"WITH {ctes} {nearest}", args
+        return f"WITH {ctes} {closest}", args
     # the records in scope holding a kept word (each word is held by at most the rarity limit
     # of them)
     key = agent_key(scope.agent_id)
@@ -118,7 +120,7 @@ def recall_query(
     matched = f"""SELECT 'keyword', m.embedding <=> %s, false, {_RECORD}
         FROM memories m LEFT JOIN recalls r ON r.memory = m.seq
         WHERE {VISIBLE_WORDS} @@ %s::tsquery AND {scope.sql}"""
-    return f"WITH {ctes} {nearest} UNION ALL {matched}", args
+    return f"WITH {ctes} {closest} UNION ALL {matched}", args
 
 
 def _quoted(word: str) -> str:
@@ -173,10 +175,14 @@ def stale_records(records: list[dict[str, Any]], now: int) -> list[int]:
 @dataclass
 class AgentCounts:
     """One agent's visible-record count and the counts of the words recalls searched, valid
-    together until the agent changes (``AgentSizes.changed``) or SIZE_TTL_SECONDS pass."""
+    together until the agent changes (``AgentSizes.changed``) or SIZE_TTL_SECONDS pass; read
+    with them, the table's rows as the planner estimates them and the vector index's cells
+    (None: no index yet), which set a search's probes."""
 
     size: int
     counted_at: float
+    table_rows: float = 0.0
+    lists: int | None = None
     words: dict[str, int] = field(default_factory=dict)
 
 
@@ -241,8 +247,9 @@ class AgentSizes:
         changes = self._changes
         cursor = await conn.execute(
             "SELECT (SELECT count(*) FROM memories WHERE agent_id = %s AND state = 'active'), "
-            "(SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass)",
-            (agent_id,),
+            "(SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass), "
+            "(SELECT reloptions FROM pg_class WHERE oid = to_regclass(%s))",
+            (agent_id, VECTOR_INDEX),
         )
         row = await cursor.fetchone()
         size = int(row[0]) if row is not None else 0
@@ -251,7 +258,8 @@ class AgentSizes:
         # rows the last ANALYZE saw by more than the rule allows
         if size > analyzed_rows * (1 + ANALYZE_SCALE_FACTOR) + ANALYZE_THRESHOLD:
             self.stale = True
-        counts = AgentCounts(size, time.monotonic())
+        lists = index_lists(row[2]) if row is not None else None
+        counts = AgentCounts(size, time.monotonic(), max(analyzed_rows, float(size)), lists)
         if self._changes != changes:  # a write ended while counting: the count may predate it
             return counts
         self._forget(agent_id)

@@ -10,6 +10,7 @@ from psycopg import sql
 from mnemowire.adapters.pgvector._database import one
 from mnemowire.adapters.pgvector._host import StoreHost
 from mnemowire.adapters.pgvector._migrations import DEFERRED, grant_statements, restore_indexes
+from mnemowire.adapters.pgvector._vector_index import DEFERRED_KEY, LOCK
 from mnemowire.errors import ConfigError
 
 __all__ = ["Upkeep"]
@@ -32,13 +33,16 @@ class Upkeep:
     async def vacuum(self, *, erase: bool = False) -> list[str]:
         """VACUUM (ANALYZE) the store's tables, what autovacuum would do soon anyway: after a
         bulk import, so the visibility map and statistics are current before traffic arrives
-        (instead of an autovacuum of the HNSW index competing with it), or after hard deletes,
-        to reclaim the space of erased records at once. Needs the table owner (or MAINTAIN).
+        (instead of an autovacuum of the indexes competing with it), or after hard deletes,
+        to reclaim the space of erased records at once; then the vector index is built or
+        resized if the table calls for it (``IndexKeeper.keep``, which recalls otherwise start
+        in the background). Needs the table owner (or MAINTAIN).
 
         ``erase=True`` also removes what a hard delete leaves in the database files until then
         (docs/adapters/pgvector.md, "Erasure", has the measurements): the deleted row versions
         stay in the table's pages until VACUUM; the full-text (GIN) index keeps a deleted
-        record's words as keys even after VACUUM, until it is rebuilt, so it is rebuilt
+        record's words as keys even after VACUUM, until it is rebuilt, and the vector (IVFFlat)
+        index was seen to keep its vector's bytes after VACUUM, so both are rebuilt
         (``REINDEX CONCURRENTLY``: reads and writes go on meanwhile); then a CHECKPOINT writes
         the cleaned pages to the data files (skipped, and said so, without the privilege).
         Returns the statements run. The write-ahead log keeps its copies until its segments
@@ -52,13 +56,21 @@ class Upkeep:
                 await conn.execute(statement)
                 done.append(f"VACUUM (ANALYZE) {table}")
             if erase:
-                await conn.execute("REINDEX INDEX CONCURRENTLY memories_search")
-                done.append("REINDEX INDEX CONCURRENTLY memories_search")
+                cursor = await conn.execute("SELECT to_regclass('memories_embedding') IS NOT NULL")
+                indexed = (await one(cursor))[0]
+                for index in ("memories_search", *(["memories_embedding"] if indexed else [])):
+                    await conn.execute(
+                        sql.SQL("REINDEX INDEX CONCURRENTLY {}").format(sql.Identifier(index))
+                    )
+                    done.append(f"REINDEX INDEX CONCURRENTLY {index}")
                 try:
                     await conn.execute("CHECKPOINT")
                     done.append("CHECKPOINT")
                 except psycopg.errors.InsufficientPrivilege:
                     done.append("CHECKPOINT skipped: needs the pg_checkpoint role or superuser")
+        resized = await self._host._index.keep()
+        if resized is not None:
+            done.append(resized)
         return done
 
     async def prewarm(self) -> dict[str, int]:
@@ -66,7 +78,8 @@ class Upkeep:
         the first recalls after a restart or a bulk import (whose pages bypass the cache) do not
         each pay for reading hundreds of index pages. Returns the pages loaded per relation.
         Creates the pg_prewarm extension (PostgreSQL contrib) if missing, which needs a role
-        allowed to; otherwise ask an administrator for ``CREATE EXTENSION pg_prewarm``."""
+        allowed to; otherwise ask an administrator for ``CREATE EXTENSION pg_prewarm``. A
+        store too small for a vector index has none to load."""
         relations = ("memories", "memories_embedding", "memories_search", "memories_scope")
         async with self._host._db.connection("prewarm") as conn:
             cursor = await conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'pg_prewarm'")
@@ -75,23 +88,32 @@ class Upkeep:
             loaded = {}
             for relation in relations:
                 cursor = await conn.execute(
-                    "SELECT pg_prewarm(format('%%I.%%I', %s::text, %s::text)::regclass)",
+                    "SELECT pg_prewarm(r) FROM to_regclass(format('%%I.%%I', %s::text, %s::text)) "
+                    "AS r WHERE r IS NOT NULL",
                     (self._host.schema, relation),
                 )
-                loaded[relation] = int((await one(cursor))[0])
+                row = await cursor.fetchone()
+                if row is not None:
+                    loaded[relation] = int(row[0])
         return loaded
 
     async def defer_indexes(self, incoming: int) -> bool:
-        """Drop the HNSW and keyword indexes for a bulk import of ``incoming`` records, when
-        the store holds fewer active records than that (building the graph once over all of
-        them is then cheaper than growing it record by record, ~7x on a fresh store); whether
+        """Drop the vector and keyword indexes for a bulk import of ``incoming`` records, when the
+        store holds fewer active records than that (building them once over all of them is then
+        cheaper than record by record, and trains the vector index's cells on all of them); whether
         they were dropped. Recall stays exact meanwhile (a scan instead of the index)."""
         async with self._host._db.transaction("bulk_import") as conn:
             cursor = await conn.execute("SELECT count(*) FROM memories WHERE state = 'active'")
             if int((await one(cursor))[0]) >= incoming:
                 return False
+            await conn.execute(f"SELECT pg_advisory_xact_lock({LOCK})")  # a build ends first
             for index in DEFERRED:
                 await conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(index)))
+            await conn.execute(
+                "INSERT INTO mnemowire_meta (key, value) VALUES (%s, now()::text) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (DEFERRED_KEY,),
+            )
         return True
 
     async def build_indexes(self) -> list[str]:

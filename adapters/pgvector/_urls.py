@@ -23,7 +23,7 @@ URL_OPTIONS = {
     "pool_min": integer(minimum=0),
     "pool_max": integer(minimum=1),
     "pool_timeout": number(positive=True),
-    "ef_search": integer(minimum=1, maximum=1000),
+    "probes": integer(minimum=1),
     "replica": text,
     "policy": text,
     "history_limit": integer(minimum=1),

@@ -1,13 +1,14 @@
-"""The PostgreSQL store: pgvector (HNSW, cosine) for vectors, a GIN-indexed tsvector for
+"""The PostgreSQL store: pgvector (IVFFlat, cosine) for vectors, a GIN-indexed tsvector for
 keywords, every record field a native column.
 
 Semantics are the sqlite-vec store's, operation for operation (docs/spec/v0.md). Recall is
 hybrid: the k' nearest vectors and the k' best keyword matches (an OR of the query's rare
 words) are fused by Reciprocal Rank Fusion, then multiplied by each record's demote factor;
 ties go to the smaller id. Every recall filter is part of both searches' WHERE clause; the
-HNSW scan runs in ``relaxed_order`` (``_search``), so filters apply before the top k' is cut,
-and if it comes back short (past ``hnsw.max_scan_tuples``) the same query runs exactly: a small
-tenant beside a huge one always gets its full k.
+IVFFlat scan runs in ``relaxed_order`` (``_search``), so filters apply before the top k' is cut,
+and if it comes back short (past ``ivfflat.max_probes``) the same query runs exactly: a small
+tenant beside a huge one always gets its full k. The index is sized for the table and rebuilt
+in the background as it grows (``_vector_index``).
 
 Every operation is one transaction on a pooled connection (psycopg 3, psycopg_pool; see
 ``_database``); the embedder runs outside transactions. A lost connection is an
@@ -45,6 +46,7 @@ from mnemowire.adapters.pgvector._search import (
 from mnemowire.adapters.pgvector._sql import Scope
 from mnemowire.adapters.pgvector._upkeep import Upkeep
 from mnemowire.adapters.pgvector._urls import host, parse_url, public_name
+from mnemowire.adapters.pgvector._vector_index import IndexKeeper
 from mnemowire.adapters.pgvector._writes import existing
 from mnemowire.embedders import Embedder, Vectors
 from mnemowire.errors import ConfigError, MnemowireError, UnavailableError
@@ -115,7 +117,8 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
 
     ``dsn`` is a libpq connection string; ``schema`` the PostgreSQL schema holding the tables
     (created, and migrated, on first use); ``clock`` returns epoch milliseconds (tests pass a
-    fake one); ``ef_search`` is HNSW's candidate list size (higher: better recall, slower);
+    fake one); ``probes`` fixes the IVFFlat cells a search scans (default: a share of the index
+    that grows as the search's scope narrows the table; higher: better recall, slower);
     ``read_dsn`` names a streaming replica: recall searches there (falling back to the primary
     while it cannot be reached), everything else, recall tracking included, goes to ``dsn``;
     ``tracer(event, details)``, if given, hears how each search went (``vector_search``: rows
@@ -135,7 +138,7 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
         pool_min: int = 1,
         pool_max: int = 8,
         pool_timeout: float = 10.0,
-        ef_search: int = 100,
+        probes: int | None = None,
         read_dsn: str | None = None,
         tracer: Callable[[str, dict[str, Any]], None] | None = None,
         policy: StagingRules | None = None,
@@ -148,8 +151,8 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
             raise ConfigError(
                 f"need 0 <= pool_min <= pool_max, 1 <= pool_max; not {pool_min}, {pool_max}"
             )
-        if not 1 <= ef_search <= 1000:
-            raise ConfigError(f"ef_search must be 1..1000 (pgvector's range), not {ef_search}")
+        if probes is not None and probes < 1:
+            raise ConfigError(f"probes must be at least 1, not {probes}")
         if pool_timeout <= 0:
             raise ConfigError(f"pool_timeout must be positive, not {pool_timeout}")
         self.dsn = dsn
@@ -167,10 +170,13 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
             embedder=embedder,
             pool_sizes=(pool_min, pool_max),
             pool_timeout=pool_timeout,
-            ef_search=ef_search,
+            probes=probes,
         )
         self._db = connect(dsn, name=self._name, history_limit=history_limit)
         self._sizes = AgentSizes()
+        self._index = IndexKeeper(
+            self._db, dimension=embedder.dimension, probes=probes, built=self._sizes.expire
+        )
         super().__init__(
             RecordOperations(self),
             ReviewOperations(self),
@@ -200,7 +206,7 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
 
         Store options: ``embedder`` (e.g. ``hash:64``), ``name``, ``schema`` (default public),
         ``extension_schema`` (where to create pgvector if missing), ``pool_min``, ``pool_max``,
-        ``pool_timeout`` (seconds), ``ef_search``, ``replica`` (``host:port`` of a streaming
+        ``pool_timeout`` (seconds), ``probes``, ``replica`` (``host:port`` of a streaming
         replica for recall's searches), ``policy`` (a staging policy's JSON file:
         docs/governance.md#policy), ``history_limit`` (the versions kept of each record, kept
         in the schema: docs/lifecycle.md#history), ``dedupe`` (docs/lifecycle.md#dedupe). Every
@@ -223,7 +229,7 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
             pool_min=options.get("pool_min", 1),
             pool_max=options.get("pool_max", 8),
             pool_timeout=options.get("pool_timeout", 10.0),
-            ef_search=options.get("ef_search", 100),
+            probes=options.get("probes"),
             read_dsn=read_dsn,
             policy=StagingRules.named_by(options),
             history_limit=options.get("history_limit"),
@@ -247,6 +253,7 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
         await self._db.pool()
 
     async def aclose(self) -> None:
+        await self._index.aclose()
         if self._analyzing is not None:
             self._analyzing.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -410,7 +417,7 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
             return Health(store=self._name, status="down", details={"error": str(exc)})
         status = "ok"
         if self._replica is not None:
-            details["replica"] = replica = await self._replica_health()
+            details["replica"] = replica = await self._replica.standby()
             if "error" in replica:  # recall falls back to the primary: slower, not down
                 status = "degraded"
         return Health(
@@ -422,12 +429,11 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
     @contextlib.asynccontextmanager
     async def bulk_import(self, incoming: int) -> AsyncIterator[bool]:
         """Hold around the pages of an import of ``incoming`` records
-        (``protocol.BulkImportStore``): into a store holding fewer active records, the HNSW
+        (``protocol.BulkImportStore``): into a store holding fewer active records, the vector
         and keyword indexes are dropped first (the block gets True) and built once when the
-        block ends (~7x faster than growing the graph row by row), then the planner's
-        statistics refreshed. Each page is still its own transaction; recall stays exact
-        meanwhile, by a scan. Killed before the end, the store builds them when it is next
-        opened."""
+        block ends, the vector index's cells then trained on every record; then the planner's
+        statistics refreshed. Each page is its own transaction; recall stays exact meanwhile.
+        Killed before the end, the store builds them when it is next opened."""
         await self._setup()
         deferred = await self._upkeep.defer_indexes(incoming)
         try:
@@ -444,12 +450,12 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
         vectors: Vectors | None = None,
         batch_size: int = 5_000,
     ) -> builtins.list[RememberResponse]:
-        """An operator's first import into a store nobody uses yet (not a protocol operation:
-        the usual import is ``Memory.remember_many``, chunks of ``remember_batch``). Both
-        indexes are dropped, every row COPYed (``batch_size`` rows per COPY), the indexes
-        built once at the end (several times faster than growing the HNSW graph row by row),
-        all in one transaction that blocks every other reader and writer of the store until
-        it commits (all or nothing); then the planner's statistics are refreshed.
+        """An operator's first import into a store nobody uses yet (not a protocol operation: the
+        usual import is ``Memory.remember_many``, chunks of ``remember_batch``). Both indexes are
+        dropped, every row COPYed (``batch_size`` rows per COPY), the indexes built once at the end
+        (faster than row by row, and the vector index's cells trained on every record), all in one
+        transaction that blocks every other reader and writer of the store until it commits (all or
+        nothing); then the planner's statistics are refreshed.
 
         ``requests`` are trusted as a store trusts a request (validate them first:
         ``mnemowire.layers.validating.parse_requests``); ``vectors`` (one row per request,
@@ -515,9 +521,11 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
     ) -> tuple[builtins.list[dict[str, Any]], builtins.list[dict[str, Any]], builtins.list[str]]:
         """The query's words counted, then both searches in one statement: (vector hits
         nearest first, keyword hits best first, the words searched)."""
-        documents = (await self._sizes.of(conn, scope.agent_id)).size
+        counts = await self._sizes.of(conn, scope.agent_id)
+        documents = counts.size
         if self._sizes.stale:
             self._analyze_soon()
+        await self._index.before_search(conn, counts.lists, counts.table_rows, documents)
         held = await self._sizes.held(conn, scope.agent_id, keyword_terms(query))
         kept = rare_terms(held, documents)
         cursor = conn.cursor(row_factory=dict_row)
@@ -586,15 +594,6 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
             "pool": self._db.stats(),
             "mnemowire": __version__,
         }
-
-    async def _replica_health(self) -> dict[str, Any]:
-        """Whether the replica answers, is in recovery, and how far behind it is."""
-        if self._replica is None:
-            return {}
-        try:
-            return {"name": self._replica.name, **await self._replica.standby()}
-        except MnemowireError as exc:
-            return {"name": self._replica.name, "error": str(exc)}
 
 
 # -- helpers --------------------------------------------------------------------------------

@@ -32,7 +32,12 @@ def integer(minimum: int | None = None, maximum: int | None = None) -> OptionPar
             number = int(value)
         except ValueError:
             raise ValueError("must be a whole number") from None
-        if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
+        below = minimum is not None and number < minimum
+        if below or (maximum is not None and number > maximum):
+            if maximum is None:
+                raise ValueError(f"must be at least {minimum}")
+            if minimum is None:
+                raise ValueError(f"must be at most {maximum}")
             raise ValueError(f"must be between {minimum} and {maximum}")
         return number
 

@@ -39,8 +39,8 @@ def invoke(*args: str, **kwargs: object) -> tuple[int, str, str]:
         ("sqlite-vec://{tmp}/a.db?embedder=minilmm", "unknown embedder 'minilmm'"),
         ("pgvector://u@localhost/db?embedder=hash:64&sslmod=require", "did you mean 'sslmode'?"),
         (
-            "pgvector://u@localhost/db?embedder=hash:64&ef_search=0",
-            "ef_search='0' must be between 1 and 1000",
+            "pgvector://u@localhost/db?embedder=hash:64&probes=0",
+            "probes='0' must be at least 1",
         ),
         ("toys://x", "no store is registered for toys://"),
         ("memory.db", "is not a store URL"),

@@ -3,7 +3,7 @@
 One agent holds ``size`` memories (synthetic texts, embeddings computed once and cached on disk,
 so every number here excludes embedding unless it says otherwise). Measured:
 
-- bulk ingest with precomputed embeddings, two ways: a first import that builds the HNSW index
+- bulk ingest with precomputed embeddings, two ways: a first import that builds the vector index
   once at the end (the store's operator method ``load_fresh``, outside the protocol), and rows
   added to the full store with the index maintained row by row (``Memory.remember_many``:
   ``remember_batch`` chunks on ``concurrency`` connections). After
@@ -67,7 +67,7 @@ async def run_pgvector_bench(
     live_rows: int = 2_000,
     concurrency: int = 2,
     dsn: str | None = None,
-    ef_search: int | None = None,
+    probes: int | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Run the benchmark; returns a JSON-able report."""
@@ -77,8 +77,8 @@ async def run_pgvector_bench(
         texts,
         progress=None if progress is None else lambda n: progress("embed corpus", n, size),
     )
-    probes = synthetic_texts(queries, seed=99)
-    probe_vectors = embedder.embed(probes)
+    asked = synthetic_texts(queries, seed=99)
+    asked_vectors = embedder.embed(asked)
     report: dict[str, Any] = {
         "embedder": embedder.name,
         "memories": size,
@@ -89,8 +89,8 @@ async def run_pgvector_bench(
         schema = f"bench_{uuid.uuid4().hex[:8]}"
         url = "pgvector://" + server_dsn.split("://", 1)[1]
         url += ("&" if "?" in url else "?") + f"schema={schema}"
-        if ef_search is not None:
-            url += f"&ef_search={ef_search}"
+        if probes is not None:
+            url += f"&probes={probes}"
         from mnemowire.registry import open_store
 
         store: Any = open_store(url, embedder=embedder)
@@ -100,7 +100,7 @@ async def run_pgvector_bench(
                 report["recall"] = await _recall(
                     store,
                     embedder,
-                    probes=(probes, probe_vectors),
+                    probes=(asked, asked_vectors),
                     corpus=(vectors, report.pop("ids")),
                     progress=progress,
                 )
@@ -141,7 +141,7 @@ async def _ingest(
     return {
         "ids": [r.id for r in stored],
         "bulk_ingest": {
-            "mode": "COPY, HNSW built once at the end (load_fresh)",
+            "mode": "COPY, the vector index built once at the end (load_fresh)",
             "memories": len(texts),
             "seconds": round(seconds, 2),
             "per_second": round(len(texts) / seconds, 1),
@@ -228,8 +228,8 @@ async def _live_ingest(
     )
     seconds = time.perf_counter() - started
     return {
-        "mode": f"COPY in batches of 500 on {concurrency} connections, HNSW maintained row by "
-        "row, into the full store",
+        "mode": f"COPY in batches of 500 on {concurrency} connections, the vector index "
+        "maintained row by row, into the full store",
         "concurrency": concurrency,
         "memories": rows,
         "seconds": round(seconds, 2),

@@ -20,7 +20,7 @@ from mnemowire.apps.cli._bench import bench_group
     "--live-rows",
     default=2_000,
     show_default=True,
-    help="Rows added afterwards with the HNSW index maintained row by row.",
+    help="Rows added afterwards with the vector index maintained row by row.",
 )
 @click.option(
     "--concurrency",
@@ -41,7 +41,12 @@ from mnemowire.apps.cli._bench import bench_group
     default=None,
     help="Benchmark this server (postgresql://...) instead of a local one started for the run.",
 )
-@click.option("--ef-search", type=int, default=None, help="HNSW ef_search (store default: 100).")
+@click.option(
+    "--probes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="IVFFlat cells each search scans (store default: sized for the index and scope).",
+)
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -54,7 +59,7 @@ def pgvector_command(
     concurrency: int,
     embedder: str,
     dsn: str | None,
-    ef_search: int | None,
+    probes: int | None,
     out: Path | None,
 ) -> None:
     """Bulk ingest rows/s, recall p50/p95/p99 without embedding, recall@10 vs exact search,
@@ -81,7 +86,7 @@ def pgvector_command(
             live_rows=live_rows,
             concurrency=concurrency,
             dsn=dsn,
-            ef_search=ef_search,
+            probes=probes,
             progress=progress,
         )
     )

@@ -44,8 +44,9 @@ async def test_a_version_one_schema_is_migrated_and_stays_searchable(
         "r2": f"'{agent_key('b')}/invoice' '{agent_key('b')}/zebracorn'",
     }
     assert db.rows("SELECT count(*) FROM erased") == [(0,)]
+    # version 11 drops the HNSW graph; two records are too few for the IVFFlat index
     assert db.rows("SELECT count(*) FROM pg_indexes WHERE indexname = 'memories_embedding'") == [
-        (1,)
+        (0,)
     ]
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mnemowire import spec
-from mnemowire.adapters.pgvector import CAPABILITIES, PgVectorStore
+from mnemowire.adapters.pgvector import CAPABILITIES, PgVectorStore, _vector_index
 from mnemowire.adapters.sqlite_vec import CAPABILITIES as SQLITE_CAPABILITIES
 from mnemowire.adapters.sqlite_vec import SqliteVecStore
 from mnemowire.embedders import HashEmbedder
@@ -76,10 +76,12 @@ async def test_bulk_import_replays_known_ids_and_keeps_every_field(
 
 
 async def test_bulk_import_with_vectors_and_a_fresh_load(
-    make_store: StoreFactory, db: Database
+    make_store: StoreFactory, db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The facade's import takes precomputed vectors; ``load_fresh`` (outside the protocol)
-    loads a fresh store with both indexes built once at the end."""
+    loads a fresh store with both indexes built once at the end (the vector index from 300
+    records here: it waits for ``INDEXED_FROM`` otherwise)."""
+    monkeypatch.setattr(_vector_index, "INDEXED_FROM", 1)
     store = make_store()
     raw = store.inner
     texts = [f"report number {i} about topic {i % 7}" for i in range(300)]
@@ -103,7 +105,8 @@ async def test_bulk_import_with_vectors_and_a_fresh_load(
         "AND schemaname = %s",
         db.schema,
     )
-    assert "hnsw" in definition
+    assert "ivfflat" in definition
+    assert "lists='18'" in definition  # sqrt(300), rounded up
     assert "WHERE (state = 'active'::text)" in definition
     found = await store.recall({"agent_id": "a", "query": texts[42], "k": 1})
     assert [h.id for h in found.results] == [stored[42].id]
@@ -162,7 +165,7 @@ async def test_an_unreachable_server_is_a_clear_error() -> None:
 def test_urls_split_store_options_from_libpq_options() -> None:
     store = PgVectorStore.from_url(
         "pgvector://app:s3cret@db.example:6543/memory?sslmode=require&schema=team_a"
-        "&pool_max=3&ef_search=64&application_name=mw",
+        "&pool_max=3&probes=12&application_name=mw",
         embedder=HashEmbedder(16),
     )
     assert store.name == "pgvector://db.example:6543/memory?schema=team_a"
@@ -189,7 +192,8 @@ def test_urls_split_store_options_from_libpq_options() -> None:
     for bad in (
         "pool_min=5&pool_max=2",
         "pool_max=0",
-        "ef_search=0",
+        "probes=0",
+        "ef_search=100",  # HNSW's, gone with the graph (schema version 11)
         "pool_timeout=0",
         "pool_timeout=nan",
         "schema=",
@@ -212,15 +216,20 @@ async def test_the_registry_opens_pgvector_urls(pg_dsn: str, schema: str) -> Non
         assert [h.id for h in found.results] == [stored.id]
 
 
-async def test_vacuum_prewarm_and_drop(make_store: StoreFactory, db: Database) -> None:
+async def test_vacuum_prewarm_and_drop(
+    make_store: StoreFactory, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = make_store()
     maintained = isinstance(store.inner, MaintainedStore)  # how the bench reaches it
     assert maintained
     async with SqliteVecStore(":memory:", embedder=HashEmbedder(16)) as other:
         assert not isinstance(other, MaintainedStore)
     await store.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
-    await store.inner.vacuum()
+    assert not any("INDEX" in done for done in await store.inner.vacuum())  # too few to index
     assert db.rows("SELECT count(*) FROM pg_stats WHERE schemaname = %s", db.schema) != [(0,)]
+    assert set(await store.inner.prewarm()) == {"memories", "memories_search", "memories_scope"}
+    monkeypatch.setattr(_vector_index, "INDEXED_FROM", 1)
+    assert any("memories_embedding" in done for done in await store.inner.vacuum())
     loaded = await store.inner.prewarm()
     assert set(loaded) == {"memories", "memories_embedding", "memories_search", "memories_scope"}
     assert all(pages >= 1 for pages in loaded.values())
