@@ -37,9 +37,14 @@ from typing import Any
 
 from psycopg import sql
 
+from mnemowire.adapters.pgvector._history_migrations import (
+    Statement,
+    v8_history,
+    v10_carried_history,
+    v12_audited_by_statement,
+)
 from mnemowire.adapters.pgvector._vector_index import DEFERRED_KEY, build_missing
 from mnemowire.adapters.pgvector._vector_index import NAME as VECTOR_INDEX
-from mnemowire.kit.history import DEFAULT_HISTORY_LIMIT, VERSION_FIELDS
 
 __all__ = [
     "DEFERRED",
@@ -96,9 +101,6 @@ async def restore_indexes(conn: Any, dimension: int) -> list[str]:
         built.append("memories_search")
     await conn.execute("DELETE FROM mnemowire_meta WHERE key = %s", (DEFERRED_KEY,))
     return built
-
-
-Statement = sql.SQL | sql.Composed
 
 
 def _v1(dimension: int) -> list[Statement]:
@@ -277,183 +279,10 @@ def _v7(dimension: int) -> list[Statement]:
     ]
 
 
-def _v8(dimension: int) -> list[Statement]:
-    """Spec v0.4's history (docs/spec/v0.4.md#history.versions), kept by statement triggers so
-    no write path (a COPY included) can skip it: a row per version of a record, its fields
-    kept only once a later version replaces it (the newest is the record itself). A change
-    drops what is past the operator's bound (``mnemowire_meta`` ``history_limit``). The audit
-    entry a write appends names its ids: a trigger on audit_log gives their new versions its
-    place and time. Erasing a record erases its history. The functions run as the
-    schema's owner with its search_path fixed, so an application role reads the history
-    (SELECT) but cannot write it other than through its own audited writes."""
-    changed = " OR ".join(f"o.{c} IS DISTINCT FROM n.{c}" for c in VERSION_FIELDS)
-    snapshot = ", ".join(f"'{c}', o.{c}" for c in VERSION_FIELDS)
-    definer = "LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT"
-    return [
-        sql.SQL(
-            """CREATE TABLE history (
-                record_id text NOT NULL,
-                revision bigint NOT NULL,
-                at bigint NOT NULL,
-                audit_seq bigint,
-                fields jsonb,
-                PRIMARY KEY (record_id, revision)
-            )"""
-        ),
-        sql.SQL("REVOKE ALL ON history FROM PUBLIC"),
-        # every record stored before has one version, the one it holds now, made by the
-        # last audit entry naming it
-        sql.SQL(
-            "INSERT INTO history (record_id, revision, at, audit_seq) "
-            "SELECT m.id, 1, coalesce(a.at, m.updated_at), a.position FROM memories m "
-            "LEFT JOIN (SELECT DISTINCT ON (i.id) i.id, l.at, l.position FROM audit_log l "
-            "CROSS JOIN LATERAL jsonb_array_elements_text(l.ids) AS i(id) "
-            "ORDER BY i.id, l.seq DESC) a ON a.id = m.id"
-        ),
-        sql.SQL(
-            "INSERT INTO mnemowire_meta (key, value) VALUES ('history_limit', {}) "
-            "ON CONFLICT (key) DO NOTHING"
-        ).format(sql.Literal(str(DEFAULT_HISTORY_LIMIT))),
-        sql.SQL(
-            f"""CREATE FUNCTION history_stored() RETURNS trigger {definer} AS $$
-            BEGIN
-                INSERT INTO history (record_id, revision, at)
-                    SELECT n.id, 1, n.updated_at FROM new_rows n;
-                RETURN NULL;
-            END $$"""
-        ),
-        sql.SQL(
-            f"""CREATE FUNCTION history_changed() RETURNS trigger {definer} AS $$
-            DECLARE
-                bound bigint := (SELECT value::bigint FROM mnemowire_meta
-                                 WHERE key = 'history_limit');
-            BEGIN
-                UPDATE history h SET fields = c.fields FROM
-                    (SELECT n.id, jsonb_build_object({snapshot}) AS fields
-                     FROM old_rows o JOIN new_rows n ON n.seq = o.seq WHERE {changed}) c
-                    WHERE h.record_id = c.id AND h.revision =
-                        (SELECT max(revision) FROM history WHERE record_id = c.id);
-                INSERT INTO history (record_id, revision, at)
-                    SELECT n.id, (SELECT coalesce(max(revision), 0) + 1 FROM history
-                                  WHERE record_id = n.id), n.updated_at
-                    FROM old_rows o JOIN new_rows n ON n.seq = o.seq WHERE {changed};
-                IF bound IS NOT NULL THEN
-                    DELETE FROM history h USING
-                        (SELECT record_id, max(revision) AS newest FROM history
-                         WHERE record_id IN (SELECT id FROM new_rows) GROUP BY record_id) t
-                        WHERE h.record_id = t.record_id AND h.revision <= t.newest - bound;
-                END IF;
-                RETURN NULL;
-            END $$"""
-        ),
-        sql.SQL(
-            f"""CREATE FUNCTION history_erased() RETURNS trigger {definer} AS $$
-            BEGIN
-                DELETE FROM history WHERE record_id IN (SELECT id FROM old_rows);
-                RETURN NULL;
-            END $$"""
-        ),
-        sql.SQL(
-            f"""CREATE FUNCTION history_audited() RETURNS trigger {definer} AS $$
-            BEGIN
-                UPDATE history SET audit_seq = NEW.position, at = NEW.at
-                    WHERE audit_seq IS NULL
-                    AND record_id IN (SELECT jsonb_array_elements_text(NEW.ids));
-                RETURN NULL;
-            END $$"""
-        ),
-        sql.SQL(
-            "CREATE TRIGGER history_stored AFTER INSERT ON memories "
-            "REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION history_stored()"
-        ),
-        sql.SQL(
-            "CREATE TRIGGER history_changed AFTER UPDATE ON memories "
-            "REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows "
-            "FOR EACH STATEMENT EXECUTE FUNCTION history_changed()"
-        ),
-        sql.SQL(
-            "CREATE TRIGGER history_erased AFTER DELETE ON memories "
-            "REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION history_erased()"
-        ),
-        sql.SQL(
-            "CREATE TRIGGER history_audited AFTER INSERT ON audit_log "
-            "FOR EACH ROW EXECUTE FUNCTION history_audited()"
-        ),
-    ]
-
-
 def _v9(dimension: int) -> list[Statement]:
     """Spec v0.4's recall count (docs/spec/v0.4.md#recall.count), beside the recall time it
     grows with: a record with a recall time was recalled at least once."""
     return [sql.SQL("ALTER TABLE recalls ADD COLUMN times bigint NOT NULL DEFAULT 1")]
-
-
-def _v10(dimension: int) -> list[Statement]:
-    """Spec v0.4's history carried by an archive (docs/spec/v0.4.md#import.history): a version
-    an import brought keeps what its source's entry said (``carried``), since no audit entry
-    of this schema made it, and the import's own entry must not claim it. An application role
-    cannot write history, so the import hands its versions to ``history_carry``, which runs as
-    the owner and only reaches a record written in the caller's transaction and not yet
-    audited (one version, no audit entry): it cannot rewrite a record's past. The functions
-    that run as the owner search the session's temporary tables last."""
-    definer = "LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT"
-    return [
-        sql.SQL("ALTER TABLE history ADD COLUMN carried jsonb"),
-        sql.SQL(
-            f"""CREATE OR REPLACE FUNCTION history_audited() RETURNS trigger {definer} AS $$
-            BEGIN
-                UPDATE history SET audit_seq = NEW.position, at = NEW.at
-                    WHERE audit_seq IS NULL AND carried IS NULL
-                    AND record_id IN (SELECT jsonb_array_elements_text(NEW.ids));
-                RETURN NULL;
-            END $$"""
-        ),
-        sql.SQL(
-            f"""CREATE FUNCTION history_carry(versions jsonb) RETURNS void {definer} AS $$
-            DECLARE
-                bound bigint := (SELECT value::bigint FROM mnemowire_meta
-                                 WHERE key = 'history_limit');
-            BEGIN
-                CREATE TEMP TABLE carried_now ON COMMIT DROP AS
-                    SELECT v.id, v.revision, v.at, v.fields, v.said
-                    FROM jsonb_to_recordset(versions)
-                        AS v(id text, revision bigint, at bigint, fields jsonb, said jsonb);
-                CREATE TEMP TABLE carried_own ON COMMIT DROP AS
-                    SELECT id, max(revision) + 1 AS own FROM carried_now GROUP BY id;
-                IF EXISTS (SELECT 1 FROM carried_own c WHERE (
-                        SELECT count(*) <> 1 OR bool_or(h.revision <> 1 OR h.audit_seq IS NOT NULL
-                                                        OR h.carried IS NOT NULL)
-                        FROM history h WHERE h.record_id = c.id)) THEN
-                    RAISE EXCEPTION 'a record was not written by this import'
-                        USING ERRCODE = 'insufficient_privilege';
-                END IF;
-                UPDATE history h SET revision = c.own FROM carried_own c
-                    WHERE h.record_id = c.id AND h.revision = 1;
-                INSERT INTO history (record_id, revision, at, fields, carried)
-                    SELECT id, revision, at, fields, said FROM carried_now;
-                IF bound IS NOT NULL THEN
-                    DELETE FROM history h USING carried_own c
-                        WHERE h.record_id = c.id AND h.revision <= c.own - bound;
-                END IF;
-                DROP TABLE carried_now, carried_own;
-            END $$"""
-        ),
-        # every function that runs as the owner looks the session's temporary tables up last:
-        # unlisted, pg_temp comes first, and an application role could shadow history (or
-        # the bound in mnemowire_meta) with a temporary table of its own and write unrecorded
-        sql.SQL(
-            """DO $$
-            DECLARE
-                fixed text := current_setting('search_path') || ', pg_temp';
-                name text;
-            BEGIN
-                FOREACH name IN ARRAY ARRAY['history_stored()', 'history_changed()',
-                        'history_erased()', 'history_audited()', 'history_carry(jsonb)'] LOOP
-                    EXECUTE format('ALTER FUNCTION %s SET search_path = %s', name, fixed);
-                END LOOP;
-            END $$"""
-        ),
-    ]
 
 
 def _v11(dimension: int) -> list[Statement]:
@@ -479,10 +308,14 @@ MIGRATIONS: list[tuple[str, Callable[[int], list[Statement]]]] = [
     ("the audit log's hash chain: each entry's position and digest", _v5),
     ("the review queue of spec v0.2", _v6),
     ("erased ids name their agent (spec v0.3's tombstones)", _v7),
-    ("every version of each record (spec v0.4's history)", _v8),
+    ("every version of each record (spec v0.4's history)", v8_history),
     ("how many times each record was recalled (spec v0.4's recall count)", _v9),
-    ("versions an import brought from an archive (spec v0.4's carried history)", _v10),
+    (
+        "versions an import brought from an archive (spec v0.4's carried history)",
+        v10_carried_history,
+    ),
     ("the vector index becomes IVFFlat, built by the store once worth it", _v11),
+    ("one history update per statement of audit entries, not per entry", v12_audited_by_statement),
 ]
 
 

@@ -177,7 +177,9 @@ async def test_a_version_ten_store_trades_its_hnsw_graph_for_ivfflat_on_open(
     [definition] = index(db)
     assert "USING ivfflat" in definition
     assert "lists='35'" in definition
-    assert db.rows("SELECT max(version) FROM mnemowire_migrations") == [(11,)]
+    assert db.rows("SELECT max(version) FROM mnemowire_migrations") == [
+        (len(_migrations.MIGRATIONS),)
+    ]
 
 
 def test_the_build_memory_covers_k_means(monkeypatch: pytest.MonkeyPatch) -> None:
