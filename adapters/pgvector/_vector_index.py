@@ -4,10 +4,11 @@ the table grows; the lists each search probes, set per connection.
 Why IVFFlat and not HNSW (docs/adapters/pgvector.md#vector-index has the measurements): a
 recall's query is a question, far from every stored sentence, and an HNSW graph walked from
 such a point stops in the wrong neighbourhood; at 100k records pgvector's HNSW (m 16,
-ef_construction 64, ef_search 100) found 0.59 of a question's exact top 10, and raising
+ef_construction 64, ef_search 100) found 0.59-0.61 of a question's exact top 10, and raising
 ef_construction to 400 only 0.95 at a 130 s build. IVFFlat scans whole cells of the k-means
-partition, so what it finds does not depend on where a walk starts: 0.98 in ~5 ms, built in
-5 s. Its cells are fixed when it is built, from the rows there then, so:
+partition, so what it finds does not depend on where a walk starts: 0.97-0.98 in 7-9 ms of
+search (one agent, or one among ten), built in a few seconds. Its cells are fixed when it is
+built, from the rows there then, so:
 
 - below INDEXED_FROM active records there is no vector index: the search is exact, and cheap;
 - from there the index has ``lists_for(rows)`` cells, and is rebuilt (CONCURRENTLY, reads and
