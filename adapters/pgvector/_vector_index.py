@@ -64,6 +64,8 @@ MAX_PROBES_FACTOR = 4
 #: the most probes pgvector takes (its most lists); a scan probes at most every cell, so this
 #: is "every cell" for an index this process does not know of yet
 ALL_CELLS = 32_768
+#: how long closing the store waits for a running build (at 100k records: a few seconds)
+CLOSE_GRACE_SECONDS = 60.0
 NAME = "memories_embedding"
 _NEXT = "memories_embedding_next"
 _OLD = "memories_embedding_old"
@@ -271,10 +273,16 @@ class IndexKeeper:
         return await self._task
 
     async def aclose(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+        """Let a running build finish (up to CLOSE_GRACE_SECONDS) rather than throw it away: a
+        short-lived process (one CLI command) would otherwise start a build on every recall
+        and cancel it on exit, and its table would never get an index."""
+        if self._task is None or self._task.done():
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._task), CLOSE_GRACE_SECONDS)
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self._task
 
     async def keep(self) -> str | None:
         """Build the index, or rebuild it with more cells, when the active records call for

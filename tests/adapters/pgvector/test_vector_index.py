@@ -100,6 +100,22 @@ async def test_a_recall_builds_the_index_once_the_table_is_big_enough_then_rebui
     assert found.results[0].content == "note 1300 about 8"
 
 
+async def test_closing_the_store_lets_a_running_build_finish(
+    make_store: StoreFactory, db: Database
+) -> None:
+    """A one-shot process (a CLI recall) starts the build and closes right away: the build
+    must not be thrown away, or such a table never gets an index."""
+    store = make_store(embedder=HashEmbedder(16))
+    await fill(store, 0, 1_100)
+    db.execute("ANALYZE memories")
+    await store.recall({"agent_id": "a0", "query": "note 5"})
+    assert store.inner._index._task is not None
+    await store.inner.aclose()
+    [definition] = index(db)
+    assert definition.startswith("memories_embedding: ")
+    assert "lists='34'" in definition
+
+
 async def test_one_builder_at_a_time_and_a_killed_build_is_cleaned_up(
     make_store: StoreFactory, db: Database
 ) -> None:
