@@ -437,7 +437,7 @@ BENCH_STORES = ["sqlite-vec://{tmp}/bench.db"]
 def bench(session: nox.Session) -> None:
     """Benchmarks (not tests): JSON, Markdown and PNGs in bench-out/, with machine, date, commit
     and load. ``nox -s bench -- --store URL`` adds a store; other arguments go to `bench all`."""
-    install_local(session, "bench", "pgvector", "server")
+    install_local(session, "bench", "pgvector", "server", "reference")
     stores = [arg for url in BENCH_STORES for arg in ("--store", url)]
     # buffers for a 100k store's table and vector index, as docs/adapters/pgvector.md advises
     with local_postgres(session, "shared_buffers=1GB") as base:
@@ -446,6 +446,7 @@ def bench(session: nox.Session) -> None:
     session.run("mnemowire", "bench", "pgvector", "--out", "bench-out")  # its own server
     session.run("mnemowire", "bench", "validation", "--out", "bench-out")
     session.run("mnemowire", "bench", "records", "--out", "bench-out")
+    session.run("mnemowire", "bench", "reference", "--out", "bench-out")
     session.run("mnemowire", "bench", "reviews", "--out", "bench-out")
     session.run("mnemowire", "bench", "portability", "--out", "bench-out")  # its own server
     session.run("mnemowire", "bench", "embedders", "--out", "bench-out")

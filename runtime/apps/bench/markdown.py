@@ -222,6 +222,12 @@ def _adversarial(results: Mapping[str, Any]) -> str:
     return "\n".join(out)
 
 
+def _reference(results: Mapping[str, Any]) -> str:
+    from mnemowire.apps.bench.reference import markdown
+
+    return markdown(results)
+
+
 def _locomo(results: Mapping[str, Any]) -> str:
     from mnemowire.apps.bench.locomo import markdown
 
@@ -572,4 +578,5 @@ _RENDERERS: dict[str, Callable[[Any], str]] = {
     "portability": _portability,
     "lifecycle": _lifecycle,
     "locomo": _locomo,
+    "reference": _reference,
 }

@@ -6,6 +6,7 @@ from mnemowire.apps.cli import (  # noqa: F401  (each module registers its comma
     _bench_adversarial,
     _bench_locomo,
     _bench_pgvector,
+    _bench_reference,
     _bench_suite,
     _browse,
     _capabilities,
