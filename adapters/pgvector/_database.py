@@ -5,9 +5,9 @@ Pooled connections are configured once: pgvector's and the tsvector's adapters, 
 on the search path, filtered IVFFlat scans that probe further cells while the filters reject too
 many rows (``ivfflat.iterative_scan = relaxed_order``, the only iterative mode IVFFlat has; every
 statement orders the index's candidates by exact distance itself; the probes are set per search,
-``_vector_index.IndexKeeper.use``), plans made for each query's own values (a tiny tenant and a huge
-one need different plans), and no parallel workers (starting them costs more than a recall's whole
-budget).
+``_vector_index.IndexKeeper.before_search``), plans made for each query's own values (a tiny tenant
+and a huge one need different plans), and no parallel workers (starting them costs more than a
+recall's whole budget).
 
 After a connection failure the next operation first checks the server with one direct
 connection (failing fast while it is down) and, once it answers, starts a fresh pool:

@@ -11,7 +11,7 @@ from mnemowire.adapters.pgvector._database import one
 from mnemowire.adapters.pgvector._host import StoreHost
 from mnemowire.adapters.pgvector._migrations import DEFERRED, grant_statements, restore_indexes
 from mnemowire.adapters.pgvector._vector_index import DEFERRED_KEY, LOCK
-from mnemowire.errors import ConfigError
+from mnemowire.errors import ConfigError, StoreError
 
 __all__ = ["Upkeep"]
 
@@ -68,7 +68,12 @@ class Upkeep:
                     done.append("CHECKPOINT")
                 except psycopg.errors.InsufficientPrivilege:
                     done.append("CHECKPOINT skipped: needs the pg_checkpoint role or superuser")
-        resized = await self._host._index.keep()
+        try:
+            resized = await self._host._index.keep()
+        except StoreError as exc:  # not the owner: VACUUM skipped its tables too, and said so
+            if not isinstance(exc.__cause__, psycopg.errors.InsufficientPrivilege):
+                raise
+            resized = f"the vector index is not built: {exc}"
         if resized is not None:
             done.append(resized)
         return done

@@ -20,7 +20,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from mnemowire.adapters.pgvector import PgVectorStore
+from mnemowire.adapters.pgvector import PgVectorStore, _vector_index
 from mnemowire.adapters.pgvector._migrations import MIGRATIONS
 from mnemowire.apps.tools.postgres import stop
 from mnemowire.embedders import HashEmbedder
@@ -383,6 +383,36 @@ async def test_the_application_role_can_run_the_store_but_never_rewrite_the_audi
                 conn.execute(statement)
         assert conn.execute("SELECT count(*) FROM audit_log").fetchall() == entries
     assert entries == [(9,)]
+
+
+async def test_the_application_role_searches_without_the_index_it_may_not_build(
+    make_store: StoreFactory,
+    db: Database,
+    pg_dsn: str,
+    app_role: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Building the vector index needs the table's owner: the application role's recall finds
+    the table worth indexing, its background build fails quietly, the search stays exact, and
+    its vacuum says the index is not built instead of failing; the owner's builds it."""
+    monkeypatch.setattr(_vector_index, "INDEXED_FROM", 1)
+    owner = make_store()
+    await owner.inner.open()
+    await owner.inner.grant(app_role)
+    app = make_store(dsn=_as(pg_dsn, app_role))
+    stored = await app.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
+    found = await app.recall({"agent_id": "a", "query": "tea"})
+    assert [hit.id for hit in found.results] == [stored.id]
+    assert app.inner._index._task is not None
+    assert await app.inner._index.wait() is None  # logged, not raised
+    done = await app.inner.vacuum()
+    assert "the vector index is not built" in done[-1]
+    assert db.rows(
+        "SELECT count(*) FROM pg_indexes WHERE indexname = 'memories_embedding' "
+        "AND schemaname = %s",
+        db.schema,
+    ) == [(0,)]
+    assert "CREATE INDEX CONCURRENTLY memories_embedding" in (await owner.inner.vacuum())[-1]
 
 
 async def test_the_owners_functions_search_temporary_tables_last(
