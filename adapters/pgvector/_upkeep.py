@@ -111,7 +111,11 @@ class Upkeep:
             cursor = await conn.execute("SELECT count(*) FROM memories WHERE state = 'active'")
             if int((await one(cursor))[0]) >= incoming:
                 return False
-            await conn.execute(f"SELECT pg_advisory_xact_lock({LOCK})")  # a build ends first
+            # not during a background build (waiting for it could deadlock: it waits for every
+            # older transaction); the import then writes with the indexes live
+            cursor = await conn.execute(f"SELECT pg_try_advisory_xact_lock({LOCK})")
+            if not (await one(cursor))[0]:
+                return False
             for index in DEFERRED:
                 await conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(index)))
             await conn.execute(

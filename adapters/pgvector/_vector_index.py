@@ -144,10 +144,15 @@ def index_lists(reloptions: Sequence[str] | None) -> int | None:
 async def build_missing(conn: Any, dimension: int) -> bool:
     """Build the vector index in the caller's transaction (the table is locked against writes
     meanwhile: a first build, a bulk import's end) when it is missing and the active records
-    are enough to index; whether it was built. Waits for a background build to end first."""
-    await conn.execute(f"SELECT pg_advisory_xact_lock({LOCK})")
-    cursor = await conn.execute("SELECT to_regclass(%s) IS NULL", (NAME,))
-    if not (await cursor.fetchone())[0]:
+    are enough to index; whether it was built. Not while another process holds the build lock
+    (a background build, whose index takes the name when it ends): waiting for it could
+    deadlock, since a concurrent build waits for every transaction older than it, this one
+    included."""
+    cursor = await conn.execute(
+        f"SELECT pg_try_advisory_xact_lock({LOCK}), to_regclass(%s) IS NULL", (NAME,)
+    )
+    locked, missing = await cursor.fetchone()
+    if not (locked and missing):
         return False
     cursor = await conn.execute("SELECT count(*) FROM memories WHERE state = 'active'")
     lists = lists_for(int((await cursor.fetchone())[0]))

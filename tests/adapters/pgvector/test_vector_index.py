@@ -5,6 +5,7 @@ graph of schema versions 1-10 (docs/adapters/pgvector.md#vector-index)."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 from typing import Any
 
@@ -137,6 +138,29 @@ async def test_one_builder_at_a_time_and_a_killed_build_is_cleaned_up(
     assert definition.startswith("memories_embedding: ")
     assert "lists='34'" in definition
     assert await keeper.keep() is None  # sized right: nothing to do
+
+
+async def test_nothing_waits_for_a_build_another_process_runs(
+    make_store: StoreFactory, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While another process builds (it holds the build lock, and a concurrent build waits for
+    every older transaction), opening a store with the index missing and a bulk import go on
+    without it instead of waiting: waiting could deadlock. Before, each waited for the lock."""
+    monkeypatch.setattr(_vector_index, "INDEXED_FROM", 1)
+    store = make_store(embedder=HashEmbedder(16))
+    await fill(store, 0, 20)
+    [(held,)] = db.rows(f"SELECT pg_try_advisory_lock({LOCK})")
+    assert held
+    try:
+        opened = make_store(embedder=HashEmbedder(16))
+        await asyncio.wait_for(opened.inner.open(), 10)  # would build: 20 records, INDEXED_FROM 1
+        assert index(db) == ()
+        async with asyncio.timeout(10):
+            async with opened.inner.bulk_import(1_000) as deferred:
+                assert not deferred
+    finally:
+        db.execute(f"SELECT pg_advisory_unlock({LOCK})")
+    assert "CREATE INDEX CONCURRENTLY" in (await store.inner.vacuum())[-1]
 
 
 async def test_a_search_sets_its_probes_on_the_connection(
