@@ -245,15 +245,15 @@ async def postgres_server(dsn: str | None) -> AsyncIterator[tuple[str, dict[str,
         return
     folder = Path(tempfile.mkdtemp(prefix="mnemowire-bench-pg-"))
     options = [x for key, value in SERVER_SETTINGS.items() for x in ("-c", f"{key}={value}")]
-    started = subprocess.run(
-        [*_SCRIPT, "start", "--dir", str(folder), *options],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if started.returncode != 0:
-        raise RuntimeError(f"could not start the local PostgreSQL: {started.stderr.strip()}")
-    try:
+    try:  # stopped even when the run ends while it starts (the server may be up already)
+        started = subprocess.run(
+            [*_SCRIPT, "start", "--dir", str(folder), *options],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if started.returncode != 0:
+            raise RuntimeError(f"could not start the local PostgreSQL: {started.stderr.strip()}")
         yield started.stdout.strip(), dict(SERVER_SETTINGS)
     finally:
         subprocess.run([*_SCRIPT, "stop", "--dir", str(folder)], capture_output=True, check=False)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import enum
+import signal
+from types import FrameType
+from typing import NoReturn
 
 import click
 
@@ -28,4 +31,12 @@ def cli() -> None:
 
 
 def main() -> None:
+    # SIGTERM (a CI timeout, `kill`) ends a command as Ctrl-C does, so what it started (a local
+    # PostgreSQL for a benchmark, a temporary folder) is stopped by the code that started it;
+    # Python's default ends the process at once and left such a server running
+    signal.signal(signal.SIGTERM, _terminate)
     cli()
+
+
+def _terminate(signum: int, _frame: FrameType | None) -> NoReturn:
+    raise SystemExit(128 + signum)
