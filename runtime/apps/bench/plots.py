@@ -315,9 +315,9 @@ def _locomo(results: Mapping[str, Any], path: Path) -> Path:
     figure = _figure(9, 3.8)
     ax = figure.subplots()
     width = 0.2
-    columns = (("recall_at_5", "R@5 any"), ("recall_at_10", "R@10 any"),
-               ("all_at_5", "R@5 all"), ("all_at_10", "R@10 all"))  # fmt: skip
-    for offset, (key, label) in enumerate(columns):
+    from mnemowire.apps.bench.locomo import COLUMNS
+
+    for offset, (key, label) in enumerate(COLUMNS[:4]):  # the recalls (MRR is not a share)
         xs = [i + (offset - 1.5) * width for i in range(len(groups))]
         ax.bar(xs, [g.get(key, 0.0) for _, g in groups], width, label=label)
     ax.set_xticks(range(len(groups)), [name for name, _ in groups])

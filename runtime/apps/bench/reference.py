@@ -12,15 +12,15 @@ text), given the same all-MiniLM-L6-v2 weights from the bundled model folder: it
 names the model on the Hugging Face hub, which may be unreachable (it is here).
 
 Its store loads sqlite-vec through the standard ``sqlite3`` module; a Python built without
-extension loading (``enable_load_extension``; this machine's, macOS's system Python) gets
-sqlean's drop-in module for that one import, which the report says.
+extension loading (``enable_load_extension``; this machine's, macOS's system Python) gets, for
+that one import, the drop-in this package's sqlite-vec store runs on (``find_driver``), which
+the report says.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.metadata
-import sqlite3
 import sys
 import tempfile
 import time
@@ -28,7 +28,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mnemowire.adapters.sqlite_vec._driver import find_driver
 from mnemowire.apps.bench._timing import load_average, percentiles
+from mnemowire.apps.bench.markdown import latency_cells
 from mnemowire.apps.bench.quality import load_queries
 from mnemowire.apps.bench.quality._data import load_corpus
 from mnemowire.embedders import Embedder
@@ -63,19 +65,18 @@ def _reference() -> tuple[Any, Any, Any, str]:
             f"{_NAME} {installed} is installed; the comparison is with {_VERSION}: "
             f"pip install '{REFERENCE}'"
         )
-    sqlite_module = "sqlite3"
-    if hasattr(sqlite3.Connection, "enable_load_extension"):
+    # its store imports the standard sqlite3; where that cannot load extensions, it gets the
+    # module this package's own sqlite-vec store runs on, for that one import
+    driver = find_driver()
+    standard = sys.modules["sqlite3"]
+    sys.modules["sqlite3"] = driver.module
+    try:
         store = importlib.import_module("memorywire.store.sqlite_vec")
-    else:  # this Python cannot load extensions: lend the store sqlean's module for its import
-        import sqlean.dbapi2 as loadable
-
-        sqlite_module = "sqlean.dbapi2 (this Python's sqlite3 cannot load extensions)"
-        standard = sys.modules["sqlite3"]
-        sys.modules["sqlite3"] = loadable
-        try:
-            store = importlib.import_module("memorywire.store.sqlite_vec")
-        finally:
-            sys.modules["sqlite3"] = standard
+    finally:
+        sys.modules["sqlite3"] = standard
+    sqlite_module = driver.name
+    if driver.name != "sqlite3":
+        sqlite_module += " (this Python's sqlite3 cannot load extensions)"
     models = importlib.import_module("memorywire.models")
     return store, models.RememberRequest, models.RecallRequest, sqlite_module
 
@@ -206,11 +207,8 @@ def markdown(results: Mapping[str, Any]) -> str:
         "|---|---|---|",
     ]
     for side in results["sides"]:
-        cells = [
-            " / ".join(f"{side[op][p]:.1f}" for p in ("p50_ms", "p95_ms", "p99_ms"))
-            for op in ("remember", "recall")
-        ]
-        lines.append(f"| {side['name']} | {cells[0]} | {cells[1]} |")
+        remember, recall = latency_cells(side["remember"]), latency_cells(side["recall"])
+        lines.append(f"| {side['name']} | {remember} | {recall} |")
     ratio = results["ratio"]
     corpus = results["corpus"]
     lines += [

@@ -18,11 +18,12 @@ from mnemowire.apps.bench.locomo._data import (
     parse_locomo,
     session_time,
 )
-from mnemowire.apps.bench.locomo._report import markdown
+from mnemowire.apps.bench.locomo._report import COLUMNS, markdown
 from mnemowire.apps.bench.locomo._run import HELD_BACK, run_locomo, select
 
 __all__ = [
     "CATEGORIES",
+    "COLUMNS",
     "DEVELOPMENT_HALF",
     "HEADLINE_CATEGORIES",
     "HELD_BACK",

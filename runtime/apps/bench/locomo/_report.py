@@ -7,9 +7,10 @@ from typing import Any
 
 from mnemowire.apps.bench.markdown import latency_cells
 
-__all__ = ["markdown"]
+__all__ = ["COLUMNS", "markdown"]
 
-_COLUMNS = (
+#: the scores a LoCoMo report shows per group, with their column headings
+COLUMNS = (
     ("recall_at_5", "R@5 any"),
     ("recall_at_10", "R@10 any"),
     ("all_at_5", "R@5 all"),
@@ -19,7 +20,7 @@ _COLUMNS = (
 
 
 def _row(label: str, summary: Mapping[str, Any]) -> str:
-    cells = [f"{summary[key]:.3f}" if key in summary else "-" for key, _ in _COLUMNS]
+    cells = [f"{summary[key]:.3f}" if key in summary else "-" for key, _ in COLUMNS]
     return f"| {label} | {summary['questions']} | " + " | ".join(cells) + " |"
 
 
@@ -28,8 +29,8 @@ def markdown(results: Mapping[str, Any]) -> str:
     data = results["data"]
     names = results["categories"]
     headline = ", ".join(f"{n} {names[str(n)]}" for n in results["headline_categories"])
-    header = "| | questions | " + " | ".join(label for _, label in _COLUMNS) + " |"
-    rule = "|---|---:|" + "---:|" * len(_COLUMNS)
+    header = "| | questions | " + " | ".join(label for _, label in COLUMNS) + " |"
+    rule = "|---|---:|" + "---:|" * len(COLUMNS)
     lines = [
         f"Store `{results['store']}`; {data['file']} (sha256 {data['sha256'][:12]}), "
         f"conversations {', '.join(data['conversations'])}: {data['turns']} turns, "
@@ -46,7 +47,7 @@ def markdown(results: Mapping[str, Any]) -> str:
         *([_row("**held out (1-4)**", results["held_out"])] if results["held_out"] else []),
         *(_row(f"{c['category']} {c['name']}", c) for c in results["by_category"]),
         "",
-        "| conversation (1-4) | questions | " + " | ".join(label for _, label in _COLUMNS) + " |",
+        "| conversation (1-4) | questions | " + " | ".join(label for _, label in COLUMNS) + " |",
         rule,
         *(
             _row(f"{c['conversation']}{' (held out)' if c['held_out'] else ''}", c)
