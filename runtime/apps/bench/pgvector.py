@@ -246,18 +246,33 @@ async def postgres_server(dsn: str | None) -> AsyncIterator[tuple[str, dict[str,
     folder = Path(tempfile.mkdtemp(prefix="mnemowire-bench-pg-"))
     options = [x for key, value in SERVER_SETTINGS.items() for x in ("-c", f"{key}={value}")]
     try:  # stopped even when the run ends while it starts (the server may be up already)
-        started = subprocess.run(
-            [*_SCRIPT, "start", "--dir", str(folder), *options],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if started.returncode != 0:
-            raise RuntimeError(f"could not start the local PostgreSQL: {started.stderr.strip()}")
-        yield started.stdout.strip(), dict(SERVER_SETTINGS)
+        dsn = _start_to_the_end([*_SCRIPT, "start", "--dir", str(folder), *options])
+        yield dsn, dict(SERVER_SETTINGS)
     finally:
         subprocess.run([*_SCRIPT, "stop", "--dir", str(folder)], capture_output=True, check=False)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _start_to_the_end(command: list[str]) -> str:
+    """Run the start script and return its DSN. A signal meanwhile (Ctrl-C, SIGTERM) lets the
+    start finish before it propagates: killing the script midway left its initdb writing into,
+    or its server starting from, a folder the caller was already deleting. The script runs in
+    its own session, so a terminal's Ctrl-C reaches only this process."""
+    starter = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = starter.communicate()
+    except BaseException:
+        starter.communicate()
+        raise
+    if starter.returncode != 0:
+        raise RuntimeError(f"could not start the local PostgreSQL: {err.strip()}")
+    return out.strip()
 
 
 def _load() -> list[float]:
