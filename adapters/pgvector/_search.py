@@ -36,6 +36,8 @@ from mnemowire.adapters.pgvector._vector_index import NAME as VECTOR_INDEX
 from mnemowire.adapters.pgvector._vector_index import index_lists, nearest
 from mnemowire.kit import rrf, searchable_text
 from mnemowire.kit.keywords import indexed_terms, rank_matches, rarity_limit
+from mnemowire.kit.periods import by_period, happened_at, named_period
+from mnemowire.models import RecallRequest
 
 __all__ = [
     "COUNT_QUERY",
@@ -144,21 +146,25 @@ def keyword_matches(
 
 
 def rank(
-    found: list[dict[str, Any]],
-    matched: list[dict[str, Any]],
-    floor: float | None,
-    k: int,
+    found: list[dict[str, Any]], matched: list[dict[str, Any]], req: RecallRequest
 ) -> tuple[dict[str, dict[str, Any]], dict[str, float], dict[str, float], list[str]]:
-    """Fuse the two lists (RRF), drop records under the relevance floor, apply demotion and
-    keep the best k (ties to the smaller id): (records, score, relevance, top ids). Relevance
-    is the cosine similarity, comparable across queries, unlike the fused score."""
+    """Fuse the two lists (RRF), drop records under the relevance floor, apply demotion, rank
+    by the calendar period the query names ([recall.named-period]) and keep the best k (ties
+    to the smaller id): (records, score, relevance, top ids). Relevance is the cosine
+    similarity, comparable across queries, unlike the fused score."""
+    floor = req.min_relevance
     records = {r["id"]: r for r in (*found, *matched)}
     fused = rrf([[r["id"] for r in found], [r["id"] for r in matched]])
     relevance = {i: max(-1.0, min(1.0, 1.0 - r["distance"])) for i, r in records.items()}
     score = {
         i: fused[i] * records[i]["demote"] for i in fused if floor is None or relevance[i] >= floor
     }
-    top = sorted(score, key=lambda i: (-score[i], i))[:k]
+    period = named_period(req.query)
+    if period is not None:
+        order = sorted(score, key=lambda i: (-score[i], i))
+        when = {i: happened_at(records[i]) for i in order}
+        score = by_period(order, when, period)
+    top = sorted(score, key=lambda i: (-score[i], i))[: req.k]
     return records, score, relevance, top
 
 

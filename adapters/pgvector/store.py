@@ -323,17 +323,17 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
         now = self._clock()
         scope = Scope.of(req, payload, now)
         k = req.k
-        fetch = search_depth(k)
+        fetch = search_depth(k, req.query)
         # Both searches are one statement, so one snapshot, without BEGIN/COMMIT round trips;
         # the only write, recall tracking, is a statement of its own, always on the primary.
         if self._replica is None:
             async with self._db.connection("recall") as conn:
                 found, matched, terms = await self._search(conn, scope, vector, req.query, fetch)
-                records, score, relevance, top = rank(found, matched, req.min_relevance, k)
+                records, score, relevance, top = rank(found, matched, req)
                 await self._track(conn, stale_records([records[i] for i in top], now), now)
         else:
             found, matched, terms = await self._search_replica(scope, vector, req.query, fetch)
-            records, score, relevance, top = rank(found, matched, req.min_relevance, k)
+            records, score, relevance, top = rank(found, matched, req)
             stale = stale_records([records[i] for i in top], now)
             if stale:
                 async with self._db.connection("recall") as conn:

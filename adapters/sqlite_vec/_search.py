@@ -13,6 +13,7 @@ from mnemowire.adapters.sqlite_vec import _keywords
 from mnemowire.adapters.sqlite_vec._accel import IndexCache
 from mnemowire.adapters.sqlite_vec._records import M_COLUMNS, Scope, blob, records
 from mnemowire.kit import rrf, search_depth
+from mnemowire.kit.periods import by_period, named_period
 
 __all__ = ["Ranked", "nearest", "search"]
 
@@ -32,7 +33,7 @@ def search(  # noqa: PLR0917 (a recall's parts, as the store has them)
 ) -> Ranked:
     """The best ``k`` visible records in ``scope`` for ``query`` (embedded as ``vector``),
     none below ``min_relevance``; ties go to the older record."""
-    fetch = search_depth(k)
+    fetch = search_depth(k, query)
     documents = _visible(tx, scope.agent_id)
     closest = _vector_search(tx, scope, vector, fetch, documents, indexes, accelerate_above)
     keywords = _keywords.keyword_search(
@@ -42,9 +43,13 @@ def search(  # noqa: PLR0917 (a recall's parts, as the store has them)
     candidates = _candidates(tx, list(fused), scope, vector)
     score = {
         rowid: fused[rowid] * demote
-        for rowid, (demote, relevance) in candidates.items()
+        for rowid, (demote, relevance, _) in candidates.items()
         if min_relevance is None or relevance >= min_relevance
     }
+    period = named_period(query)
+    if period is not None:  # [recall.named-period]
+        order = sorted(score, key=lambda rowid: (-score[rowid], rowid))
+        score = by_period(order, {r: candidates[r][2] for r in order}, period)
     top = sorted(score, key=lambda rowid: (-score[rowid], rowid))[:k]
     rows = _rows(tx, top, scope)
     return [(rows[r], score[r], candidates[r][1]) for r in top if r in rows]
@@ -135,25 +140,25 @@ def _vector_search(  # noqa: PLR0917
 
 def _candidates(
     tx: Any, rowids: list[int], scope: Scope, vector: Any
-) -> dict[int, tuple[float, float]]:
-    """(demote factor, relevance) of each candidate still in scope (the scope is re-checked
-    here). Relevance is the cosine similarity of query and memory: vectors are unit length,
-    so a dot product."""
+) -> dict[int, tuple[float, float, int]]:
+    """(demote factor, relevance, time) of each candidate still in scope (the scope is
+    re-checked here). Relevance is the cosine similarity of query and memory: vectors are unit
+    length, so a dot product. Time is when it happened: ``event_time``, else ``created_at``."""
     if not rowids:
         return {}
     placeholders = ",".join("?" * len(rowids))
     rows = tx.execute(
-        f"SELECT m.rowid, m.demote, m.embedding FROM memories AS m NOT INDEXED "
-        f"WHERE m.rowid IN ({placeholders}) AND {scope.sql}",
+        f"SELECT m.rowid, m.demote, coalesce(m.event_time, m.created_at), m.embedding "
+        f"FROM memories AS m NOT INDEXED WHERE m.rowid IN ({placeholders}) AND {scope.sql}",
         [*rowids, *scope.args],
     ).fetchall()
     if not rows:
         return {}
-    matrix = np.frombuffer(b"".join(b for _, _, b in rows), np.float32)
+    matrix = np.frombuffer(b"".join(row[3] for row in rows), np.float32)
     relevance = matrix.reshape(len(rows), -1) @ vector
     return {
-        rowid: (demote, max(-1.0, min(1.0, float(sim))))
-        for (rowid, demote, _), sim in zip(rows, relevance, strict=True)
+        rowid: (demote, max(-1.0, min(1.0, float(sim))), when)
+        for (rowid, demote, when, _), sim in zip(rows, relevance, strict=True)
     }
 
 

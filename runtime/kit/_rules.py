@@ -11,6 +11,7 @@ from typing import Any
 
 from mnemowire.errors import ConflictError, MnemowireError, NotFoundError, RequestError
 from mnemowire.kit._records import searchable_text
+from mnemowire.kit.periods import PERIOD_DEPTH, named_period
 from mnemowire.models import (
     FIELD_FIDELITY_FIELDS,
     Capabilities,
@@ -99,11 +100,14 @@ def in_batch(index: int | None) -> Iterator[None]:
         raise type(exc)(envelope) from exc
 
 
-def search_depth(k: int) -> int:
+def search_depth(k: int, query: str = "") -> int:
     """How many candidates each of a recall's searches (vector, keyword) fetches for ``k``
     results: four times k, at least ``MIN_SEARCH_DEPTH``, so fusion and demotion can reorder
-    past the first k (one policy for every store: the same request, the same candidates)."""
-    return max(4 * k, MIN_SEARCH_DEPTH)
+    past the first k, and at least ``PERIOD_DEPTH`` when ``query`` names a calendar period
+    ([recall.named-period]) (one policy for every store: the same request, the same
+    candidates)."""
+    deepest = PERIOD_DEPTH if named_period(query) is not None else MIN_SEARCH_DEPTH
+    return max(4 * k, deepest)
 
 
 def cutoff(now: int, days: float | None) -> int | None:

@@ -50,6 +50,7 @@ from mnemowire.kit._rules import (
     require_visible,
     search_depth,
 )
+from mnemowire.kit.periods import PERIOD_DEPTH, hits_by_period, named_period
 from mnemowire.kit.reviews import forget_prelude, staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
@@ -343,7 +344,8 @@ class DocumentStore(abc.ABC):
         now = self._clock()
         since = cutoff(now, req.fresher_than_days)
         types = {str(t) for t in req.types} if req.types else None
-        depth = self._first_depth(req.k)
+        period = named_period(req.query)  # [recall.named-period]: deeper, then by period
+        depth = self._first_depth(req.k) if period is None else max(req.k, PERIOD_DEPTH)
         while True:
             hits, exhausted = self._search(query, req, depth)
             ranked = [
@@ -360,6 +362,8 @@ class DocumentStore(abc.ABC):
                 break
             depth *= 4  # the exact filters took too many: look deeper
         ranked.sort(key=lambda hit: (-hit[1], hit[0]["id"]))
+        if period is not None:
+            ranked = hits_by_period(ranked, period)
         return ranked[: req.k]
 
     async def forget(self, request: ForgetRequest) -> ForgetResponse:
