@@ -292,6 +292,19 @@ def _v11(dimension: int) -> list[Statement]:
     return [sql.SQL("DROP INDEX IF EXISTS memories_embedding")]
 
 
+def _v13(dimension: int) -> list[Statement]:
+    """The scope index ends with the write order (created_at, then seq): a recalled question
+    finds its reply, the next record of its agent, user and type, in one index step
+    ([recall.replies]) instead of sorting every later record of the agent."""
+    return [
+        sql.SQL("DROP INDEX IF EXISTS memories_scope"),
+        sql.SQL(
+            "CREATE INDEX memories_scope ON memories "
+            "(agent_id, state, user_id, type, created_at, seq)"
+        ),
+    ]
+
+
 #: a remember's scalar fields a record keeps as they were sent
 _STAGED_SCALARS = (
     "agent_id", "user_id", "type", "content", "confidence", "source", "expires_at",
@@ -316,6 +329,7 @@ MIGRATIONS: list[tuple[str, Callable[[int], list[Statement]]]] = [
     ),
     ("the vector index becomes IVFFlat, built by the store once worth it", _v11),
     ("one history update per statement of audit entries, not per entry", v12_audited_by_statement),
+    ("the scope index ends with the write order, where a question finds its reply", _v13),
 ]
 
 

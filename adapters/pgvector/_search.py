@@ -37,6 +37,7 @@ from mnemowire.adapters.pgvector._vector_index import index_lists, nearest
 from mnemowire.kit import rrf, searchable_text
 from mnemowire.kit.keywords import indexed_terms, rank_matches, rarity_limit
 from mnemowire.kit.periods import by_period, happened_at, named_period
+from mnemowire.kit.replies import asks, lend_to_replies, replies_in_time
 from mnemowire.models import RecallRequest
 
 __all__ = [
@@ -145,14 +146,87 @@ def keyword_matches(
     return [by_id[i] for i in rank_matches(matches, held, documents)][:fetch]
 
 
-def rank(
-    found: list[dict[str, Any]], matched: list[dict[str, Any]], req: RecallRequest
-) -> tuple[dict[str, dict[str, Any]], dict[str, float], dict[str, float], list[str]]:
+@dataclass(frozen=True)
+class Searched:
+    """What a recall's searches found: the vector side nearest first, the keyword side best
+    first, and the words searched."""
+
+    found: list[dict[str, Any]]
+    matched: list[dict[str, Any]]
+    terms: list[str]
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A recall's answer: the records it read by id, their scores and relevance, and the ids
+    of the best k, best first."""
+
+    records: dict[str, dict[str, Any]]
+    score: dict[str, float]
+    relevance: dict[str, float]
+    top: list[str]
+
+    def top_records(self) -> list[dict[str, Any]]:
+        return [self.records[i] for i in self.top]
+
+    def hits(self) -> list[tuple[dict[str, Any], float, float]]:
+        return [(self.records[i], self.score[i], self.relevance[i]) for i in self.top]
+
+
+def replies_query(
+    scope: Scope, vector: Any, user_id: str | None, questions: list[int]
+) -> tuple[str, list[Any]]:
+    """The reply of each question (by seq) of ``user_id``, when the recall's scope admits it,
+    with its distance to ``vector`` ([recall.replies]): the next visible episodic record of
+    the question's agent and user in write order (created_at, then seq)."""
+    same_user = "n.user_id IS NULL" if user_id is None else "n.user_id = %s"
+    # the next record's seq first, one step down memories_scope (agent, state, user, type,
+    # created_at, seq), then that record, if in scope, with its distance
+    sql = f"""WITH next AS MATERIALIZED (
+            SELECT q.seq AS question, q.event_time AS question_time, (
+                SELECT n.seq FROM memories n
+                WHERE n.agent_id = %s AND n.state = 'active' AND {same_user}
+                    AND n.type = 'episodic' AND (n.created_at, n.seq) > (q.created_at, q.seq)
+                ORDER BY n.created_at, n.seq LIMIT 1
+            ) AS reply
+            FROM memories q WHERE q.seq = ANY(%s::bigint[])
+        )
+        SELECT x.question, x.question_time, 'reply' AS side, m.embedding <=> %s AS distance,
+            false AS exact, {_RECORD}
+        FROM next x JOIN memories m ON m.seq = x.reply LEFT JOIN recalls r ON r.memory = m.seq
+        WHERE {scope.sql}"""
+    user = [] if user_id is None else [user_id]
+    return sql, [scope.agent_id, *user, questions, vector, *scope.args]
+
+
+async def replies(
+    cursor: Any, scope: Scope, vector: Any, rows: Sequence[dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """The reply of each of ``rows`` that asks, by the question's id, read right after the
+    searches on their connection (a statement of its own: the reply's scope is checked
+    again there): one statement per user among them."""
+    questions = {r["seq"]: r for r in rows if asks(r["type"], r["content"])}
+    by_user: dict[str | None, list[int]] = {}
+    for seq, row in sorted(questions.items()):
+        by_user.setdefault(row["user_id"], []).append(seq)
+    found: dict[str, dict[str, Any]] = {}
+    for user_id, seqs in by_user.items():
+        await cursor.execute(*replies_query(scope, vector, user_id, seqs))
+        for row in await cursor.fetchall():
+            if replies_in_time(row["question_time"], row["event_time"]):
+                found[questions[row["question"]]["id"]] = row
+    return found
+
+
+async def rank(
+    cursor: Any, scope: Scope, vector: Any, searched: Searched, req: RecallRequest
+) -> Ranked:
     """Fuse the two lists (RRF), drop records under the relevance floor, apply demotion, rank
-    by the calendar period the query names ([recall.named-period]) and keep the best k (ties
-    to the smaller id): (records, score, relevance, top ids). Relevance is the cosine
-    similarity, comparable across queries, unlike the fused score."""
-    floor = req.min_relevance
+    by the calendar period the query names ([recall.named-period]), lend the replies of the
+    best k that ask their share ([recall.replies], read through ``cursor``) and keep the best
+    k (ties to the smaller id). Relevance is the cosine similarity, comparable across
+    queries, unlike the fused score."""
+    floor, found, matched = req.min_relevance, searched.found, searched.matched
     records = {r["id"]: r for r in (*found, *matched)}
     fused = rrf([[r["id"] for r in found], [r["id"] for r in matched]])
     relevance = {i: max(-1.0, min(1.0, 1.0 - r["distance"])) for i, r in records.items()}
@@ -164,8 +238,20 @@ def rank(
         order = sorted(score, key=lambda i: (-score[i], i))
         when = {i: happened_at(records[i]) for i in order}
         score = by_period(order, when, period)
+    best = sorted(score, key=lambda i: (-score[i], i))[: req.k]
+    reply_of = {}
+    for question, reply in (
+        await replies(cursor, scope, vector, [records[i] for i in best])
+    ).items():
+        reach = max(-1.0, min(1.0, 1.0 - reply["distance"]))
+        if floor is None or reach >= floor:
+            records.setdefault(reply["id"], reply)
+            relevance.setdefault(reply["id"], reach)
+            reply_of[question] = reply["id"]
+    demote = {i: records[i]["demote"] for i in reply_of.values()}
+    score = lend_to_replies(score, reply_of, demote)
     top = sorted(score, key=lambda i: (-score[i], i))[: req.k]
-    return records, score, relevance, top
+    return Ranked(records, score, relevance, top)
 
 
 def stale_records(records: list[dict[str, Any]], now: int) -> list[int]:

@@ -38,6 +38,8 @@ from mnemowire.adapters.pgvector._record_ops import RecordOperations
 from mnemowire.adapters.pgvector._review_ops import ReviewOperations
 from mnemowire.adapters.pgvector._search import (
     AgentSizes,
+    Ranked,
+    Searched,
     keyword_matches,
     rank,
     recall_query,
@@ -324,26 +326,20 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
         scope = Scope.of(req, payload, now)
         k = req.k
         fetch = search_depth(k, req.query)
-        # Both searches are one statement, so one snapshot, without BEGIN/COMMIT round trips;
+        # Both searches are one statement, so one snapshot, without BEGIN/COMMIT round trips
+        # (the replies of [recall.replies] are read right after, on the same connection);
         # the only write, recall tracking, is a statement of its own, always on the primary.
         if self._replica is None:
             async with self._db.connection("recall") as conn:
-                found, matched, terms = await self._search(conn, scope, vector, req.query, fetch)
-                records, score, relevance, top = rank(found, matched, req)
-                await self._track(conn, stale_records([records[i] for i in top], now), now)
+                ranked = await self._search(conn, scope, vector, req, fetch)
+                await self._track(conn, stale_records(ranked.top_records(), now), now)
         else:
-            found, matched, terms = await self._search_replica(scope, vector, req.query, fetch)
-            records, score, relevance, top = rank(found, matched, req)
-            stale = stale_records([records[i] for i in top], now)
+            ranked = await self._search_replica(scope, vector, req, fetch)
+            stale = stale_records(ranked.top_records(), now)
             if stale:
                 async with self._db.connection("recall") as conn:
                     await self._track(conn, stale, now)
-        self._trace(found, matched, terms, fetch)
-        return recall_answer(
-            self._name,
-            [(records[i], score[i], relevance[i]) for i in top],
-            self._result(len(top), started),
-        )
+        return recall_answer(self._name, ranked.hits(), self._result(len(ranked.top), started))
 
     async def forget(self, request: ForgetRequest) -> ForgetResponse:
         req, payload = request, to_wire(request)
@@ -504,23 +500,19 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
 
     # -- recall ------------------------------------------------------------------------------
 
-    def _trace(
-        self,
-        found: builtins.list[dict[str, Any]],
-        matched: builtins.list[dict[str, Any]],
-        terms: builtins.list[str],
-        fetch: int,
-    ) -> None:
+    def _trace(self, searched: Searched, fetch: int) -> None:
         if self._tracer is not None:
+            found, matched = searched.found, searched.matched
             exact = bool(found) and bool(found[0]["exact"])
             self._tracer("vector_search", {"fetch": fetch, "returned": len(found), "exact": exact})
-            self._tracer("keyword_search", {"terms": terms, "returned": len(matched)})
+            self._tracer("keyword_search", {"terms": searched.terms, "returned": len(matched)})
 
     async def _search(
-        self, conn: Any, scope: Scope, vector: Any, query: str, fetch: int
-    ) -> tuple[builtins.list[dict[str, Any]], builtins.list[dict[str, Any]], builtins.list[str]]:
-        """The query's words counted, then both searches in one statement: (vector hits
-        nearest first, keyword hits best first, the words searched)."""
+        self, conn: Any, scope: Scope, vector: Any, req: RecallRequest, fetch: int
+    ) -> Ranked:
+        """The query's words counted, then both searches in one statement, ranked (the
+        replies of the best candidates that ask read right after, on this connection)."""
+        query = req.query
         counts = await self._sizes.of(conn, scope.agent_id)
         documents = counts.size
         if self._sizes.stale:
@@ -534,23 +526,27 @@ class PgVectorStore(ComposedStore[RecordOperations, ReviewOperations]):
         found = sorted(
             (r for r in rows if r["side"] == "vector"), key=lambda r: (r["distance"], r["id"])
         )
-        searched = {term: held[term] for term in kept}
-        keyword_rows = [r for r in rows if r["side"] == "keyword"]
-        return found, keyword_matches(keyword_rows, searched, documents, fetch), sorted(kept)
+        counted = {term: held[term] for term in kept}
+        matched = keyword_matches(
+            [r for r in rows if r["side"] == "keyword"], counted, documents, fetch
+        )
+        searched = Searched(found, matched, sorted(kept))
+        self._trace(searched, fetch)
+        return await rank(cursor, scope, vector, searched, req)
 
     async def _search_replica(
-        self, scope: Scope, vector: Any, query: str, fetch: int
-    ) -> tuple[builtins.list[dict[str, Any]], builtins.list[dict[str, Any]], builtins.list[str]]:
+        self, scope: Scope, vector: Any, req: RecallRequest, fetch: int
+    ) -> Ranked:
         """The searches on the replica; on the primary while the replica cannot be reached."""
         if self._replica is not None:
             try:
                 async with self._replica.connection("recall") as conn:
-                    return await self._search(conn, scope, vector, query, fetch)
+                    return await self._search(conn, scope, vector, req, fetch)
             except UnavailableError as exc:
                 if self._tracer is not None:
                     self._tracer("replica_unavailable", {"error": str(exc)})
         async with self._db.connection("recall") as conn:
-            return await self._search(conn, scope, vector, query, fetch)
+            return await self._search(conn, scope, vector, req, fetch)
 
     async def _track(self, conn: Any, stale: builtins.list[int], now: int) -> None:
         """Record the recall time of records (seq numbers, ascending: rows are locked in that

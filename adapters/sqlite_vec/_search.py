@@ -14,6 +14,7 @@ from mnemowire.adapters.sqlite_vec._accel import IndexCache
 from mnemowire.adapters.sqlite_vec._records import M_COLUMNS, Scope, blob, records
 from mnemowire.kit import rrf, search_depth
 from mnemowire.kit.periods import by_period, named_period
+from mnemowire.kit.replies import asks, lend_to_replies, replies_in_time
 
 __all__ = ["Ranked", "nearest", "search"]
 
@@ -50,6 +51,7 @@ def search(  # noqa: PLR0917 (a recall's parts, as the store has them)
     if period is not None:  # [recall.named-period]
         order = sorted(score, key=lambda rowid: (-score[rowid], rowid))
         score = by_period(order, {r: candidates[r][2] for r in order}, period)
+    score = _with_replies(tx, scope, vector, score, candidates, k=k, floor=min_relevance)
     top = sorted(score, key=lambda rowid: (-score[rowid], rowid))[:k]
     rows = _rows(tx, top, scope)
     return [(rows[r], score[r], candidates[r][1]) for r in top if r in rows]
@@ -160,6 +162,51 @@ def _candidates(
         rowid: (demote, max(-1.0, min(1.0, float(sim))), when)
         for (rowid, demote, when, _), sim in zip(rows, relevance, strict=True)
     }
+
+
+def _with_replies(
+    tx: Any,
+    scope: Scope,
+    vector: Any,
+    score: dict[int, float],
+    candidates: dict[int, tuple[float, float, int]],
+    *,
+    k: int,
+    floor: float | None,
+) -> dict[int, float]:
+    """``score`` with each of the best ``k`` candidates that asks lending a share to its reply
+    ([recall.replies]). A reply that was no candidate joins ``candidates`` if the recall's
+    scope admits it (checked there); a reply lends nothing below the relevance ``floor``."""
+    best = sorted(score, key=lambda rowid: (-score[rowid], rowid))[:k]
+    if not best:
+        return score
+    placeholders = ",".join("?" * len(best))
+    asking = tx.execute(
+        f"SELECT rowid, user_id, created_at, event_time, type, content FROM memories "
+        f"NOT INDEXED WHERE rowid IN ({placeholders}) AND type = 'episodic'",
+        best,
+    ).fetchall()
+    reply_of: dict[int, int] = {}
+    for rowid, user_id, created_at, event_time, kind, content in asking:
+        if not asks(kind, content):
+            continue
+        reply = tx.execute(  # the next visible episodic record of its agent and user
+            "SELECT rowid, event_time FROM memories WHERE agent_id = ? AND state = 'active' "
+            "AND user_id IS ? AND type = 'episodic' AND (created_at, rowid) > (?, ?) "
+            "ORDER BY created_at, rowid LIMIT 1",
+            (scope.agent_id, user_id, created_at, rowid),
+        ).fetchone()
+        if reply is not None and replies_in_time(event_time, reply[1]):
+            reply_of[rowid] = reply[0]
+    joining = [r for r in dict.fromkeys(reply_of.values()) if r not in candidates]
+    candidates.update(_candidates(tx, joining, scope, vector))
+    reply_of = {
+        question: reply
+        for question, reply in reply_of.items()
+        if reply in candidates and (floor is None or candidates[reply][1] >= floor)
+    }
+    demote = {reply: candidates[reply][0] for reply in reply_of.values()}
+    return lend_to_replies(score, reply_of, demote)
 
 
 def _rows(tx: Any, rowids: list[int], scope: Scope) -> dict[int, dict[str, Any]]:

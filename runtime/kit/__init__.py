@@ -35,7 +35,8 @@ the review queue, as steps ``mnemowire.kit.sql_steps`` runs on a sync or an asyn
 ``mnemowire.kit.keywords``
 the keyword rules (which words are indexed, searched and how matches rank),
 ``mnemowire.kit.periods`` a query's named calendar period and the ranking it asks for
-([recall.named-period]), and
+([recall.named-period]), ``mnemowire.kit.replies`` the share a recalled question lends its
+reply ([recall.replies]), and
 ``mnemowire.kit.documents`` every operation for a store over a memory library that keeps each
 record as one document (``DocumentStore``, with the ``IdMap`` such a library's own ids need),
 ``mnemowire.kit.audit`` the audit log's hash chain (an entry's digest, ``verify``, the
