@@ -345,7 +345,7 @@ class DocumentStore(abc.ABC):
         since = cutoff(now, req.fresher_than_days)
         types = {str(t) for t in req.types} if req.types else None
         period = named_period(req.query)  # [recall.named-period]: deeper, then by period
-        depth = self._first_depth(req.k) if period is None else max(req.k, PERIOD_DEPTH)
+        depth = max(self._first_depth(req.k), 0 if period is None else PERIOD_DEPTH)
         while True:
             hits, exhausted = self._search(query, req, depth)
             ranked = [
