@@ -37,6 +37,7 @@ from mnemowire.kit._basics import new_id, to_wire
 from mnemowire.kit._browse import Cursors, UpdatePlan, get_answer, list_answer, record_state
 from mnemowire.kit._capabilities import refuse_undeclared
 from mnemowire.kit._document_archive import DocumentArchive
+from mnemowire.kit._document_recall import recall_hits
 from mnemowire.kit._document_reviews import ReviewQueue
 from mnemowire.kit._id_map import IdMap, MappedId
 from mnemowire.kit._implements import Implements
@@ -50,7 +51,6 @@ from mnemowire.kit._rules import (
     require_visible,
     search_depth,
 )
-from mnemowire.kit.periods import PERIOD_DEPTH, hits_by_period, named_period
 from mnemowire.kit.reviews import forget_prelude, staging
 from mnemowire.kit.staging import StagingRules
 from mnemowire.models import (
@@ -340,31 +340,21 @@ class DocumentStore(abc.ABC):
     def _recall(
         self, req: RecallRequest, payload: dict[str, Any], given: QueryEmbedding | None
     ) -> list[tuple[Record, float, float]]:
-        query = self._query(req, given)
-        now = self._clock()
-        since = cutoff(now, req.fresher_than_days)
-        types = {str(t) for t in req.types} if req.types else None
-        period = named_period(req.query)  # [recall.named-period]: deeper, then by period
-        depth = max(self._first_depth(req.k), 0 if period is None else PERIOD_DEPTH)
-        while True:
-            hits, exhausted = self._search(query, req, depth)
-            ranked = [
-                (record, relevance, relevance)
-                for record, relevance in hits
-                if self._visible(record, req.agent_id, now)
-                and self._in_scope(record, req.agent_id, req.user_id)
-                and (types is None or record["type"] in types)
-                and (since is None or record["created_at"] >= since)
-                and matches(record["metadata"], payload.get("filter"))
-                and (req.min_relevance is None or relevance >= req.min_relevance)
-            ]
-            if len(ranked) >= req.k or exhausted:
-                break
-            depth *= 4  # the exact filters took too many: look deeper
-        ranked.sort(key=lambda hit: (-hit[1], hit[0]["id"]))
-        if period is not None:
-            ranked = hits_by_period(ranked, period)
-        return ranked[: req.k]
+        query, now = self._query(req, given), self._clock()
+
+        def visible(record: Record) -> bool:
+            return self._visible(record, req.agent_id, now) and self._in_scope(
+                record, req.agent_id, req.user_id
+            )
+
+        return recall_hits(
+            req,
+            payload,
+            now,
+            search=lambda depth: self._search(query, req, depth),
+            first_depth=self._first_depth(req.k),
+            visible=visible,
+        )
 
     async def forget(self, request: ForgetRequest) -> ForgetResponse:
         req, payload = request, to_wire(request)

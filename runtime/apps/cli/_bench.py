@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
 from mnemowire.apps.cli._app import cli
 from mnemowire.errors import ConfigError
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def report_folder(files: str) -> Callable[[Command], Command]:
+    """The ``--out`` option of a benchmark that prints its report and can also write ``files``
+    into a folder."""
+    return click.option(
+        "--out",
+        type=click.Path(file_okay=False, path_type=Path),
+        help=f"Also write {files} into this folder.",
+    )
 
 
 @cli.group("bench")
@@ -19,11 +32,7 @@ def bench_group() -> None:
 
 @bench_group.command("validation")
 @click.option("--seconds", default=0.3, show_default=True, help="Sampling time per case.")
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Also write validation.json and validation.md into this folder.",
-)
+@report_folder("validation.json and validation.md")
 def validation_command(seconds: float, out: Path | None) -> None:
     """Time spec validation per message (target: < 50 µs for a typical remember)."""
     from mnemowire.apps.bench import environment, run_validation
@@ -35,11 +44,7 @@ def validation_command(seconds: float, out: Path | None) -> None:
 @bench_group.command("records")
 @click.option("--records", "count", default=100_000, show_default=True, help="Records listed.")
 @click.option("--get-rounds", default=200, show_default=True, help="get requests of 100 ids.")
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Also write records.json and records.md into this folder.",
-)
+@report_folder("records.json and records.md")
 def records_command(count: int, get_rounds: int, out: Path | None) -> None:
     """Time list (100k records, targets ≥ 20k records/s, flat memory), get of 100 ids (p50
     ≤ 2 ms) and seal verification (≤ 20 µs) on the embedded store."""
@@ -56,11 +61,7 @@ def records_command(count: int, get_rounds: int, out: Path | None) -> None:
     "--dsn",
     help="A PostgreSQL (postgresql://...) to import into; default: a local one for the run.",
 )
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Also write portability.json and portability.md into this folder.",
-)
+@report_folder("portability.json and portability.md")
 def portability_command(count: int, dsn: str | None, out: Path | None) -> None:
     """Time export (sqlite-vec, vectors, flat memory: target >= 20,000 records/s), the archive's
     verification, import into sqlite-vec and pgvector (>= 5,000 records/s) and migrate
@@ -83,11 +84,7 @@ def portability_command(count: int, dsn: str | None, out: Path | None) -> None:
 @click.option("--existing", default=10_000, show_default=True, help="Active memories beside.")
 @click.option("--pages", "page_rounds", default=200, show_default=True, help="Pages listed.")
 @click.option("--decisions", default=200, show_default=True, help="Decisions of each kind.")
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Also write reviews.json and reviews.md into this folder.",
-)
+@report_folder("reviews.json and reviews.md")
 def reviews_command(
     pending: int, existing: int, page_rounds: int, decisions: int, out: Path | None
 ) -> None:
@@ -110,11 +107,7 @@ def reviews_command(
 @click.option("--seconds", default=60.0, show_default=True, help="Length of the paced run.")
 @click.option("--clients", default=16, show_default=True, help="Concurrent connections.")
 @click.option("--requests", default=100_000, show_default=True, help="Requests of the memory run.")
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Also write http.json, http.md and http.png into this folder.",
-)
+@report_folder("http.json, http.md and http.png")
 def http_command(
     embedder: str,
     rounds: int,
@@ -163,11 +156,7 @@ def http_command(
     help="The adapter's store URL; {tmp} becomes a fresh folder (e.g. mem0://{tmp}/mem0).",
 )
 @click.option("--rounds", default=2, show_default=True, help="Passes over the 165 queries.")
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Also write adapter.json and adapter.md into this folder.",
-)
+@report_folder("adapter.json and adapter.md")
 def adapter_command(url: str, rounds: int, out: Path | None) -> None:
     """An adapter against its backend's own API for the same remember and recall, side by
     side (target: <= 10 % overhead at p50). Knows mem0:// and cognee:// (each needs its
@@ -200,11 +189,7 @@ def adapter_command(url: str, rounds: int, out: Path | None) -> None:
     help="The store every side writes; {tmp} becomes a fresh folder per side.",
 )
 @click.option("--rounds", default=2, show_default=True, help="Passes over the 165 queries.")
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Also write facades.json and facades.md into this folder.",
-)
+@report_folder("facades.json and facades.md")
 def facades_command(url: str, rounds: int, out: Path | None) -> None:
     """Each facade (keyword arguments, mem0's API) against the boundary call it wraps, side by
     side (target: <= 5 % overhead at p50)."""
@@ -238,11 +223,7 @@ def facades_command(url: str, rounds: int, out: Path | None) -> None:
     show_default=True,
     help="Records of one agent a consolidation plans over (target: <= 60 s).",
 )
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Also write lifecycle.json and lifecycle.md into this folder.",
-)
+@report_folder("lifecycle.json and lifecycle.md")
 def lifecycle_command(
     versions: int, rounds: int, count: int, held: int, planned: int, out: Path | None
 ) -> None:
@@ -325,11 +306,7 @@ def _setups(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...
     show_default=True,
     help="CPU-bound competitor processes to run meanwhile (repeatable: one pass per level).",
 )
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Also write embedders.json and embedders.md into this folder.",
-)
+@report_folder("embedders.json and embedders.md")
 def embedders_command(
     *,
     setups: list[Any],

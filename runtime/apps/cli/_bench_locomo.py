@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from mnemowire.apps.cli._bench import bench_group, publish, require_matplotlib
+from mnemowire.apps.cli._bench import bench_group, publish, report_folder, require_matplotlib
 
 
 @bench_group.command("locomo")
@@ -45,11 +45,7 @@ from mnemowire.apps.cli._bench import bench_group, publish, require_matplotlib
     default=None,
     help="At most this many conversations (after --conversation).",
 )
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Also write locomo.json, locomo.md and locomo.png into this folder.",
-)
+@report_folder("locomo.json, locomo.md and locomo.png")
 def locomo_command(
     data: Path,
     store: str,

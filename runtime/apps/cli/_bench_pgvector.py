@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from mnemowire.apps.cli._bench import bench_group
+from mnemowire.apps.cli._bench import bench_group, report_folder
 
 
 @bench_group.command("pgvector")
@@ -47,11 +47,7 @@ from mnemowire.apps.cli._bench import bench_group
     default=None,
     help="IVFFlat cells each search scans (store default: sized for the index and scope).",
 )
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Also write pgvector.json into this folder.",
-)
+@report_folder("pgvector.json")
 def pgvector_command(
     size: int,
     queries: int,

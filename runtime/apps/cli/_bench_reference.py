@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from mnemowire.apps.cli._bench import bench_group, publish
+from mnemowire.apps.cli._bench import bench_group, publish, report_folder
 
 
 @bench_group.command("reference")
@@ -19,11 +19,7 @@ from mnemowire.apps.cli._bench import bench_group, publish
     show_default=True,
     help="Rounds; each gives both sides a fresh store, the sides alternating who goes first.",
 )
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Also write reference.json and reference.md into this folder.",
-)
+@report_folder("reference.json and reference.md")
 def reference_command(rounds: int, out: Path | None) -> None:
     """Remember and recall p50 of this package's default store beside the preprint's package
     (memorywire 0.5.0 from PyPI: pip install 'memorywire==0.5.0' transitions

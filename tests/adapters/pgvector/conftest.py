@@ -8,6 +8,7 @@ and, once, the vector extension) to run the suite against an existing server ins
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -20,7 +21,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from mnemowire.adapters.pgvector import PgVectorStore
+from mnemowire.adapters.pgvector import PgVectorStore, _migrations
 from mnemowire.apps.tools.postgres import FAST_SETTINGS, LocalServer, start, stop
 from mnemowire.embedders import Embedder, HashEmbedder
 from mnemowire.layers.memory import Memory
@@ -69,6 +70,15 @@ class Database:
 def local_server(folder: Path) -> LocalServer:
     """A fresh server in ``folder`` (which must not exist yet or be empty)."""
     return start(folder, settings=FAST_SETTINGS)
+
+
+@contextlib.contextmanager
+def schema_version(monkeypatch: pytest.MonkeyPatch, version: int) -> Iterator[None]:
+    """Stores opened inside migrate only as far as ``version``: a schema as an older mnemowire
+    left it."""
+    with monkeypatch.context() as patch:
+        patch.setattr(_migrations, "MIGRATIONS", _migrations.MIGRATIONS[:version])
+        yield
 
 
 @pytest.fixture(scope="session")

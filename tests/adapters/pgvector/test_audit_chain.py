@@ -10,11 +10,10 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from mnemowire.adapters.pgvector import _migrations
 from mnemowire.apps.cli import Exit, cli
 from mnemowire.embedders import HashEmbedder
 from mnemowire.kit.audit import as_caller, verify
-from tests.adapters.pgvector.conftest import Database, StoreFactory
+from tests.adapters.pgvector.conftest import Database, StoreFactory, schema_version
 
 
 async def test_writers_in_parallel_make_one_chain(make_store: StoreFactory) -> None:
@@ -83,8 +82,7 @@ async def test_the_chain_starts_with_the_first_entry_after_the_migration(
     """Entries of a schema made before version 5 keep no place in the chain (history is not
     rewritten); the first write after the migration is the chain's first entry."""
     embedder = HashEmbedder(16)
-    with monkeypatch.context() as patch:
-        patch.setattr(_migrations, "MIGRATIONS", _migrations.MIGRATIONS[:4])
+    with schema_version(monkeypatch, 4):
         old = make_store(embedder=embedder)
         await old.inner.open()
         await old.inner.aclose()

@@ -9,15 +9,14 @@ from mnemowire.adapters.pgvector import _migrations
 from mnemowire.adapters.pgvector._sql import agent_key
 from mnemowire.embedders import HashEmbedder
 
-from .conftest import Database, StoreFactory
+from .conftest import Database, StoreFactory, schema_version
 
 
 async def test_a_version_one_schema_is_migrated_and_stays_searchable(
     make_store: StoreFactory, db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     embedder = HashEmbedder(16)
-    with monkeypatch.context() as patch:
-        patch.setattr(_migrations, "MIGRATIONS", _migrations.MIGRATIONS[:1])
+    with schema_version(monkeypatch, 1):
         old = make_store(embedder=embedder)
         await old.inner.open()
         await old.inner.aclose()
@@ -53,8 +52,7 @@ async def test_a_version_one_schema_is_migrated_and_stays_searchable(
 async def test_version_seven_gives_each_erased_id_the_agent_the_audit_log_names(
     make_store: StoreFactory, db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with monkeypatch.context() as patch:
-        patch.setattr(_migrations, "MIGRATIONS", _migrations.MIGRATIONS[:6])
+    with schema_version(monkeypatch, 6):
         old = make_store()
         await old.inner.open()
         await old.inner.aclose()
@@ -76,8 +74,7 @@ async def test_version_seven_gives_each_erased_id_the_agent_the_audit_log_names(
 async def test_version_nine_counts_a_recall_time_as_one_recall(
     make_store: StoreFactory, db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with monkeypatch.context() as patch:
-        patch.setattr(_migrations, "MIGRATIONS", _migrations.MIGRATIONS[:8])
+    with schema_version(monkeypatch, 8):
         old = make_store()
         recalled = await old.remember({"agent_id": "a", "type": "semantic", "content": "tea"})
         await old.remember({"agent_id": "a", "type": "semantic", "content": "never asked"})

@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from mnemowire.adapters.pgvector import _migrations
 from mnemowire.embedders import HashEmbedder
-from tests.adapters.pgvector.conftest import Database, StoreFactory
+from tests.adapters.pgvector.conftest import Database, StoreFactory, schema_version
 
 
 async def test_a_schema_with_staged_records_from_before_the_queue_lists_them(
     make_store: StoreFactory, db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     embedder = HashEmbedder(16)
-    with monkeypatch.context() as patch:
-        patch.setattr(_migrations, "MIGRATIONS", _migrations.MIGRATIONS[:5])
+    with schema_version(monkeypatch, 5):
         old = make_store(embedder=embedder)
         await old.inner.open()
         await old.inner.aclose()

@@ -22,7 +22,7 @@ from mnemowire.adapters.pgvector._vector_index import (
 )
 from mnemowire.embedders import HashEmbedder
 
-from .conftest import Database, StoreFactory
+from .conftest import Database, StoreFactory, schema_version
 
 
 def test_lists_grow_with_the_square_root_of_the_rows() -> None:
@@ -204,8 +204,7 @@ async def test_a_version_ten_store_trades_its_hnsw_graph_for_ivfflat_on_open(
     make_store: StoreFactory, db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     embedder = HashEmbedder(16)
-    with monkeypatch.context() as patch:
-        patch.setattr(_migrations, "MIGRATIONS", _migrations.MIGRATIONS[:10])
+    with schema_version(monkeypatch, 10):
         old = make_store(embedder=embedder)
         await fill(old, 0, 1_200)
         await old.inner.aclose()
