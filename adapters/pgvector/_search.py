@@ -35,7 +35,7 @@ from mnemowire.adapters.pgvector._sql import COLUMNS, VISIBLE_WORDS, Scope, agen
 from mnemowire.adapters.pgvector._vector_index import NAME as VECTOR_INDEX
 from mnemowire.adapters.pgvector._vector_index import index_lists, nearest
 from mnemowire.kit import rrf, searchable_text
-from mnemowire.kit.keywords import indexed_terms, rank_matches, rarity_limit
+from mnemowire.kit.keywords import rank_matches, rarity_limit, words
 from mnemowire.kit.periods import by_period, happened_at, named_period
 from mnemowire.kit.replies import asks, lend_to_replies, replies_in_time
 from mnemowire.models import RecallRequest
@@ -136,14 +136,18 @@ def keyword_matches(
 ) -> list[dict[str, Any]]:
     """The keyword side's records ranked by ``rank_matches`` (best first, at most ``fetch``);
     ``held`` counts the searched words. Which of them a record holds is read from its own
-    text, with the same tokens the index was built from."""
+    text, with the same tokens the index was built from (the searched words are indexed words
+    already, so the text's plain tokens say it, without sifting them again); records holding
+    the same words rank by their cosine similarity to the query (one minus the row's
+    ``distance``)."""
     matches = [
         (row["id"], term)
         for row in rows
-        for term in held.keys() & set(indexed_terms(searchable_text(row["type"], row["content"])))
+        for term in held.keys() & set(words(searchable_text(row["type"], row["content"])))
     ]
     by_id = {row["id"]: row for row in rows}
-    return [by_id[i] for i in rank_matches(matches, held, documents)][:fetch]
+    relevance = {i: 1.0 - float(row["distance"]) for i, row in by_id.items()}
+    return [by_id[i] for i in rank_matches(matches, held, documents, relevance)][:fetch]
 
 
 @dataclass(frozen=True)
@@ -280,10 +284,10 @@ class AgentCounts:
 
 class AgentSizes:
     """How many visible records each agent has, which sets how rare a searched word must be
-    (``rarity_limit``: it only moves past 30,000 records), and how many hold each word its
-    recalls searched. Counted on the indexes, reused until this store changes the agent or
-    SIZE_TTL_SECONDS pass: queries repeat their words. Only the agent's own records are ever
-    counted.
+    (``rarity_limit``: one in 32 of them, at least 3 and at most 32), and how many hold each
+    word its recalls searched. Counted on the indexes, reused until this store changes the
+    agent or SIZE_TTL_SECONDS pass: queries repeat their words. Only the agent's own records
+    are ever counted.
 
     A word the keyword index's statistics list as held by many times the limit of the agent's
     records (``COMMON_MARGIN``) is common without counting: GIN cannot stop a count early, so

@@ -23,6 +23,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from mnemowire.kit.keywords import (
     indexed_terms,
     keyword_terms,
@@ -84,11 +86,13 @@ def keyword_search(
     agent_id: str,
     documents: int,
     query: str,
-    fetch: int,
     *,
+    vector: Any,
+    fetch: int,
     where: tuple[str, Sequence[Any]],
 ) -> list[int]:
-    """In-scope rowids holding the query's rare words, best first (at most ``fetch``).
+    """In-scope rowids holding the query's rare words, best first (at most ``fetch``; records
+    holding the same words ranked by their similarity to ``vector``, the query's embedding).
 
     ``documents`` is the agent's visible record count; ``where`` the recall scope as SQL over
     ``memories m`` and its arguments, applied to the matches (few: the words are rare).
@@ -117,15 +121,23 @@ def keyword_search(
             list(wanted),
         )
     ]
-    ranked = rank_matches(matches, held, documents)
+    records = list(dict.fromkeys(record for record, _ in matches))
     scope_sql, scope_args = where
-    placeholders = ",".join("?" * len(ranked))
-    in_scope = {
-        r
-        for (r,) in tx.execute(
-            f"SELECT m.rowid FROM memories AS m NOT INDEXED WHERE m.rowid IN ({placeholders}) "
-            f"AND {scope_sql}",
-            [*ranked, *scope_args],
-        )
-    }
-    return [r for r in ranked if r in in_scope][:fetch]
+    placeholders = ",".join("?" * len(records))
+    in_scope = tx.execute(
+        f"SELECT m.rowid, m.embedding FROM memories AS m NOT INDEXED "
+        f"WHERE m.rowid IN ({placeholders}) AND {scope_sql}",
+        [*records, *scope_args],
+    ).fetchall()
+    if not in_scope:
+        return []
+    vectors = np.frombuffer(b"".join(row[1] for row in in_scope), np.float32)
+    similarity = vectors.reshape(len(in_scope), -1) @ vector
+    relevance = {row[0]: float(sim) for row, sim in zip(in_scope, similarity, strict=True)}
+    ranked = rank_matches(
+        [(record, term) for record, term in matches if record in relevance],
+        held,
+        documents,
+        relevance,
+    )
+    return ranked[:fetch]

@@ -38,7 +38,13 @@ def search(  # noqa: PLR0917 (a recall's parts, as the store has them)
     documents = _visible(tx, scope.agent_id)
     closest = _vector_search(tx, scope, vector, fetch, documents, indexes, accelerate_above)
     keywords = _keywords.keyword_search(
-        tx, scope.agent_id, documents, query, fetch, where=(scope.sql, scope.args)
+        tx,
+        scope.agent_id,
+        documents,
+        query,
+        vector=vector,
+        fetch=fetch,
+        where=(scope.sql, scope.args),
     )
     fused = rrf([closest, keywords])
     candidates = _candidates(tx, list(fused), scope, vector)

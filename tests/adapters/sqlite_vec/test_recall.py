@@ -209,7 +209,13 @@ async def test_a_word_no_memory_held_is_matched_once_one_does(make_store: StoreF
         with inner._db.lock, inner._db.transaction(write=False) as tx:
             (documents,) = tx.execute("SELECT visible FROM agent_stats WHERE agent_id = 'a'")
             hits: list[int] = _keywords.keyword_search(
-                tx, "a", documents[0], query, 20, where=(scope.sql, scope.args)
+                tx,
+                "a",
+                documents[0],
+                query,
+                vector=inner.embedder.embed([query])[0],
+                fetch=20,
+                where=(scope.sql, scope.args),
             )
             return hits
 
