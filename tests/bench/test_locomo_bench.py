@@ -33,9 +33,10 @@ from mnemowire.embedders import HashEmbedder, OnnxEmbedder
 from tests.models import shared_model_cache
 
 ROOT = Path(__file__).resolve().parents[2]
-#: conv-26's headline recall@10(any) as docs/benchmarks.md publishes it, less a margin for the
-#: third digit (ties between equal scores): a drop below it is a regression of retrieval
-CONV_26_RECALL_AT_10 = 0.79
+#: conv-26's headline recall@10(any) as docs/benchmarks.md publishes it (0.793, 119 of 150
+#: questions), less two questions for ties between equal scores: a drop below it is a
+#: regression of retrieval (the code before 25e6069 finds 108)
+CONV_26_RECALL_AT_10 = 0.78
 
 
 def _development_half() -> Path | None:
