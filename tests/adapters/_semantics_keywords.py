@@ -29,7 +29,8 @@ async def _recall(store: Any, query: str, k: int) -> list[str]:
 async def test_a_word_rare_for_the_agents_size_is_searched(make_store: StoreFactory) -> None:
     """Among 340 records a word 8 of them hold is rare (at most 340 / 32 = 10): the keyword
     side finds its records, which the vector side ranks far below the filler. A word 12 of them
-    hold is not searched (it used to take at most 3, whatever the agent's size)."""
+    hold is not searched. (A searched word used to be held by at most 3 records, whatever the
+    agent's size.)"""
     store = make_store()
     await _write(store, [FILLER.format(i) for i in range(320)])
     rare = await _write(store, [f"walrus seen off the pier, sighting {i}" for i in range(8)])
