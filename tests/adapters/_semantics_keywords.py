@@ -52,3 +52,26 @@ async def test_records_holding_the_same_words_rank_by_meaning(make_store: StoreF
     assert near in found
     assert far in found
     assert found.index(near) < found.index(far)
+
+
+async def test_a_record_found_by_its_words_alone_comes_back_whole(
+    make_store: StoreFactory,
+) -> None:
+    """A keyword match the vector side does not reach is returned with all its fields, JSON
+    ones included (a store that ranks matches from fewer columns must read the rest)."""
+    store = make_store()
+    await _write(store, [FILLER.format(i) for i in range(30)])
+    written = await store.remember(
+        {
+            "agent_id": "a",
+            "type": "episodic",
+            "content": "walrus painted on a purple crossing",
+            "metadata": {"where": "pier", "seen": 2},
+            "participants": ["Ana", "Bo"],
+        }
+    )
+    found = await store.recall({"agent_id": "a", "query": QUERY, "k": 5})
+    [hit] = [h for h in found.results if h.id == written.id]
+    assert hit.metadata == {"where": "pier", "seen": 2}
+    assert hit.participants == ["Ana", "Bo"]
+    assert hit.content == "walrus painted on a purple crossing"
