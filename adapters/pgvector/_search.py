@@ -38,7 +38,7 @@ from mnemowire.kit import rrf, searchable_text
 from mnemowire.kit.keywords import rank_matches, rarity_limit, words
 from mnemowire.kit.periods import by_period, happened_at, named_period
 from mnemowire.kit.replies import asks, lend_to_replies, replies_in_time
-from mnemowire.models import RecallRequest
+from mnemowire.models import MemoryType, RecallRequest
 
 __all__ = [
     "COUNT_QUERY",
@@ -190,7 +190,7 @@ def replies_query(
             SELECT q.seq AS question, q.event_time AS question_time, (
                 SELECT n.seq FROM memories n
                 WHERE n.agent_id = %s AND n.state = 'active' AND {same_user}
-                    AND n.type = 'episodic' AND (n.created_at, n.seq) > (q.created_at, q.seq)
+                    AND n.type = %s AND (n.created_at, n.seq) > (q.created_at, q.seq)
                 ORDER BY n.created_at, n.seq LIMIT 1
             ) AS reply
             FROM memories q WHERE q.seq = ANY(%s::bigint[])
@@ -200,7 +200,7 @@ def replies_query(
         FROM next x JOIN memories m ON m.seq = x.reply LEFT JOIN recalls r ON r.memory = m.seq
         WHERE {scope.sql}"""
     user = [] if user_id is None else [user_id]
-    return sql, [scope.agent_id, *user, questions, vector, *scope.args]
+    return sql, [scope.agent_id, *user, MemoryType.EPISODIC.value, questions, vector, *scope.args]
 
 
 async def replies(

@@ -15,6 +15,7 @@ from mnemowire.adapters.sqlite_vec._records import M_COLUMNS, Scope, blob, recor
 from mnemowire.kit import rrf, search_depth
 from mnemowire.kit.periods import by_period, named_period
 from mnemowire.kit.replies import asks, lend_to_replies, replies_in_time
+from mnemowire.models import MemoryType
 
 __all__ = ["Ranked", "nearest", "search"]
 
@@ -189,8 +190,8 @@ def _with_replies(
     placeholders = ",".join("?" * len(best))
     asking = tx.execute(
         f"SELECT rowid, user_id, created_at, event_time, type, content FROM memories "
-        f"NOT INDEXED WHERE rowid IN ({placeholders}) AND type = 'episodic'",
-        best,
+        f"NOT INDEXED WHERE rowid IN ({placeholders}) AND type = ?",
+        [*best, MemoryType.EPISODIC.value],
     ).fetchall()
     reply_of: dict[int, int] = {}
     for rowid, user_id, created_at, event_time, kind, content in asking:
@@ -198,9 +199,9 @@ def _with_replies(
             continue
         reply = tx.execute(  # the next visible episodic record of its agent and user
             "SELECT rowid, event_time FROM memories WHERE agent_id = ? AND state = 'active' "
-            "AND user_id IS ? AND type = 'episodic' AND (created_at, rowid) > (?, ?) "
+            "AND user_id IS ? AND type = ? AND (created_at, rowid) > (?, ?) "
             "ORDER BY created_at, rowid LIMIT 1",
-            (scope.agent_id, user_id, created_at, rowid),
+            (scope.agent_id, user_id, MemoryType.EPISODIC.value, created_at, rowid),
         ).fetchone()
         if reply is not None and replies_in_time(event_time, reply[1]):
             reply_of[rowid] = reply[0]

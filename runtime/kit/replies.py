@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import TypeVar
 
+from mnemowire.models import MemoryType
+
 __all__ = ["REPLY_SHARE", "REPLY_WITHIN_MS", "asks", "lend_to_replies", "replies_in_time"]
 
 Item = TypeVar("Item", bound=Hashable)
@@ -32,7 +34,7 @@ REPLY_WITHIN_MS = 86_400_000
 
 def asks(record_type: str, content: str) -> bool:
     """Whether a record is a turn that asks something: an episodic memory holding a "?"."""
-    return record_type == "episodic" and "?" in content
+    return record_type == MemoryType.EPISODIC and "?" in content
 
 
 def replies_in_time(question_time: int | None, reply_time: int | None) -> bool:
