@@ -11,9 +11,10 @@ from typing import Any
 import numpy as np
 
 from mnemowire.adapters.sqlite_vec._host import StoreHost
-from mnemowire.adapters.sqlite_vec._records import COLUMNS, blob, records
+from mnemowire.adapters.sqlite_vec._records import COLUMNS, records
 from mnemowire.adapters.sqlite_vec._reviews import QUEUE
 from mnemowire.adapters.sqlite_vec._schema import cursor_key
+from mnemowire.adapters.sqlite_vec._vectors import blob
 from mnemowire.adapters.sqlite_vec._writes import IndexWriter
 from mnemowire.errors import ConflictError
 from mnemowire.kit import TYPE_FIELDS, Cursors, json_text

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from mnemowire.adapters.sqlite_vec._filters import DIALECT
-from mnemowire.adapters.sqlite_vec._records import COLUMNS, RECORD_ROWS, blob, record
+from mnemowire.adapters.sqlite_vec._records import COLUMNS, RECORD_ROWS, record
+from mnemowire.adapters.sqlite_vec._vectors import blob
 from mnemowire.adapters.sqlite_vec._writes import IndexWriter
 from mnemowire.kit import UpdatePlan, json_text
 from mnemowire.kit.audit import append_sqlite

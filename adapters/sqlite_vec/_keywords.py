@@ -23,8 +23,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
+from mnemowire.adapters.sqlite_vec._vectors import similarities
 from mnemowire.kit.keywords import (
     indexed_terms,
     keyword_terms,
@@ -131,8 +130,7 @@ def keyword_search(
     ).fetchall()
     if not in_scope:
         return []
-    vectors = np.frombuffer(b"".join(row[1] for row in in_scope), np.float32)
-    similarity = vectors.reshape(len(in_scope), -1) @ vector
+    similarity = similarities([row[1] for row in in_scope], vector)
     relevance = {row[0]: float(sim) for row, sim in zip(in_scope, similarity, strict=True)}
     ranked = rank_matches(
         [(record, term) for record, term in matches if record in relevance],

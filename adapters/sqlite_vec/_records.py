@@ -7,15 +7,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from mnemowire.adapters.sqlite_vec._filters import DIALECT
 from mnemowire.adapters.sqlite_vec._schema import user_key
 from mnemowire.kit import RecordRows, cutoff, decode_json_columns, to_wire
 from mnemowire.kit.sql import recall_scope
 from mnemowire.models import RecallRequest
 
-__all__ = ["COLUMNS", "M_COLUMNS", "RECORD_ROWS", "Scope", "blob", "record", "records"]
+__all__ = ["COLUMNS", "M_COLUMNS", "RECORD_ROWS", "Scope", "record", "records"]
 
 #: the columns a record is read back with, in ``record``'s order
 COLUMNS = (
@@ -43,11 +41,6 @@ def records(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
     out = [dict(zip(_NAMES, row, strict=True)) for row in rows]
     decode_json_columns(out, _JSON)
     return out
-
-
-def blob(vector: Any) -> bytes:
-    """A vector as the float32 blob the ``embedding`` columns hold."""
-    return np.asarray(vector, dtype=np.float32).tobytes()
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ import numpy as np
 
 from mnemowire.adapters.sqlite_vec import _keywords
 from mnemowire.adapters.sqlite_vec._accel import IndexCache
-from mnemowire.adapters.sqlite_vec._records import M_COLUMNS, Scope, blob, records
+from mnemowire.adapters.sqlite_vec._records import M_COLUMNS, Scope, records
+from mnemowire.adapters.sqlite_vec._vectors import blob, similarities
 from mnemowire.kit import rrf, search_depth
 from mnemowire.kit.periods import by_period, named_period
 from mnemowire.kit.replies import asks, lend_to_replies, replies_in_time
@@ -124,8 +125,7 @@ def _vector_search(  # noqa: PLR0917
         ).fetchall()
         if not rows:
             return []
-        matrix = np.frombuffer(b"".join(b for _, b in rows), np.float32)
-        similarity = matrix.reshape(len(rows), -1) @ vector
+        similarity = similarities([b for _, b in rows], vector)
         rowids = np.array([rowid for rowid, _ in rows], np.int64)
         order = np.lexsort((rowids, -similarity))[:fetch]
         return [int(rowids[i]) for i in order]
@@ -163,8 +163,7 @@ def _candidates(
     ).fetchall()
     if not rows:
         return {}
-    matrix = np.frombuffer(b"".join(row[3] for row in rows), np.float32)
-    relevance = matrix.reshape(len(rows), -1) @ vector
+    relevance = similarities([row[3] for row in rows], vector)
     return {
         rowid: (demote, max(-1.0, min(1.0, float(sim))), when)
         for (rowid, demote, when, _), sim in zip(rows, relevance, strict=True)

@@ -12,9 +12,10 @@ import numpy as np
 
 from mnemowire.adapters.sqlite_vec import _keywords
 from mnemowire.adapters.sqlite_vec._filters import DIALECT
-from mnemowire.adapters.sqlite_vec._records import COLUMNS, blob, record
+from mnemowire.adapters.sqlite_vec._records import COLUMNS, record
 from mnemowire.adapters.sqlite_vec._reviews import QUEUE
 from mnemowire.adapters.sqlite_vec._schema import NEVER, user_key
+from mnemowire.adapters.sqlite_vec._vectors import blob
 from mnemowire.kit import (
     TYPE_FIELDS,
     MergePlan,
